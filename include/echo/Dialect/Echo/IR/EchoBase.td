@@ -1,0 +1,98 @@
+//===- EchoBase.td - Base classes of Echo ops --------------*- tablegen -*-===//
+//
+// Part of the Echo project.
+//
+// The op base classes. Per-op knowledge for the interfaces is written as
+// fields on the op definition (which forward values the gradient reads, FLOPs
+// per element, compute-heaviness) and turned into the interface methods here,
+// so that a family of ops is one line each in EchoOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_DIALECT_ECHO_IR_ECHOBASE_TD
+#define ECHO_DIALECT_ECHO_IR_ECHOBASE_TD
+
+include "echo/Dialect/Echo/IR/EchoDialect.td"
+include "echo/Dialect/Echo/IR/EchoInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// Base class of every Echo op. Every op has a static cost.
+class Echo_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Echo_Dialect, mnemonic, !listconcat(traits, [Echo_CostOpInterface])> {
+  /// FLOPs per element of the largest tensor the op reads or writes; used
+  /// unless `hasCustomFlops` is set, in which case the op implements
+  /// `estimateFlops()` in C++.
+  int flopsPerElement = 0;
+  bit hasCustomFlops = 0;
+  /// Compute-heavy ops (GEMM, convolution) partition the recompute graph.
+  bit computeHeavy = 0;
+
+  /// Declarations added by subclasses (interface glue).
+  code echoInterfaceDecls = "";
+  /// Op-specific declarations; use this instead of `extraClassDeclaration`.
+  code echoExtraDecls = "";
+
+  let extraClassDeclaration = [{
+    //===------------------------------------------------------------------===//
+    // CostOpInterface
+    //===------------------------------------------------------------------===//
+    bool isComputeHeavy() { return }] # !if(computeHeavy, "true", "false") # [{; }
+  }] # !if(hasCustomFlops, [{
+    int64_t estimateFlops();
+  }], [{
+    int64_t estimateFlops() {
+      return ::mlir::echo::detail::estimatePerElementFlops(getOperation(), }]
+        # flopsPerElement # [{);
+    }
+  }]) # echoInterfaceDecls # echoExtraDecls;
+}
+
+/// A forward op that `echo-autodiff` differentiates. The gradient of the op
+/// reads exactly the operands and results listed here; `buildGradient` is
+/// implemented in C++ (lib/Dialect/Echo/IR/EchoGradients.cpp).
+class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
+    : Echo_Op<mnemonic, !listconcat(traits, [Pure,
+        Echo_DifferentiableOpInterface])> {
+  list<int> gradientReadsOperands = [];
+  list<int> gradientReadsResults = [];
+  bit gradientReadBinarizable = 0;
+
+  let echoInterfaceDecls = [{
+    //===------------------------------------------------------------------===//
+    // DifferentiableOpInterface
+    //===------------------------------------------------------------------===//
+    ::llvm::SmallVector<unsigned> getGradientReadOperands() {
+      return {}] # !interleave(gradientReadsOperands, ", ") # [{};
+    }
+    ::llvm::SmallVector<unsigned> getGradientReadResults() {
+      return {}] # !interleave(gradientReadsResults, ", ") # [{};
+    }
+    bool isGradientReadBinarizable() { return }]
+      # !if(gradientReadBinarizable, "true", "false") # [{; }
+    ::llvm::LogicalResult buildGradient(
+        ::mlir::OpBuilder &builder, ::mlir::ValueRange resultGrads,
+        ::llvm::SmallVectorImpl<::mlir::Value> &operandGrads);
+  }];
+}
+
+/// A gradient op `echo.<op>_grad`, built by `echo-autodiff`.
+class Echo_GradOp<string mnemonic, list<Trait> traits = []>
+    : Echo_Op<mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Attribute constraints
+//===----------------------------------------------------------------------===//
+
+/// Two positive integers (strides, kernel sizes), height then width.
+def Echo_PositivePair : ConfinedAttr<DenseI64ArrayAttr,
+    [DenseArrayCount<2>, DenseArrayStrictlyPositive<DenseI64ArrayAttr>]>;
+
+/// Two non-negative integers (zero padding on both sides), height then width.
+def Echo_NonNegativePair : ConfinedAttr<DenseI64ArrayAttr,
+    [DenseArrayCount<2>, DenseArrayNonNegative<DenseI64ArrayAttr>]>;
+
+#endif // ECHO_DIALECT_ECHO_IR_ECHOBASE_TD

@@ -1,0 +1,99 @@
+//===- EchoDialect.td - Echo dialect definition ------------*- tablegen -*-===//
+//
+// Part of the Echo project: a training-graph compiler that recomputes
+// feature maps instead of stashing them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_DIALECT_ECHO_IR_ECHODIALECT_TD
+#define ECHO_DIALECT_ECHO_IR_ECHODIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Echo_Dialect : Dialect {
+  let name = "echo";
+  let cppNamespace = "::mlir::echo";
+  let summary = "Training graphs of neural networks, with their backward pass "
+                "and recomputation";
+  let description = [{
+    The `echo` dialect describes one training step of a neural network on
+    statically shaped, value-semantic tensors: the forward ops of the model,
+    the gradient ops `echo.<op>_grad` that `echo-autodiff` builds, the
+    `echo.recompute` regions that `echo-recompute` places in the backward pass
+    and the 1-bit mask encoding `echo.pack_mask` / `echo.unpack_mask`.
+
+    A model is a `func.func` returning a scalar `tensor<f32>` loss whose
+    trainable arguments carry the unit attribute `echo.param`; the training
+    step that `echo-autodiff` derives from it carries `echo.train_step`.
+
+    ```mlir
+    func.func @mlp(%x: tensor<8x4xf32>, %w: tensor<2x4xf32> {echo.param},
+                   %b: tensor<2xf32> {echo.param}, %y: tensor<8xi32>)
+        -> tensor<f32> {
+      %h = echo.linear %x, %w, %b
+          : (tensor<8x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<8x2xf32>
+      %l = echo.cross_entropy %h, %y
+          : (tensor<8x2xf32>, tensor<8xi32>) -> tensor<f32>
+      return %l : tensor<f32>
+    }
+    ```
+  }];
+  // Gradients of some ops need constants.
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Unit attribute marking a trainable parameter argument of a model.
+    static constexpr ::llvm::StringLiteral getParamAttrName() {
+      return ::llvm::StringLiteral("echo.param");
+    }
+    /// Unit attribute marking a function built by `echo-autodiff`.
+    static constexpr ::llvm::StringLiteral getTrainStepAttrName() {
+      return ::llvm::StringLiteral("echo.train_step");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+defvar Echo_FloatElementTypes = [F32, F16, BF16];
+
+/// A statically shaped tensor of floating-point data.
+def Echo_FloatTensor : RankedTensorOf<Echo_FloatElementTypes,
+    [HasStaticShapePred], "statically shaped tensor">;
+
+/// A statically shaped floating-point tensor of one of the given ranks.
+class Echo_FloatTensorOfRank<list<int> ranks>
+    : RankedTensorOf<Echo_FloatElementTypes,
+        [HasStaticShapePred, HasAnyRankOfPred<ranks>],
+        "statically shaped " #
+        !interleave(!foreach(rank, ranks, rank # "D"), "/") # " tensor">;
+
+def Echo_FloatTensor0D : Echo_FloatTensorOfRank<[0]>;
+def Echo_FloatTensor1D : Echo_FloatTensorOfRank<[1]>;
+def Echo_FloatTensor2D : Echo_FloatTensorOfRank<[2]>;
+def Echo_FloatTensor3D : Echo_FloatTensorOfRank<[3]>;
+def Echo_FloatTensor4D : Echo_FloatTensorOfRank<[4]>;
+
+/// A statically shaped `i1` mask (dropout keep mask, ReLU positivity).
+def Echo_MaskTensor : RankedTensorOf<[I1], [HasStaticShapePred],
+    "statically shaped tensor">;
+
+/// Statically shaped `i32` indices or labels.
+def Echo_IndexTensor : RankedTensorOf<[I32], [HasStaticShapePred],
+    "statically shaped tensor">;
+def Echo_IndexTensor1D : RankedTensorOf<[I32],
+    [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
+
+/// Masks packed 8 per byte (`echo.pack_mask`).
+def Echo_PackedMaskTensor : RankedTensorOf<[I8],
+    [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
+
+/// Anything a forward value may be: data, masks or indices.
+def Echo_AnyTensor : AnyTypeOf<[Echo_FloatTensor, Echo_MaskTensor,
+    Echo_IndexTensor, Echo_PackedMaskTensor], "statically shaped tensor",
+    "::mlir::RankedTensorType">;
+
+#endif // ECHO_DIALECT_ECHO_IR_ECHODIALECT_TD

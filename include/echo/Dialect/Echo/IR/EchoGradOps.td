@@ -1,0 +1,432 @@
+//===- EchoGradOps.td - Echo gradient, recompute, mask ops -*- tablegen -*-===//
+//
+// Part of the Echo project.
+//
+// Gradient ops `echo.<op>_grad` exist only where the mathematics needs one;
+// other adjoints are built from forward ops (the adjoint of `linear` is two
+// `matmul`s and a `reduce_sum`). Operand convention: the forward values the
+// gradient reads first, then the adjoint of the forward result.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_DIALECT_ECHO_IR_ECHOGRADOPS_TD
+#define ECHO_DIALECT_ECHO_IR_ECHOGRADOPS_TD
+
+include "echo/Dialect/Echo/IR/EchoBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Activation gradients
+//===----------------------------------------------------------------------===//
+
+/// `dx = dy · f'(x)` where f' is written in terms of the forward output `y`.
+class Echo_OutputActivationGradOp<string mnemonic, string forward,
+                                  string formula, int flops>
+    : Echo_GradOp<mnemonic, [Elementwise, SameOperandsAndResultType]> {
+  let summary = "gradient of echo." # forward # " from its output";
+  let description = [{
+    `dx = }] # formula # [{`, element by element, where `y` is the forward
+    output of `echo.}] # forward # [{` and `dy` its adjoint. The forward
+    input is not read.
+
+    ```mlir
+    %dx = echo.}] # mnemonic # [{ %y, %dy : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$y, Echo_FloatTensor:$dy);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$y `,` $dy attr-dict `:` type($result)";
+  let flopsPerElement = flops;
+}
+
+def Echo_TanhGradOp
+    : Echo_OutputActivationGradOp<"tanh_grad", "tanh", "dy · (1 − y²)", 3>;
+def Echo_SigmoidGradOp
+    : Echo_OutputActivationGradOp<"sigmoid_grad", "sigmoid", "dy · y · (1 − y)", 3>;
+
+def Echo_ReluGradOp : Echo_GradOp<"relu_grad", [Elementwise,
+    AllTypesMatch<["dy", "result"]>, AllShapesMatch<["x", "dy"]>]> {
+  let summary = "gradient of echo.relu";
+  let description = [{
+    `dx = x > 0 ? dy : 0`. `x` is either the forward input or an `i1` mask of
+    `x > 0` (e.g. unpacked from a 1-bit stash).
+
+    ```mlir
+    %dx = echo.relu_grad %x, %dy : tensor<4x8xf32>, tensor<4x8xf32>
+    %dx2 = echo.relu_grad %m, %dy : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Echo_FloatTensor, Echo_MaskTensor]>:$x,
+                       Echo_FloatTensor:$dy);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x `,` $dy attr-dict `:` type($x) `,` type($dy)";
+  let hasVerifier = 1;
+  let flopsPerElement = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reduction, shape and loss gradients
+//===----------------------------------------------------------------------===//
+
+def Echo_ReduceMaxGradOp : Echo_GradOp<"reduce_max_grad",
+    [AllTypesMatch<["x", "result"]>, AllTypesMatch<["y", "dy"]>,
+     AllElementTypesMatch<["x", "y"]>]> {
+  let summary = "gradient of echo.reduce_max";
+  let description = [{
+    Routes `dy` to the elements of `x` equal to the maximum `y` (to the first
+    one in row-major order when several are); zero elsewhere.
+
+    ```mlir
+    %dx = echo.reduce_max_grad %x, %y, %dy dims = [1]
+        : (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, Echo_FloatTensor:$y,
+                       Echo_FloatTensor:$dy, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $y `,` $dy `dims` `=` $dimensions attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 2;
+}
+
+def Echo_SliceGradOp : Echo_GradOp<"slice_grad",
+    [AllElementTypesMatch<["dy", "result"]>]> {
+  let summary = "gradient of echo.slice";
+  let description = [{
+    Places `dy` at `offsets` in a zero tensor of the result type (the type of
+    the forward input).
+
+    ```mlir
+    %dx = echo.slice_grad %dy {offsets = array<i64: 0, 4>}
+        : (tensor<2x4xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$dy, DenseI64ArrayAttr:$offsets);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Echo_SoftmaxGradOp : Echo_GradOp<"softmax_grad",
+    [SameOperandsAndResultType]> {
+  let summary = "gradient of echo.softmax from its output";
+  let description = [{
+    `dx = y · (dy − sum_axis(dy · y))`.
+
+    ```mlir
+    %dx = echo.softmax_grad %y, %dy {axis = 1 : i64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$y, Echo_FloatTensor:$dy, I64Attr:$axis);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$y `,` $dy attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let flopsPerElement = 4;
+}
+
+def Echo_DropoutGradOp : Echo_GradOp<"dropout_grad",
+    [AllTypesMatch<["dy", "result"]>, AllShapesMatch<["mask", "dy"]>]> {
+  let summary = "gradient of echo.dropout from its mask";
+  let description = [{
+    `dx = dy · mask / (1 − ratio)`.
+
+    ```mlir
+    %dx = echo.dropout_grad %m, %dy {ratio = 5.000000e-01 : f64}
+        : (tensor<4x8xi1>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_MaskTensor:$mask, Echo_FloatTensor:$dy,
+                       F64Attr:$ratio);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$mask `,` $dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let flopsPerElement = 2;
+}
+
+def Echo_EmbeddingGradOp : Echo_GradOp<"embedding_grad",
+    [AllElementTypesMatch<["dy", "result"]>]> {
+  let summary = "gradient of echo.embedding with respect to the table";
+  let description = [{
+    Scatter-adds each row `dy[i..., :]` into row `ids[i...]` of a zero V×H
+    table (the result type).
+
+    ```mlir
+    %dt = echo.embedding_grad %ids, %dy
+        : (tensor<4x6xi32>, tensor<4x6x16xf32>) -> tensor<100x16xf32>
+    ```
+  }];
+  let arguments = (ins Echo_IndexTensor:$ids, Echo_FloatTensor:$dy);
+  let results = (outs Echo_FloatTensor2D:$result);
+  let assemblyFormat = "$ids `,` $dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let flopsPerElement = 1;
+}
+
+def Echo_CrossEntropyGradOp : Echo_GradOp<"cross_entropy_grad",
+    [AllTypesMatch<["logits", "result"]>,
+     AllElementTypesMatch<["logits", "dloss"]>]> {
+  let summary = "gradient of echo.cross_entropy with respect to the logits";
+  let description = [{
+    `dlogits = dloss · (softmax(logits) − onehot(labels)) / N`.
+
+    ```mlir
+    %dl = echo.cross_entropy_grad %logits, %labels, %dloss
+        : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels,
+                       Echo_FloatTensor0D:$dloss);
+  let results = (outs Echo_FloatTensor2D:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $dloss attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 6;
+}
+
+def Echo_MseLossGradOp : Echo_GradOp<"mse_loss_grad",
+    [AllTypesMatch<["pred", "target", "result"]>,
+     AllElementTypesMatch<["pred", "dloss"]>]> {
+  let summary = "gradient of echo.mse_loss with respect to the prediction";
+  let description = [{
+    `dpred = dloss · 2 · (pred − target) / numel`; the target's adjoint is
+    its negation.
+
+    ```mlir
+    %dp = echo.mse_loss_grad %p, %t, %dloss
+        : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$pred, Echo_FloatTensor:$target,
+                       Echo_FloatTensor0D:$dloss);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $target `,` $dloss attr-dict `:` functional-type(operands, results)
+  }];
+  let flopsPerElement = 3;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution, pooling and normalization gradients
+//===----------------------------------------------------------------------===//
+
+def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
+    [AllElementTypesMatch<["w", "dy", "result"]>]> {
+  let summary = "gradient of echo.conv2d with respect to its input";
+  let description = [{
+    The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
+    (F×C×KH×KW) into the forward input's type (cuDNN's backward data).
+
+    ```mlir
+    %dx = echo.conv2d_grad_input %w, %dy {padding = array<i64: 1, 1>,
+        strides = array<i64: 1, 1>}
+        : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$w, Echo_FloatTensor4D:$dy,
+                       Echo_PositivePair:$strides,
+                       Echo_NonNegativePair:$padding);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$w `,` $dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let computeHeavy = 1;
+  let hasCustomFlops = 1;
+}
+
+def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
+    [AllElementTypesMatch<["x", "dy", "result"]>]> {
+  let summary = "gradient of echo.conv2d with respect to its filter";
+  let description = [{
+    Correlates the forward input `x` with `dy` into the filter's type
+    (cuDNN's backward filter).
+
+    ```mlir
+    %dw = echo.conv2d_grad_filter %x, %dy {padding = array<i64: 1, 1>,
+        strides = array<i64: 1, 1>}
+        : (tensor<2x3x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
+                       Echo_PositivePair:$strides,
+                       Echo_NonNegativePair:$padding);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let computeHeavy = 1;
+  let hasCustomFlops = 1;
+}
+
+def Echo_MaxPool2DGradOp : Echo_GradOp<"max_pool2d_grad",
+    [AllTypesMatch<["x", "result"]>, AllElementTypesMatch<["x", "dy"]>]> {
+  let summary = "gradient of echo.max_pool2d";
+  let description = [{
+    Routes each element of `dy` to the first maximum of its window in `x`
+    (row-major within the window); overlapping windows accumulate.
+
+    ```mlir
+    %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>,
+        padding = array<i64: 0, 0>, strides = array<i64: 2, 2>}
+        : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
+                       Echo_PositivePair:$kernel, Echo_PositivePair:$strides,
+                       Echo_NonNegativePair:$padding);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCustomFlops = 1;
+}
+
+def Echo_AvgPool2DGradOp : Echo_GradOp<"avg_pool2d_grad",
+    [AllElementTypesMatch<["dy", "result"]>]> {
+  let summary = "gradient of echo.avg_pool2d";
+  let description = [{
+    Spreads each element of `dy` evenly over the non-padding positions of its
+    window, into the forward input's type. Reads no forward value.
+
+    ```mlir
+    %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>,
+        padding = array<i64: 0, 0>, strides = array<i64: 2, 2>}
+        : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$dy, Echo_PositivePair:$kernel,
+                       Echo_PositivePair:$strides,
+                       Echo_NonNegativePair:$padding);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCustomFlops = 1;
+}
+
+/// `echo.batch_norm_grad`, `echo.layer_norm_grad`: the statistics are
+/// recomputed from `x`, so only `x` and `gamma` are read.
+class Echo_NormGradOp<string mnemonic, string forward>
+    : Echo_GradOp<mnemonic, [AllTypesMatch<["x", "dy", "dx"]>,
+        AllTypesMatch<["gamma", "dgamma", "dbeta"]>,
+        AllElementTypesMatch<["x", "gamma"]>]> {
+  let summary = "gradient of echo." # forward;
+  let description = [{
+    Returns the adjoints of `x`, `gamma` and `beta` of `echo.}] # forward # [{`;
+    the normalization statistics are recomputed from `x`.
+
+    ```mlir
+    %dx, %dg, %db = echo.}] # mnemonic # [{ %x, %g, %dy {epsilon = 1.000000e-05 : f64}
+        : (tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>)
+        -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, Echo_FloatTensor1D:$gamma,
+                       Echo_FloatTensor:$dy, F64Attr:$epsilon);
+  let results = (outs Echo_FloatTensor:$dx, Echo_FloatTensor1D:$dgamma,
+                      Echo_FloatTensor1D:$dbeta);
+  let assemblyFormat = [{
+    $x `,` $gamma `,` $dy attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 12;
+}
+
+def Echo_BatchNormGradOp : Echo_NormGradOp<"batch_norm_grad", "batch_norm">;
+def Echo_LayerNormGradOp : Echo_NormGradOp<"layer_norm_grad", "layer_norm">;
+
+//===----------------------------------------------------------------------===//
+// Recomputation and masks
+//===----------------------------------------------------------------------===//
+
+def Echo_RecomputeOp : Echo_Op<"recompute", [IsolatedFromAbove,
+    SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "re-executes a piece of the forward graph in the backward pass";
+  let description = [{
+    The body is a clone of forward ops that recomputes values the backward
+    pass needs from the values passed as `inputs` (stashed feature maps,
+    parameters, data). It is isolated from above: everything it reads comes
+    in through its block arguments, which match `inputs` one to one. The
+    values yielded are the op's results. `echo-recompute` places one such
+    region right before the first backward use of its results, shared by all
+    gradient ops that need them.
+
+    ```mlir
+    %h = echo.recompute (%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>):
+      %m = echo.matmul %a, %b : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+      %t = echo.tanh %m : tensor<4x8xf32>
+      echo.yield %t : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Echo_AnyTensor>:$inputs);
+  let results = (outs Variadic<Echo_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasCustomFlops = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::ValueRange":$inputs)>
+  ];
+  let echoExtraDecls = [{
+    /// The single block of the body.
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The terminator of the body.
+    YieldOp getYield();
+  }];
+}
+
+def Echo_YieldOp : Echo_Op<"yield", [Pure, ReturnLike, Terminator,
+    HasParent<"RecomputeOp">]> {
+  let summary = "yields the recomputed values of an echo.recompute region";
+  let description = [{
+    Terminates the body of `echo.recompute`; its operands become the
+    results of the enclosing op.
+
+    ```mlir
+    echo.yield %t : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Echo_AnyTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+}
+
+def Echo_PackMaskOp : Echo_Op<"pack_mask", [Pure]> {
+  let summary = "packs an i1 mask into bits, 8 per byte";
+  let description = [{
+    Element `i` of the row-major flattened mask becomes bit `i % 8` of byte
+    `i / 8`; the result has ceil(numel / 8) bytes, unused bits are zero.
+
+    ```mlir
+    %p = echo.pack_mask %m : (tensor<4x8xi1>) -> tensor<4xi8>
+    ```
+  }];
+  let arguments = (ins Echo_MaskTensor:$mask);
+  let results = (outs Echo_PackedMaskTensor:$result);
+  let assemblyFormat = "$mask attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let flopsPerElement = 1;
+}
+
+def Echo_UnpackMaskOp : Echo_Op<"unpack_mask", [Pure]> {
+  let summary = "unpacks bits into an i1 mask of the result shape";
+  let description = [{
+    The inverse of `echo.pack_mask`; the result type gives the mask shape.
+
+    ```mlir
+    %m = echo.unpack_mask %p : (tensor<4xi8>) -> tensor<4x8xi1>
+    ```
+  }];
+  let arguments = (ins Echo_PackedMaskTensor:$packed);
+  let results = (outs Echo_MaskTensor:$result);
+  let assemblyFormat = "$packed attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let flopsPerElement = 1;
+}
+
+#endif // ECHO_DIALECT_ECHO_IR_ECHOGRADOPS_TD

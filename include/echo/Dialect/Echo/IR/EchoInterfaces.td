@@ -1,0 +1,115 @@
+//===- EchoInterfaces.td - Echo op interfaces --------------*- tablegen -*-===//
+//
+// Part of the Echo project.
+//
+// Per-op knowledge that passes query instead of switching over op names:
+// how to differentiate an op and which forward values its gradient reads
+// (echo-autodiff, echo-recompute), and what it costs (echo-recompute's
+// compute-heavy partitioning, the memory report's FLOP counts).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD
+#define ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Echo_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    A forward op that reverse-mode differentiation can go through.
+
+    The interface answers two questions. The first is structural and is what
+    recomputation planning relies on: which of the op's forward operands and
+    results the vector-Jacobian product reads. Everything else of the forward
+    pass may die before the backward pass as far as this op is concerned
+    (e.g. `tanh` keeps only its output, `linear` only its inputs). The second
+    builds that product: given the adjoints of the results, emit the ops that
+    compute the adjoints of the operands.
+
+    Modelled on Enzyme-MLIR's `AutoDiffOpInterface`, reduced to what a
+    value-semantic tensor graph needs.
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the indices of the forward operands whose values the gradient
+        of this op reads.
+      }],
+      /*retTy=*/"::llvm::SmallVector<unsigned>",
+      /*methodName=*/"getGradientReadOperands">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the indices of the forward results whose values the gradient
+        of this op reads.
+      }],
+      /*retTy=*/"::llvm::SmallVector<unsigned>",
+      /*methodName=*/"getGradientReadResults">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true when the gradient needs only a 1-bit predicate of the
+        forward values it reads (ReLU needs `x > 0`, not `x`), so a stash of
+        them can be encoded with `echo.pack_mask`.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"isGradientReadBinarizable",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return false;">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true when operand `index` receives a gradient. Integer
+        operands (indices, labels) never do.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"isDifferentiableOperand",
+      /*args=*/(ins "unsigned":$index),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        return ::mlir::isa<::mlir::FloatType>(::mlir::getElementTypeOrSelf(
+            $_op->getOperand(index).getType()));
+      }]>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Builds the vector-Jacobian product at the builder's insertion point.
+        `resultGrads[i]` is the adjoint of result `i`, or a null value when
+        nothing downstream depends on that result. On success, fills
+        `operandGrads` with one value per operand: its adjoint, or null when
+        the operand is not differentiable. The built ops read only the
+        forward values named by `getGradientReadOperands` and
+        `getGradientReadResults`.
+      }],
+      /*retTy=*/"::llvm::LogicalResult",
+      /*methodName=*/"buildGradient",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder,
+                    "::mlir::ValueRange":$resultGrads,
+                    "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+  ];
+}
+
+def Echo_CostOpInterface : OpInterface<"CostOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    A static cost model of an op. `echo-recompute` partitions the graph at
+    compute-heavy ops (the paper's "compute-intensive" layers: GEMMs and
+    convolutions) and never re-runs them; the memory report sums the FLOP
+    estimates of the forward, backward and recompute parts of a step.
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns an estimate of the floating-point operations the op performs.",
+      /*retTy=*/"int64_t",
+      /*methodName=*/"estimateFlops">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true when the op is compute-heavy: re-running it costs far
+        more than the memory its result occupies is worth.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"isComputeHeavy">,
+  ];
+}
+
+#endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD

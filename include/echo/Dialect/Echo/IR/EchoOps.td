@@ -1,0 +1,488 @@
+//===- EchoOps.td - Echo forward ops -----------------------*- tablegen -*-===//
+//
+// Part of the Echo project.
+//
+// The forward ops of a training graph. Names, operand order and attribute
+// names and kinds are fixed by the external contract (shared/SPEC.md).
+// Gradient, recompute and mask ops are in EchoGradOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
+#define ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
+
+include "echo/Dialect/Echo/IR/EchoBase.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise families
+//===----------------------------------------------------------------------===//
+
+/// `echo.add` ... `echo.div`: two operands of the same type.
+class Echo_BinaryElementwiseOp<string mnemonic, string formula,
+                               list<int> readsOperands, list<int> readsResults,
+                               int flops = 1>
+    : Echo_ForwardOp<mnemonic, [Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` element by element on two tensors of the
+    same type.
+
+    ```mlir
+    %r = echo.}] # mnemonic # [{ %a, %b : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$lhs, Echo_FloatTensor:$rhs);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let gradientReadsOperands = readsOperands;
+  let gradientReadsResults = readsResults;
+  let flopsPerElement = flops;
+}
+
+def Echo_AddOp : Echo_BinaryElementwiseOp<"add", "lhs + rhs", [], []>;
+def Echo_SubOp : Echo_BinaryElementwiseOp<"sub", "lhs - rhs", [], []>;
+def Echo_MulOp : Echo_BinaryElementwiseOp<"mul", "lhs * rhs", [0, 1], []>;
+// d(a/b)/db = -y / b: the gradient reads the divisor and the quotient.
+def Echo_DivOp : Echo_BinaryElementwiseOp<"div", "lhs / rhs", [1], [0]>;
+
+/// `echo.neg` ... `echo.sqrt`: one operand, result of the same type.
+class Echo_UnaryElementwiseOp<string mnemonic, string formula,
+                              list<int> readsOperands, list<int> readsResults,
+                              int flops = 1>
+    : Echo_ForwardOp<mnemonic, [Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` element by element.
+
+    ```mlir
+    %y = echo.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($result)";
+  let gradientReadsOperands = readsOperands;
+  let gradientReadsResults = readsResults;
+  let flopsPerElement = flops;
+}
+
+def Echo_NegOp : Echo_UnaryElementwiseOp<"neg", "-x", [], []>;
+def Echo_ExpOp : Echo_UnaryElementwiseOp<"exp", "exp(x)", [], [0], 4>;
+def Echo_LogOp : Echo_UnaryElementwiseOp<"log", "log(x)", [0], [], 4>;
+def Echo_TanhOp : Echo_UnaryElementwiseOp<"tanh", "tanh(x)", [], [0], 6>;
+def Echo_SigmoidOp
+    : Echo_UnaryElementwiseOp<"sigmoid", "1 / (1 + exp(-x))", [], [0], 4>;
+def Echo_ReluOp : Echo_UnaryElementwiseOp<"relu", "max(x, 0)", [0], []> {
+  // relu_grad needs only `x > 0`.
+  let gradientReadBinarizable = 1;
+}
+def Echo_SqrtOp : Echo_UnaryElementwiseOp<"sqrt", "sqrt(x)", [], [0], 4>;
+
+//===----------------------------------------------------------------------===//
+// Shape and reduction ops
+//===----------------------------------------------------------------------===//
+
+def Echo_BroadcastOp : Echo_ForwardOp<"broadcast",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "broadcast by adding dimensions";
+  let description = [{
+    Like `linalg.broadcast`: `dimensions` lists, in increasing order, the
+    dimensions of the result that are added; the remaining result dimensions
+    are those of `x`, in order.
+
+    ```mlir
+    %y = echo.broadcast %b dims = [0] : (tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `dims` `=` $dimensions attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+/// `echo.reduce_sum`, `echo.reduce_max`: the listed dimensions are removed.
+class Echo_ReduceOp<string mnemonic, string combiner, list<int> readsOperands,
+                    list<int> readsResults>
+    : Echo_ForwardOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "reduction by " # combiner # " over dimensions";
+  let description = [{
+    Reduces `x` by }] # combiner # [{ over `dimensions` (strictly increasing),
+    which are removed from the result shape.
+
+    ```mlir
+    %s = echo.}] # mnemonic # [{ %x dims = [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `dims` `=` $dimensions attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let gradientReadsOperands = readsOperands;
+  let gradientReadsResults = readsResults;
+  let flopsPerElement = 1;
+}
+
+def Echo_ReduceSumOp : Echo_ReduceOp<"reduce_sum", "sum", [], []>;
+// The gradient routes to the arg-max: it compares `x` with the maximum.
+def Echo_ReduceMaxOp : Echo_ReduceOp<"reduce_max", "maximum", [0], [0]>;
+
+def Echo_SliceOp : Echo_ForwardOp<"slice",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "static slice with unit strides";
+  let description = [{
+    Extracts the box at `offsets` of extent `sizes` (one entry per dimension).
+
+    ```mlir
+    %y = echo.slice %x {offsets = array<i64: 0, 4>, sizes = array<i64: 2, 4>}
+        : (tensor<2x8xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Echo_ConcatOp : Echo_ForwardOp<"concat", [SameOperandsElementType,
+    SameOperandsAndResultElementType]> {
+  let summary = "concatenation along an axis";
+  let description = [{
+    Concatenates one or more tensors along `axis`; all other dimensions must
+    agree.
+
+    ```mlir
+    %y = echo.concat %a, %b {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Echo_FloatTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "reshape to a type with the same number of elements";
+  let description = [{
+    Reinterprets `x` (row-major) with the shape of the result type.
+
+    ```mlir
+    %y = echo.reshape %x : (tensor<2x8xf32>) -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Echo_TransposeOp : Echo_ForwardOp<"transpose",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    Result dimension `i` is dimension `permutation[i]` of `x`.
+
+    ```mlir
+    %y = echo.transpose %x {permutation = array<i64: 1, 0>}
+        : (tensor<2x8xf32>) -> tensor<8x2xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$permutation);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute-heavy ops
+//===----------------------------------------------------------------------===//
+
+/// GEMM-like ops. Their gradients are GEMMs of the inputs and the output
+/// gradient: they never read the forward output, so echo-recompute never
+/// re-runs them (Echo, Fig. 14d).
+class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
+    : Echo_ForwardOp<mnemonic, traits> {
+  let computeHeavy = 1;
+  let hasCustomFlops = 1;
+  let hasVerifier = 1;
+  let gradientReadsOperands = [0, 1];
+}
+
+def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
+    [AllElementTypesMatch<["a", "b", "result"]>]> {
+  let summary = "matrix product";
+  let description = [{
+    `result = op(a) · op(b)` where `op` transposes its operand when
+    `transpose_a` / `transpose_b` is set; `op(a)` is M×K and `op(b)` K×N.
+
+    ```mlir
+    %c = echo.matmul %a, %b {transpose_b = true}
+        : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor2D:$a, Echo_FloatTensor2D:$b,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Echo_FloatTensor2D:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+}
+
+def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
+    [AllElementTypesMatch<["a", "b", "result"]>]> {
+  let summary = "batched matrix product";
+  let description = [{
+    For each batch index: `result[i] = op(a[i]) · op(b[i])`, with `op` as in
+    `echo.matmul`.
+
+    ```mlir
+    %c = echo.batch_matmul %a, %b
+        : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor3D:$a, Echo_FloatTensor3D:$b,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Echo_FloatTensor3D:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+}
+
+def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
+    [AllElementTypesMatch<["x", "w", "b", "result"]>]> {
+  let summary = "fully connected layer, Y = X·Wᵀ + b";
+  let description = [{
+    `x` is M×K, `w` is N×K (one row per output feature), `b` has N entries;
+    the result is M×N. Its gradient reads `x` and `w`, never the result.
+
+    ```mlir
+    %y = echo.linear %x, %w, %b
+        : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor2D:$x, Echo_FloatTensor2D:$w,
+                       Echo_FloatTensor1D:$b);
+  let results = (outs Echo_FloatTensor2D:$result);
+  let assemblyFormat = [{
+    $x `,` $w `,` $b attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
+    [AllElementTypesMatch<["x", "w", "result"]>]> {
+  let summary = "2-D convolution (cross-correlation), NCHW";
+  let description = [{
+    `x` is N×C×H×W, `w` is F×C×KH×KW; zero `padding` on both sides of each
+    spatial dimension and `strides` (height, width). The result is
+    N×F×OH×OW with OH = (H + 2·padding[0] − KH) / strides[0] + 1.
+
+    ```mlir
+    %y = echo.conv2d %x, %w {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>}
+        : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$w,
+                       Echo_PositivePair:$strides,
+                       Echo_NonNegativePair:$padding);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$x `,` $w attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalization
+//===----------------------------------------------------------------------===//
+
+/// `echo.max_pool2d`, `echo.avg_pool2d` over NCHW.
+class Echo_Pool2DOp<string mnemonic, string kind, list<int> readsOperands>
+    : Echo_ForwardOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "2-D " # kind # " pooling, NCHW";
+  let description = [{
+    }] # kind # [{ over `kernel`-sized windows moved by `strides`; `padding`
+    positions are excluded from the }] # kind # [{ (and from the average's
+    count). Each padding must be smaller than its kernel size.
+
+    ```mlir
+    %y = echo.}] # mnemonic # [{ %x {kernel = array<i64: 2, 2>,
+        padding = array<i64: 0, 0>, strides = array<i64: 2, 2>}
+        : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$x, Echo_PositivePair:$kernel,
+                       Echo_PositivePair:$strides,
+                       Echo_NonNegativePair:$padding);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCustomFlops = 1;
+  let gradientReadsOperands = readsOperands;
+}
+
+// The gradient recomputes the arg-max of each window from `x`.
+def Echo_MaxPool2DOp : Echo_Pool2DOp<"max_pool2d", "maximum", [0]>;
+def Echo_AvgPool2DOp : Echo_Pool2DOp<"avg_pool2d", "average", []>;
+
+def Echo_BatchNormOp : Echo_ForwardOp<"batch_norm",
+    [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
+     AllTypesMatch<["x", "result"]>]> {
+  let summary = "batch normalization, training mode";
+  let description = [{
+    Normalizes each channel (dimension 1) of a rank-2 or rank-4 `x` with the
+    batch mean and biased variance, then scales by `gamma` and shifts by
+    `beta`: `y = (x − mean) / sqrt(var + epsilon) · gamma + beta`.
+
+    ```mlir
+    %y = echo.batch_norm %x, %g, %b {epsilon = 1.000000e-05 : f64}
+        : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensorOfRank<[2, 4]>:$x,
+                       Echo_FloatTensor1D:$gamma, Echo_FloatTensor1D:$beta,
+                       F64Attr:$epsilon);
+  let results = (outs Echo_FloatTensorOfRank<[2, 4]>:$result);
+  let assemblyFormat = [{
+    $x `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 8;
+  let gradientReadsOperands = [0, 1];
+}
+
+def Echo_LayerNormOp : Echo_ForwardOp<"layer_norm",
+    [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
+     AllTypesMatch<["x", "result"]>]> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    Normalizes each row of `x` along its last dimension D with the row mean
+    and biased variance, then scales by `gamma` [D] and shifts by `beta` [D].
+
+    ```mlir
+    %y = echo.layer_norm %x, %g, %b {epsilon = 1.000000e-05 : f64}
+        : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, Echo_FloatTensor1D:$gamma,
+                       Echo_FloatTensor1D:$beta, F64Attr:$epsilon);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 8;
+  let gradientReadsOperands = [0, 1];
+}
+
+def Echo_SoftmaxOp : Echo_ForwardOp<"softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax along an axis";
+  let description = [{
+    `exp(x − max) / sum(exp(x − max))` along `axis`. The gradient reads only
+    the output.
+
+    ```mlir
+    %y = echo.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, I64Attr:$axis);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let flopsPerElement = 5;
+  let gradientReadsResults = [0];
+}
+
+def Echo_DropoutOp : Echo_ForwardOp<"dropout",
+    [AllTypesMatch<["x", "result"]>, AllShapesMatch<["x", "mask"]>]> {
+  let summary = "inverted dropout with a counter-based mask";
+  let description = [{
+    `result = x · mask / (1 − ratio)`, where `mask` keeps each element with
+    probability `1 − ratio`. The mask is a pure function of `seed` and the
+    element's row-major index, so recomputing the op reproduces it bit for
+    bit. The gradient reads only the mask, which packs into 1 bit per
+    element.
+
+    ```mlir
+    %y, %m = echo.dropout %x {ratio = 5.000000e-01 : f64, seed = 7 : i64}
+        : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, F64Attr:$ratio, I64Attr:$seed);
+  let results = (outs Echo_FloatTensor:$result, Echo_MaskTensor:$mask);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let flopsPerElement = 2;
+  let gradientReadsResults = [1];
+}
+
+def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
+    [AllElementTypesMatch<["table", "result"]>]> {
+  let summary = "table lookup";
+  let description = [{
+    `result[i..., :] = table[ids[i...], :]`; `ids` (`i32`, any rank) must lie
+    in [0, V). The gradient scatters into a V×H table and reads `ids`.
+
+    ```mlir
+    %e = echo.embedding %ids, %table
+        : (tensor<4x6xi32>, tensor<100x16xf32>) -> tensor<4x6x16xf32>
+    ```
+  }];
+  let arguments = (ins Echo_IndexTensor:$ids, Echo_FloatTensor2D:$table);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $ids `,` $table attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let gradientReadsOperands = [0];
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
+    [AllElementTypesMatch<["logits", "result"]>]> {
+  let summary = "mean softmax cross-entropy";
+  let description = [{
+    `mean_n(logsumexp(logits[n, :]) − logits[n, labels[n]])` for N×C
+    `logits` and N `i32` labels in [0, C).
+
+    ```mlir
+    %l = echo.cross_entropy %logits, %labels
+        : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels);
+  let results = (outs Echo_FloatTensor0D:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 5;
+  let gradientReadsOperands = [0, 1];
+}
+
+def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
+    [AllTypesMatch<["pred", "target"]>,
+     AllElementTypesMatch<["pred", "result"]>]> {
+  let summary = "mean squared error";
+  let description = [{
+    `mean((pred − target)²)` over all elements.
+
+    ```mlir
+    %l = echo.mse_loss %p, %t : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$pred, Echo_FloatTensor:$target);
+  let results = (outs Echo_FloatTensor0D:$result);
+  let assemblyFormat = [{
+    $pred `,` $target attr-dict `:` functional-type(operands, results)
+  }];
+  let flopsPerElement = 3;
+  let gradientReadsOperands = [0, 1];
+}
+
+include "echo/Dialect/Echo/IR/EchoGradOps.td"
+
+#endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD

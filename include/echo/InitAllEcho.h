@@ -1,0 +1,29 @@
+//===- InitAllEcho.h - Register everything Echo provides --------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// For tools and downstream compilers that embed Echo: one call registers the
+// dialect, one the passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_INITALLECHO_H
+#define ECHO_INITALLECHO_H
+
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::echo {
+
+/// Adds the Echo dialect to `registry`.
+inline void registerAllDialects(DialectRegistry &registry) {
+  registry.insert<EchoDialect>();
+}
+
+/// Registers Echo's passes (and, later, pipelines) with the global registry.
+inline void registerAllPasses() { registerEchoPasses(); }
+
+} // namespace mlir::echo
+
+#endif // ECHO_INITALLECHO_H

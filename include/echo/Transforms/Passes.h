@@ -1,0 +1,28 @@
+//===- Passes.h - Echo transformation passes --------------------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_TRANSFORMS_PASSES_H
+#define ECHO_TRANSFORMS_PASSES_H
+
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::echo {
+
+#define GEN_PASS_DECL
+#include "echo/Transforms/Passes.h.inc"
+
+/// Checks that `func` follows the model convention (see the
+/// `echo-verify-model` pass) and emits an error at each violation.
+LogicalResult verifyModelConvention(func::FuncOp func);
+
+#define GEN_PASS_REGISTRATION
+#include "echo/Transforms/Passes.h.inc"
+
+} // namespace mlir::echo
+
+#endif // ECHO_TRANSFORMS_PASSES_H

@@ -1,0 +1,363 @@
+//===- EchoGradients.cpp - Vector-Jacobian products of Echo ops -*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// DifferentiableOpInterface::buildGradient for every forward op. Each builder
+// reads exactly the forward values the op lists in `gradientReadsOperands` /
+// `gradientReadsResults` (EchoOps.td); echo-recompute relies on that.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+/// Fills `grads` with null values, one per operand of `op`, and returns the
+/// adjoint of result `index` (null when there is none).
+static Value prepare(Operation *op, ValueRange resultGrads,
+                     SmallVectorImpl<Value> &grads, unsigned index = 0) {
+  grads.assign(op->getNumOperands(), Value());
+  return index < resultGrads.size() ? resultGrads[index] : Value();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = grads[1] = dy;
+  return success();
+}
+
+LogicalResult SubOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads)) {
+    grads[0] = dy;
+    grads[1] = NegOp::create(b, getLoc(), dy);
+  }
+  return success();
+}
+
+LogicalResult MulOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads)) {
+    grads[0] = MulOp::create(b, getLoc(), dy, getRhs());
+    grads[1] = MulOp::create(b, getLoc(), dy, getLhs());
+  }
+  return success();
+}
+
+LogicalResult DivOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads)) {
+    // d(a/b) = da / b - db * (a/b) / b
+    grads[0] = DivOp::create(b, getLoc(), dy, getRhs());
+    Value scaled = MulOp::create(b, getLoc(), dy, getResult());
+    grads[1] = NegOp::create(b, getLoc(),
+                             DivOp::create(b, getLoc(), scaled, getRhs()));
+  }
+  return success();
+}
+
+LogicalResult NegOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = NegOp::create(b, getLoc(), dy);
+  return success();
+}
+
+LogicalResult ExpOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = MulOp::create(b, getLoc(), dy, getResult());
+  return success();
+}
+
+LogicalResult LogOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = DivOp::create(b, getLoc(), dy, getX());
+  return success();
+}
+
+LogicalResult TanhOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = TanhGradOp::create(b, getLoc(), getResult(), dy);
+  return success();
+}
+
+LogicalResult SigmoidOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                       SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = SigmoidGradOp::create(b, getLoc(), getResult(), dy);
+  return success();
+}
+
+LogicalResult ReluOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = ReluGradOp::create(b, getLoc(), dy.getType(), getX(), dy);
+  return success();
+}
+
+LogicalResult SqrtOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads)) {
+    // d sqrt(x) = dy / (2 sqrt(x))
+    Value twiceY = AddOp::create(b, getLoc(), getResult(), getResult());
+    grads[0] = DivOp::create(b, getLoc(), dy, twiceY);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and reduction ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = ReduceSumOp::create(b, getLoc(), getX().getType(), dy,
+                                   getDimensionsAttr());
+  return success();
+}
+
+LogicalResult ReduceSumOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = BroadcastOp::create(b, getLoc(), getX().getType(), dy,
+                                   getDimensionsAttr());
+  return success();
+}
+
+LogicalResult ReduceMaxOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = ReduceMaxGradOp::create(b, getLoc(), getX().getType(), getX(),
+                                       getResult(), dy, getDimensionsAttr());
+  return success();
+}
+
+LogicalResult SliceOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                     SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = SliceGradOp::create(b, getLoc(), getX().getType(), dy,
+                                   getOffsetsAttr());
+  return success();
+}
+
+LogicalResult ConcatOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                      SmallVectorImpl<Value> &grads) {
+  Value dy = prepare(*this, resultGrads, grads);
+  if (!dy)
+    return success();
+  auto dyType = cast<RankedTensorType>(dy.getType());
+  SmallVector<int64_t> offsets(dyType.getRank(), 0);
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(input.getType());
+    grads[i] = SliceOp::create(b, getLoc(), type, dy,
+                               b.getDenseI64ArrayAttr(offsets),
+                               b.getDenseI64ArrayAttr(type.getShape()));
+    offsets[getAxis()] += type.getDimSize(getAxis());
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                       SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = ReshapeOp::create(b, getLoc(), getX().getType(), dy);
+  return success();
+}
+
+LogicalResult TransposeOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  Value dy = prepare(*this, resultGrads, grads);
+  if (!dy)
+    return success();
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  grads[0] = TransposeOp::create(b, getLoc(), getX().getType(), dy,
+                                 b.getDenseI64ArrayAttr(inverse));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compute-heavy ops: gradients read the inputs, never the output.
+//===----------------------------------------------------------------------===//
+
+/// Adjoints of C = op(A) · op(B) for (batch_)matmul. With the transposes of
+/// the forward op, each adjoint is one product of the output gradient and
+/// the other input:
+///   dA = dC·op(B)ᵀ  (stored as op(A) is: transposed when transpose_a)
+///   dB = op(A)ᵀ·dC  (likewise for transpose_b)
+template <typename MatmulLike>
+static void buildMatmulGradients(OpBuilder &b, MatmulLike op, Value dc,
+                                 SmallVectorImpl<Value> &grads) {
+  Location loc = op.getLoc();
+  Value a = op.getA(), bv = op.getB();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  auto product = [&](Type type, Value lhs, Value rhs, bool tl, bool tr) {
+    return MatmulLike::create(b, loc, type, lhs, rhs, b.getBoolAttr(tl),
+                              b.getBoolAttr(tr))
+        .getResult();
+  };
+  if (!ta)
+    grads[0] = product(a.getType(), dc, bv, false, !tb); // dC·op(B)ᵀ
+  else
+    grads[0] = product(a.getType(), bv, dc, tb, true); // op(B)·dCᵀ
+  if (!tb)
+    grads[1] = product(bv.getType(), a, dc, !ta, false); // op(A)ᵀ·dC
+  else
+    grads[1] = product(bv.getType(), dc, a, true, ta); // dCᵀ·op(A)
+}
+
+LogicalResult MatmulOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                      SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    buildMatmulGradients(b, *this, dy, grads);
+  return success();
+}
+
+LogicalResult BatchMatmulOp::buildGradient(OpBuilder &b,
+                                           ValueRange resultGrads,
+                                           SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    buildMatmulGradients(b, *this, dy, grads);
+  return success();
+}
+
+LogicalResult LinearOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                      SmallVectorImpl<Value> &grads) {
+  Value dy = prepare(*this, resultGrads, grads);
+  if (!dy)
+    return success();
+  Location loc = getLoc();
+  // Y = X·Wᵀ + b:  dX = dY·W,  dW = dYᵀ·X,  db = Σ_rows dY.
+  grads[0] = MatmulOp::create(b, loc, getX().getType(), dy, getW(),
+                              b.getBoolAttr(false), b.getBoolAttr(false));
+  grads[1] = MatmulOp::create(b, loc, getW().getType(), dy, getX(),
+                              b.getBoolAttr(true), b.getBoolAttr(false));
+  grads[2] = ReduceSumOp::create(b, loc, getB().getType(), dy,
+                                 b.getDenseI64ArrayAttr({0}));
+  return success();
+}
+
+LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                      SmallVectorImpl<Value> &grads) {
+  Value dy = prepare(*this, resultGrads, grads);
+  if (!dy)
+    return success();
+  grads[0] = Conv2DGradInputOp::create(b, getLoc(), getX().getType(), getW(),
+                                       dy, getStridesAttr(), getPaddingAttr());
+  grads[1] = Conv2DGradFilterOp::create(b, getLoc(), getW().getType(), getX(),
+                                        dy, getStridesAttr(),
+                                        getPaddingAttr());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling, normalization, dropout, embedding
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = MaxPool2DGradOp::create(b, getLoc(), getX().getType(), getX(),
+                                       dy, getKernelAttr(), getStridesAttr(),
+                                       getPaddingAttr());
+  return success();
+}
+
+LogicalResult AvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = AvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy,
+                                       getKernelAttr(), getStridesAttr(),
+                                       getPaddingAttr());
+  return success();
+}
+
+template <typename NormGradOp, typename NormOp>
+static void buildNormGradients(OpBuilder &b, NormOp op, Value dy,
+                               SmallVectorImpl<Value> &grads) {
+  auto grad = NormGradOp::create(
+      b, op.getLoc(), TypeRange{op.getX().getType(), op.getGamma().getType(),
+                                op.getBeta().getType()},
+      op.getX(), op.getGamma(), dy, op.getEpsilonAttr());
+  grads[0] = grad.getDx();
+  grads[1] = grad.getDgamma();
+  grads[2] = grad.getDbeta();
+}
+
+LogicalResult BatchNormOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    buildNormGradients<BatchNormGradOp>(b, *this, dy, grads);
+  return success();
+}
+
+LogicalResult LayerNormOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    buildNormGradients<LayerNormGradOp>(b, *this, dy, grads);
+  return success();
+}
+
+LogicalResult SoftmaxOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                       SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = SoftmaxGradOp::create(b, getLoc(), getResult(), dy,
+                                     getAxisAttr());
+  return success();
+}
+
+LogicalResult DropoutOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                       SmallVectorImpl<Value> &grads) {
+  // The mask result is not differentiable; only `result` carries a gradient.
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = DropoutGradOp::create(b, getLoc(), dy.getType(), getMask(), dy,
+                                     getRatioAttr());
+  return success();
+}
+
+LogicalResult EmbeddingOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[1] = EmbeddingGradOp::create(b, getLoc(), getTable().getType(),
+                                       getIds(), dy);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::buildGradient(OpBuilder &b,
+                                            ValueRange resultGrads,
+                                            SmallVectorImpl<Value> &grads) {
+  if (Value dloss = prepare(*this, resultGrads, grads))
+    grads[0] = CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
+                                          getLogits(), getLabels(), dloss);
+  return success();
+}
+
+LogicalResult MseLossOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                       SmallVectorImpl<Value> &grads) {
+  Value dloss = prepare(*this, resultGrads, grads);
+  if (!dloss)
+    return success();
+  grads[0] = MseLossGradOp::create(b, getLoc(), getPred().getType(), getPred(),
+                                   getTarget(), dloss);
+  grads[1] = NegOp::create(b, getLoc(), grads[0]);
+  return success();
+}

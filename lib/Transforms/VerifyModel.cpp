@@ -1,0 +1,96 @@
+//===- VerifyModel.cpp - Check the model convention -------------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+#include "echo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::echo {
+#define GEN_PASS_DEF_ECHOVERIFYMODEL
+#include "echo/Transforms/Passes.h.inc"
+} // namespace mlir::echo
+
+using namespace mlir;
+using namespace mlir::echo;
+
+LogicalResult mlir::echo::verifyModelConvention(func::FuncOp func) {
+  bool ok = true;
+  FunctionType type = func.getFunctionType();
+  auto loss = type.getNumResults() == 1
+                  ? dyn_cast<RankedTensorType>(type.getResult(0))
+                  : RankedTensorType();
+  if (!loss || loss.getRank() != 0 || !loss.getElementType().isF32()) {
+    func.emitError() << "model @" << func.getSymName()
+                     << " must return exactly one scalar loss of type "
+                        "tensor<f32>, but returns "
+                     << type.getResults();
+    ok = false;
+  }
+
+  unsigned numParams = 0;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, EchoDialect::getParamAttrName()))
+      ++numParams;
+  if (numParams == 0) {
+    func.emitError() << "model @" << func.getSymName()
+                     << " has no argument marked '"
+                     << EchoDialect::getParamAttrName()
+                     << "': there is nothing to train";
+    ok = false;
+  }
+
+  if (!func.getBody().hasOneBlock()) {
+    func.emitError() << "model @" << func.getSymName()
+                     << " must have a single block (no control flow)";
+    return failure();
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (isa<DifferentiableOpInterface, arith::ConstantOp, func::ReturnOp>(op))
+      continue;
+    op.emitError() << "'" << op.getName() << "' in model @"
+                   << func.getSymName()
+                   << " is not a differentiable Echo forward op";
+    ok = false;
+  }
+  return success(ok);
+}
+
+namespace {
+struct EchoVerifyModelPass
+    : public echo::impl::EchoVerifyModelBase<EchoVerifyModelPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    bool ok = true;
+    llvm::StringSet<> wanted;
+    for (const std::string &name : functions)
+      wanted.insert(name);
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isDeclaration() ||
+          func->hasAttr(EchoDialect::getTrainStepAttrName()))
+        continue;
+      if (!wanted.empty() && !wanted.erase(func.getSymName()))
+        continue;
+      ++numModels;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (func.getArgAttr(i, EchoDialect::getParamAttrName()))
+          ++numParams;
+      ok &= succeeded(verifyModelConvention(func));
+    }
+    for (const auto &missing : wanted) {
+      getOperation().emitError()
+          << "no function @" << missing.getKey() << " to check";
+      ok = false;
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,50 @@
+# -*- Python -*-
+# lit configuration of Echo's regression and integration tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "ECHO"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.echo_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%echo_src", config.echo_src_root))
+config.substitutions.append(("%echo_obj", config.echo_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(
+    ("%echo_plugin", os.path.join(config.echo_lib_dir, "EchoPlugin.so")))
+# Python scripts that need numpy use Debian's interpreter (ENV.md).
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.echo_tools_dir, append_path=True)
+llvm_config.with_environment(
+    "PYTHONPATH", os.path.join(config.echo_src_root, "python"), append_path=True)
+
+tool_dirs = [config.echo_tools_dir, config.llvm_tools_dir]
+tools = [
+    "echo-opt",
+    ToolSubst("mlir-opt", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.echo_build_plugin:
+    config.available_features.add("plugin")
+if shutil.which("ninja"):
+    config.available_features.add("ninja")

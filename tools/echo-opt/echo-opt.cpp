@@ -1,0 +1,28 @@
+//===- echo-opt.cpp - Echo optimizer driver ---------------------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// mlir-opt with every upstream dialect, extension and pass, plus Echo's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/InitAllEcho.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::echo::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::echo::registerAllDialects(registry);
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "Echo optimizer driver\n", registry));
+}
