@@ -17,7 +17,6 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.echo_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
-config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%echo_src", config.echo_src_root))
 config.substitutions.append(("%echo_obj", config.echo_obj_root))
 config.substitutions.append(("%cmake", config.cmake_command))

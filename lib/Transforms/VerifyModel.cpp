@@ -69,24 +69,26 @@ struct EchoVerifyModelPass
 
   void runOnOperation() override {
     bool ok = true;
-    llvm::StringSet<> wanted;
+    llvm::StringSet<> wanted, found;
     for (const std::string &name : functions)
       wanted.insert(name);
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isDeclaration() ||
           func->hasAttr(EchoDialect::getTrainStepAttrName()))
         continue;
-      if (!wanted.empty() && !wanted.erase(func.getSymName()))
+      if (!wanted.empty() && !wanted.contains(func.getSymName()))
         continue;
+      found.insert(func.getSymName());
       ++numModels;
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
         if (func.getArgAttr(i, EchoDialect::getParamAttrName()))
           ++numParams;
       ok &= succeeded(verifyModelConvention(func));
     }
-    for (const auto &missing : wanted) {
-      getOperation().emitError()
-          << "no function @" << missing.getKey() << " to check";
+    for (const std::string &name : functions) {
+      if (found.contains(name))
+        continue;
+      getOperation().emitError() << "no function @" << name << " to check";
       ok = false;
     }
     if (!ok)

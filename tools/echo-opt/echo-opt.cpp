@@ -14,9 +14,14 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::echo::test {
+void registerTestPasses();
+} // namespace mlir::echo::test
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::echo::registerAllPasses();
+  mlir::echo::test::registerTestPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

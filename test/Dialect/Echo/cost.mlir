@@ -1,0 +1,46 @@
+// FLOP estimates and compute-heaviness from CostOpInterface.
+// RUN: echo-opt %s -split-input-file -echo-test-cost -verify-diagnostics -o /dev/null
+
+func.func @cost(%a: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>,
+                %ba: tensor<2x4x8xf32>, %bb: tensor<2x8x16xf32>,
+                %img: tensor<2x3x8x8xf32>, %f: tensor<4x3x3x3xf32>, %dy: tensor<2x4x8x8xf32>,
+                %labels: tensor<4xi32>, %logits: tensor<4x10xf32>, %sq: tensor<8x8xf32>) {
+  // 6 FLOPs per element.
+  // expected-remark @+1 {{flops = 192}}
+  %0 = echo.tanh %a : tensor<4x8xf32>
+  // Reductions count the elements they read.
+  // expected-remark @+1 {{flops = 32}}
+  %1 = echo.reduce_sum %a dims = [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+  // 2·M·N·K
+  // expected-remark @+1 {{flops = 1024, compute-heavy}}
+  %2 = echo.matmul %a, %w {transpose_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  // 2·M·N·K + M·N for the bias.
+  // expected-remark @+1 {{flops = 1088, compute-heavy}}
+  %3 = echo.linear %a, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  // expected-remark @+1 {{flops = 2048, compute-heavy}}
+  %4 = echo.batch_matmul %ba, %bb : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  // 2·N·F·OH·OW·C·KH·KW, the same for both gradients.
+  // expected-remark @+1 {{flops = 27648, compute-heavy}}
+  %5 = echo.conv2d %img, %f {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{flops = 27648, compute-heavy}}
+  %6 = echo.conv2d_grad_input %f, %dy {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x3x8x8xf32>
+  // expected-remark @+1 {{flops = 27648, compute-heavy}}
+  %7 = echo.conv2d_grad_filter %img, %dy {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  // Output elements times window size.
+  // expected-remark @+1 {{flops = 384}}
+  %8 = echo.max_pool2d %img {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  // expected-remark @+1 {{flops = 200}}
+  %9 = echo.cross_entropy %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  // A recompute region costs what its body costs (512 + 192).
+  // expected-remark @+1 {{flops = 704}}
+  %10 = echo.recompute (%a, %sq) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x8xf32>):
+    // expected-remark @+1 {{flops = 512, compute-heavy}}
+    %m = echo.matmul %x, %y : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    // expected-remark @+1 {{flops = 192}}
+    %t = echo.tanh %m : tensor<4x8xf32>
+    // expected-remark @+1 {{flops = 0}}
+    echo.yield %t : tensor<4x8xf32>
+  }
+  return
+}

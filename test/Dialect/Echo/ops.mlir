@@ -1,0 +1,204 @@
+// Round-trips every Echo op through the custom and the generic form.
+// RUN: echo-opt %s | echo-opt | FileCheck %s
+// RUN: echo-opt %s --mlir-print-op-generic | echo-opt | FileCheck %s
+// RUN: echo-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>)
+func.func @elementwise(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: echo.add %[[A]], %[[B]] : tensor<4x8xf32>
+  %0 = echo.add %a, %b : tensor<4x8xf32>
+  // CHECK: echo.sub %{{.*}}, %[[B]] : tensor<4x8xf32>
+  %1 = echo.sub %0, %b : tensor<4x8xf32>
+  // CHECK: echo.mul
+  %2 = echo.mul %1, %b : tensor<4x8xf32>
+  // CHECK: echo.div
+  %3 = echo.div %2, %b : tensor<4x8xf32>
+  // CHECK: echo.neg
+  %4 = echo.neg %3 : tensor<4x8xf32>
+  // CHECK: echo.exp
+  %5 = echo.exp %4 : tensor<4x8xf32>
+  // CHECK: echo.log
+  %6 = echo.log %5 : tensor<4x8xf32>
+  // CHECK: echo.tanh
+  %7 = echo.tanh %6 : tensor<4x8xf32>
+  // CHECK: echo.sigmoid
+  %8 = echo.sigmoid %7 : tensor<4x8xf32>
+  // CHECK: echo.relu
+  %9 = echo.relu %8 : tensor<4x8xf32>
+  // CHECK: echo.sqrt
+  %10 = echo.sqrt %9 : tensor<4x8xf32>
+  return %10 : tensor<4x8xf32>
+}
+// GENERIC-LABEL: sym_name = "elementwise"
+// GENERIC: "echo.add"(%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+
+// CHECK-LABEL: func.func @half_precision
+func.func @half_precision(%a: tensor<4xf16>, %b: tensor<4xbf16>) -> (tensor<4xf16>, tensor<4xbf16>) {
+  // CHECK: echo.tanh %{{.*}} : tensor<4xf16>
+  %0 = echo.tanh %a : tensor<4xf16>
+  // CHECK: echo.relu %{{.*}} : tensor<4xbf16>
+  %1 = echo.relu %b : tensor<4xbf16>
+  return %0, %1 : tensor<4xf16>, tensor<4xbf16>
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %y: tensor<4x3xf32>) -> tensor<f32> {
+  // CHECK: echo.broadcast %{{.*}} dims = [0] : (tensor<8xf32>) -> tensor<4x8xf32>
+  %0 = echo.broadcast %v dims = [0] : (tensor<8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.reduce_sum %{{.*}} dims = [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+  %1 = echo.reduce_sum %0 dims = [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+  // CHECK: echo.reduce_max %{{.*}} dims = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+  %2 = echo.reduce_max %x dims = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+  // CHECK: echo.slice %{{.*}} {offsets = array<i64: 0, 2>, sizes = array<i64: 4, 3>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
+  %3 = echo.slice %x {offsets = array<i64: 0, 2>, sizes = array<i64: 4, 3>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
+  // CHECK: echo.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  %4 = echo.concat %3, %y {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  // CHECK: echo.reshape %{{.*}} : (tensor<4x6xf32>) -> tensor<24xf32>
+  %5 = echo.reshape %4 : (tensor<4x6xf32>) -> tensor<24xf32>
+  // CHECK: echo.transpose %{{.*}} {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %6 = echo.transpose %x {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %2 : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @compute_heavy
+func.func @compute_heavy(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>, %bias: tensor<16xf32>,
+                         %ba: tensor<2x4x8xf32>, %bb: tensor<2x8x16xf32>,
+                         %img: tensor<2x3x8x8xf32>, %filter: tensor<4x3x3x3xf32>) {
+  // CHECK: echo.matmul %{{.*}}, %{{.*}} {transpose_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %0 = echo.matmul %a, %b {transpose_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  // CHECK: echo.matmul %{{.*}}, %{{.*}} {transpose_a = true} : (tensor<4x8xf32>, tensor<4x16xf32>) -> tensor<8x16xf32>
+  %1 = echo.matmul %a, %0 {transpose_a = true, transpose_b = false} : (tensor<4x8xf32>, tensor<4x16xf32>) -> tensor<8x16xf32>
+  // CHECK: echo.batch_matmul %{{.*}}, %{{.*}} : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  %2 = echo.batch_matmul %ba, %bb : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: echo.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %3 = echo.linear %a, %b, %bias : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %4 = echo.conv2d %img, %filter {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // CHECK: echo.conv2d {{.*}} -> tensor<2x4x3x3xf32>
+  %5 = echo.conv2d %img, %filter {padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @pool_norm
+func.func @pool_norm(%img: tensor<2x3x8x8xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>,
+                     %x: tensor<4x8xf32>, %g8: tensor<8xf32>, %b8: tensor<8xf32>) {
+  // CHECK: echo.max_pool2d %{{.*}} {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  %0 = echo.max_pool2d %img {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  // CHECK: echo.avg_pool2d {{.*}} -> tensor<2x3x8x8xf32>
+  %1 = echo.avg_pool2d %img {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: echo.batch_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+  %2 = echo.batch_norm %img, %g, %b {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: echo.batch_norm {{.*}} -> tensor<4x8xf32>
+  %3 = echo.batch_norm %x, %g8, %b8 {epsilon = 1.000000e-03 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %4 = echo.layer_norm %x, %g8, %b8 {epsilon = 1.000000e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.softmax %{{.*}} {axis = 1 : i64} : tensor<4x8xf32>
+  %5 = echo.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @dropout_embedding_losses
+func.func @dropout_embedding_losses(%x: tensor<4x8xf32>, %ids: tensor<4x6xi32>, %table: tensor<100x16xf32>,
+                                    %logits: tensor<4x10xf32>, %labels: tensor<4xi32>) -> (tensor<f32>, tensor<f32>) {
+  // CHECK: %{{.*}}, %{{.*}} = echo.dropout %{{.*}} {ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  %y, %m = echo.dropout %x {ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  // CHECK: echo.embedding %{{.*}}, %{{.*}} : (tensor<4x6xi32>, tensor<100x16xf32>) -> tensor<4x6x16xf32>
+  %e = echo.embedding %ids, %table : (tensor<4x6xi32>, tensor<100x16xf32>) -> tensor<4x6x16xf32>
+  // CHECK: echo.cross_entropy %{{.*}}, %{{.*}} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  %l = echo.cross_entropy %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  // CHECK: echo.mse_loss %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<f32>
+  %s = echo.mse_loss %y, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<f32>
+  return %l, %s : tensor<f32>, tensor<f32>
+}
+
+// CHECK-LABEL: func.func @gradients
+func.func @gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %m: tensor<4x8xi1>,
+                     %r: tensor<4xf32>, %dr: tensor<4xf32>, %part: tensor<4x3xf32>,
+                     %ids: tensor<4x6xi32>, %de: tensor<4x6x16xf32>,
+                     %logits: tensor<4x10xf32>, %labels: tensor<4xi32>, %dl: tensor<f32>,
+                     %g8: tensor<8xf32>) {
+  // CHECK: echo.tanh_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %0 = echo.tanh_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.sigmoid_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %1 = echo.sigmoid_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.relu_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>
+  %2 = echo.relu_grad %x, %dy : tensor<4x8xf32>, tensor<4x8xf32>
+  // CHECK: echo.relu_grad %{{.*}}, %{{.*}} : tensor<4x8xi1>, tensor<4x8xf32>
+  %3 = echo.relu_grad %m, %dy : tensor<4x8xi1>, tensor<4x8xf32>
+  // CHECK: echo.reduce_max_grad %{{.*}}, %{{.*}}, %{{.*}} dims = [1] : (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+  %4 = echo.reduce_max_grad %x, %r, %dr dims = [1] : (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.slice_grad %{{.*}} {offsets = array<i64: 0, 5>} : (tensor<4x3xf32>) -> tensor<4x8xf32>
+  %5 = echo.slice_grad %part {offsets = array<i64: 0, 5>} : (tensor<4x3xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.softmax_grad %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<4x8xf32>
+  %6 = echo.softmax_grad %x, %dy {axis = 1 : i64} : tensor<4x8xf32>
+  // CHECK: echo.dropout_grad %{{.*}}, %{{.*}} {ratio = 2.500000e-01 : f64} : (tensor<4x8xi1>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = echo.dropout_grad %m, %dy {ratio = 2.500000e-01 : f64} : (tensor<4x8xi1>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.embedding_grad %{{.*}}, %{{.*}} : (tensor<4x6xi32>, tensor<4x6x16xf32>) -> tensor<100x16xf32>
+  %8 = echo.embedding_grad %ids, %de : (tensor<4x6xi32>, tensor<4x6x16xf32>) -> tensor<100x16xf32>
+  // CHECK: echo.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  %9 = echo.cross_entropy_grad %logits, %labels, %dl : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  // CHECK: echo.mse_loss_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %10 = echo.mse_loss_grad %x, %dy, %dl : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = echo.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %11:3 = echo.layer_norm_grad %x, %g8, %dy {epsilon = 1.000000e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @conv_pool_norm_gradients
+func.func @conv_pool_norm_gradients(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>,
+                                    %dy: tensor<2x4x8x8xf32>, %dp: tensor<2x3x4x4xf32>,
+                                    %g: tensor<3xf32>, %dx: tensor<2x3x8x8xf32>) {
+  // CHECK: echo.conv2d_grad_input %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x3x8x8xf32>
+  %0 = echo.conv2d_grad_input %w, %dy {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: echo.conv2d_grad_filter %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  %1 = echo.conv2d_grad_filter %x, %dy {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  // CHECK: echo.max_pool2d_grad %{{.*}}, %{{.*}} {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  %2 = echo.max_pool2d_grad %x, %dp {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: echo.avg_pool2d_grad %{{.*}} {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  %3 = echo.avg_pool2d_grad %dp {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = echo.batch_norm_grad %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
+  %4:3 = echo.batch_norm_grad %x, %g, %dx {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @recompute_and_masks
+func.func @recompute_and_masks(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %m: tensor<3x5xi1>)
+    -> (tensor<4x8xf32>, tensor<3x5xi1>) {
+  // CHECK: %[[P:.*]] = echo.pack_mask %{{.*}} : (tensor<3x5xi1>) -> tensor<2xi8>
+  %p = echo.pack_mask %m : (tensor<3x5xi1>) -> tensor<2xi8>
+  // CHECK: echo.unpack_mask %[[P]] : (tensor<2xi8>) -> tensor<3x5xi1>
+  %u = echo.unpack_mask %p : (tensor<2xi8>) -> tensor<3x5xi1>
+  // CHECK: %[[R:.*]]:2 = echo.recompute (%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x8xf32>):
+  // CHECK-NEXT:   %[[MM:.*]] = echo.matmul %[[A]], %[[B]]
+  // CHECK-NEXT:   %[[T:.*]] = echo.tanh %[[MM]]
+  // CHECK-NEXT:   echo.yield %[[MM]], %[[T]] : tensor<4x8xf32>, tensor<4x8xf32>
+  // CHECK-NEXT: }
+  %r:2 = echo.recompute (%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>):
+    %mm = echo.matmul %a, %b : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %t = echo.tanh %mm : tensor<4x8xf32>
+    echo.yield %mm, %t : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  // CHECK: echo.recompute () : () -> tensor<4x8xf32>
+  %c = echo.recompute () : () -> tensor<4x8xf32> {
+    %z = arith.constant dense<0.0> : tensor<4x8xf32>
+    echo.yield %z : tensor<4x8xf32>
+  }
+  %s = echo.add %r#1, %c : tensor<4x8xf32>
+  return %s, %u : tensor<4x8xf32>, tensor<3x5xi1>
+}
+// GENERIC-LABEL: sym_name = "recompute_and_masks"
+// GENERIC: "echo.recompute"(%{{.*}}, %{{.*}}) ({
+// GENERIC: "echo.yield"
+
+// CHECK-LABEL: func.func @model_attributes
+// CHECK-SAME: %{{.*}}: tensor<2x4xf32> {echo.param}
+// CHECK-SAME: attributes {echo.train_step}
+func.func @model_attributes(%x: tensor<8x4xf32>, %w: tensor<2x4xf32> {echo.param})
+    -> tensor<f32> attributes {echo.train_step} {
+  %0 = echo.matmul %x, %w {transpose_b = true} : (tensor<8x4xf32>, tensor<2x4xf32>) -> tensor<8x2xf32>
+  %1 = echo.reduce_sum %0 dims = [0, 1] : (tensor<8x2xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
