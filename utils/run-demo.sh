@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job: sets up, builds, then compiles the bundled NMT-like model
+# (verifies it against the model convention and prints it in Echo's custom
+# assembly). Later stages of the pipeline join here as they land.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+utils/setup.sh
+utils/build.sh
+BUILD_DIR=${ECHO_BUILD_DIR:-build}
+MODEL=${1:-models/nmt.mlir}
+
+echo "== echo-opt --echo-verify-model $MODEL"
+"$BUILD_DIR/bin/echo-opt" --echo-verify-model "$MODEL"
+echo "== cost summary of $MODEL"
+"$BUILD_DIR/bin/echo-opt" --echo-test-cost "$MODEL" -o /dev/null 2>&1 |
+  /usr/bin/python3 utils/summarize-cost.py

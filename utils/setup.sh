@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what Echo needs on Debian 12 (as root): LLVM/MLIR 22 from Debian's
+# packages, Ninja, lld, ccache and Python's numpy. Safe to run again.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build ccache git python3 python3-numpy
+  clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  zlib1g-dev libzstd-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "echo setup: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"
+else
+  echo "echo setup: all packages present"
+fi
