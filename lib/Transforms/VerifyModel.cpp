@@ -54,8 +54,7 @@ LogicalResult mlir::echo::verifyModelConvention(func::FuncOp func) {
   for (Operation &op : func.getBody().front()) {
     if (isa<DifferentiableOpInterface, arith::ConstantOp, func::ReturnOp>(op))
       continue;
-    op.emitError() << "'" << op.getName() << "' in model @"
-                   << func.getSymName()
+    op.emitError() << "'" << op.getName() << "' in model @" << func.getSymName()
                    << " is not a differentiable Echo forward op";
     ok = false;
   }

@@ -65,7 +65,8 @@ struct TestVJPPass
   }
   void runOnOperation() override {
     SmallVector<DifferentiableOpInterface> ops;
-    getOperation().walk([&](DifferentiableOpInterface op) { ops.push_back(op); });
+    getOperation().walk(
+        [&](DifferentiableOpInterface op) { ops.push_back(op); });
     for (DifferentiableOpInterface op : ops) {
       OpBuilder builder(op->getContext());
       builder.setInsertionPointAfter(op);
@@ -99,8 +100,8 @@ struct TestVJPPass
         }
         // Keep the adjoints observable in the output.
         if (grad)
-          grad.getDefiningOp()->setAttr(
-              "test.adjoint_of", builder.getI64IntegerAttr(i));
+          grad.getDefiningOp()->setAttr("test.adjoint_of",
+                                        builder.getI64IntegerAttr(i));
       }
     }
   }

@@ -28,6 +28,6 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::echo::registerAllDialects(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Echo optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Echo optimizer driver\n", registry));
 }

@@ -29,15 +29,15 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == getTrainStepAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << getTrainStepAttrName()
-                             << "' must be a unit attribute";
+      return op->emitError()
+             << "'" << getTrainStepAttrName() << "' must be a unit attribute";
     if (!isa<func::FuncOp>(op))
       return op->emitError() << "'" << getTrainStepAttrName()
                              << "' may only be attached to a func.func";
     return success();
   }
-  return op->emitError() << "unknown echo attribute '" << attr.getName()
-                         << "' on an operation";
+  return op->emitError() << "unknown echo attribute '"
+                         << attr.getName().getValue() << "' on an operation";
 }
 
 /// `echo.param` is a unit attribute on an argument of a `func.func`.
@@ -47,19 +47,29 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() != getParamAttrName())
     return op->emitError() << "unknown echo argument attribute '"
-                           << attr.getName() << "' on argument " << argIndex;
+                           << attr.getName().getValue() << "' on argument "
+                           << argIndex;
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << getParamAttrName() << "' on argument "
                            << argIndex << " must be a unit attribute";
-  if (!isa<func::FuncOp>(op))
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
     return op->emitError() << "'" << getParamAttrName()
                            << "' may only mark arguments of a func.func";
-  auto type = dyn_cast<RankedTensorType>(
-      op->getRegion(regionIndex).getArgument(argIndex).getType());
-  if (!type || !type.hasStaticShape() ||
-      !isa<FloatType>(type.getElementType()))
+  // Read the type from the signature: declarations have no body.
+  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex]);
+  if (!type || !type.hasStaticShape() || !isa<FloatType>(type.getElementType()))
     return op->emitError() << "parameter argument " << argIndex
                            << " must be a statically shaped floating-point "
                               "tensor";
   return success();
+}
+
+/// No `echo.*` attribute applies to function results.
+LogicalResult EchoDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  return op->emitError() << "echo attribute '" << attr.getName().getValue()
+                         << "' is not allowed on result " << resultIndex;
 }

@@ -162,9 +162,9 @@ LogicalResult ConcatOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   SmallVector<int64_t> offsets(dyType.getRank(), 0);
   for (auto [i, input] : llvm::enumerate(getInputs())) {
     auto type = cast<RankedTensorType>(input.getType());
-    grads[i] = SliceOp::create(b, getLoc(), type, dy,
-                               b.getDenseI64ArrayAttr(offsets),
-                               b.getDenseI64ArrayAttr(type.getShape()));
+    grads[i] =
+        SliceOp::create(b, getLoc(), type, dy, b.getDenseI64ArrayAttr(offsets),
+                        b.getDenseI64ArrayAttr(type.getShape()));
     offsets[getAxis()] += type.getDimSize(getAxis());
   }
   return success();
@@ -228,8 +228,7 @@ LogicalResult MatmulOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   return success();
 }
 
-LogicalResult BatchMatmulOp::buildGradient(OpBuilder &b,
-                                           ValueRange resultGrads,
+LogicalResult BatchMatmulOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                            SmallVectorImpl<Value> &grads) {
   if (Value dy = prepare(*this, resultGrads, grads))
     buildMatmulGradients(b, *this, dy, grads);
@@ -260,8 +259,7 @@ LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   grads[0] = Conv2DGradInputOp::create(b, getLoc(), getX().getType(), getW(),
                                        dy, getStridesAttr(), getPaddingAttr());
   grads[1] = Conv2DGradFilterOp::create(b, getLoc(), getW().getType(), getX(),
-                                        dy, getStridesAttr(),
-                                        getPaddingAttr());
+                                        dy, getStridesAttr(), getPaddingAttr());
   return success();
 }
 
@@ -290,10 +288,11 @@ LogicalResult AvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
 template <typename NormGradOp, typename NormOp>
 static void buildNormGradients(OpBuilder &b, NormOp op, Value dy,
                                SmallVectorImpl<Value> &grads) {
-  auto grad = NormGradOp::create(
-      b, op.getLoc(), TypeRange{op.getX().getType(), op.getGamma().getType(),
-                                op.getBeta().getType()},
-      op.getX(), op.getGamma(), dy, op.getEpsilonAttr());
+  auto grad =
+      NormGradOp::create(b, op.getLoc(),
+                         TypeRange{op.getX().getType(), op.getGamma().getType(),
+                                   op.getBeta().getType()},
+                         op.getX(), op.getGamma(), dy, op.getEpsilonAttr());
   grads[0] = grad.getDx();
   grads[1] = grad.getDgamma();
   grads[2] = grad.getDbeta();
@@ -316,8 +315,8 @@ LogicalResult LayerNormOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
 LogicalResult SoftmaxOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                        SmallVectorImpl<Value> &grads) {
   if (Value dy = prepare(*this, resultGrads, grads))
-    grads[0] = SoftmaxGradOp::create(b, getLoc(), getResult(), dy,
-                                     getAxisAttr());
+    grads[0] =
+        SoftmaxGradOp::create(b, getLoc(), getResult(), dy, getAxisAttr());
   return success();
 }
 

@@ -16,6 +16,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -58,9 +59,8 @@ static LogicalResult verifyDimensionList(Operation *op, ArrayRef<int64_t> dims,
                                          int64_t rank, StringRef attrName) {
   for (auto [i, dim] : llvm::enumerate(dims)) {
     if (dim < 0 || dim >= rank)
-      return op->emitOpError()
-             << "'" << attrName << "' entry " << dim << " is out of range [0, "
-             << rank << ")";
+      return op->emitOpError() << "'" << attrName << "' entry " << dim
+                               << " is out of range [0, " << rank << ")";
     if (i > 0 && dims[i - 1] >= dim)
       return op->emitOpError()
              << "'" << attrName << "' must be strictly increasing";
@@ -71,8 +71,8 @@ static LogicalResult verifyDimensionList(Operation *op, ArrayRef<int64_t> dims,
 /// Checks an axis attribute against a rank.
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   if (axis < 0 || axis >= rank)
-    return op->emitOpError() << "'axis' " << axis << " is out of range [0, "
-                             << rank << ")";
+    return op->emitOpError()
+           << "'axis' " << axis << " is out of range [0, " << rank << ")";
   return success();
 }
 
@@ -87,22 +87,25 @@ static SmallVector<int64_t> removeDims(ArrayRef<int64_t> shape,
 }
 
 static LogicalResult verifyReduction(Operation *op, Value x, Value result,
-                                     ArrayRef<int64_t> dims) {
+                                     ArrayRef<int64_t> dims,
+                                     StringRef resultName = "result") {
   if (failed(verifyDimensionList(op, dims, shapeOf(x).size(), "dimensions")))
     return failure();
-  return verifyResultShape(op, result, removeDims(shapeOf(x), dims));
+  return verifyResultShape(op, result, removeDims(shapeOf(x), dims),
+                           resultName);
 }
 
 static LogicalResult verifyEpsilon(Operation *op, APFloat epsilon) {
-  if (!(epsilon.convertToDouble() > 0.0))
-    return op->emitOpError() << "'epsilon' must be positive";
+  if (!epsilon.isFinite() || !(epsilon.convertToDouble() > 0.0))
+    return op->emitOpError() << "'epsilon' must be positive and finite";
   return success();
 }
 
 static LogicalResult verifyRatio(Operation *op, APFloat ratio) {
   double value = ratio.convertToDouble();
   if (!(value >= 0.0 && value < 1.0))
-    return op->emitOpError() << "'ratio' must be in [0, 1), got " << value;
+    return op->emitOpError()
+           << "'ratio' must be in [0, 1), got " << llvm::formatv("{0}", value);
   return success();
 }
 
@@ -129,8 +132,8 @@ inferConvShape(Operation *op, ArrayRef<int64_t> xShape,
   int64_t ow = windowOutputSize(xShape[3], wShape[3], strides[1], padding[1]);
   if (oh < 1 || ow < 1)
     return op->emitOpError() << "the " << wShape[2] << "x" << wShape[3]
-                             << " filter does not fit the padded "
-                             << xShape[2] << "x" << xShape[3] << " input";
+                             << " filter does not fit the padded " << xShape[2]
+                             << "x" << xShape[3] << " input";
   return SmallVector<int64_t>{xShape[0], wShape[0], oh, ow};
 }
 
@@ -148,8 +151,8 @@ inferPoolShape(Operation *op, ArrayRef<int64_t> xShape,
   int64_t ow = windowOutputSize(xShape[3], kernel[1], strides[1], padding[1]);
   if (oh < 1 || ow < 1)
     return op->emitOpError() << "the " << kernel[0] << "x" << kernel[1]
-                             << " window does not fit the padded "
-                             << xShape[2] << "x" << xShape[3] << " input";
+                             << " window does not fit the padded " << xShape[2]
+                             << "x" << xShape[3] << " input";
   return SmallVector<int64_t>{xShape[0], xShape[1], oh, ow};
 }
 
@@ -171,8 +174,8 @@ LogicalResult BroadcastOp::verify() {
   if (outShape.size() != inShape.size() + dims.size())
     return emitOpError() << "result rank " << outShape.size()
                          << " must be the rank of 'x' (" << inShape.size()
-                         << ") plus the number of 'dimensions' ("
-                         << dims.size() << ")";
+                         << ") plus the number of 'dimensions' (" << dims.size()
+                         << ")";
   if (failed(verifyDimensionList(*this, dims, outShape.size(), "dimensions")))
     return failure();
   SmallVector<int64_t> kept = removeDims(outShape, dims);
@@ -197,10 +200,10 @@ LogicalResult SliceOp::verify() {
   if (offsets.size() != shape.size() || sizes.size() != shape.size())
     return emitOpError() << "'offsets' and 'sizes' need one entry per "
                          << "dimension of 'x' (" << shape.size() << ")";
-  for (auto [dim, offset, size, extent] :
-       llvm::zip_equal(llvm::seq<size_t>(0, shape.size()), offsets, sizes,
-                       shape)) {
-    if (offset < 0 || size < 1 || offset + size > extent)
+  for (auto [dim, offset, size, extent] : llvm::zip_equal(
+           llvm::seq<size_t>(0, shape.size()), offsets, sizes, shape)) {
+    // Written so that huge offsets cannot overflow.
+    if (offset < 0 || size < 1 || size > extent || offset > extent - size)
       return emitOpError() << "slice [" << offset << ", " << offset + size
                            << ") of dimension " << dim
                            << " is out of bounds of 'x' (size " << extent
@@ -226,9 +229,9 @@ LogicalResult ConcatOp::verify() {
                            << " but input #0 has rank " << rank;
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis && shape[d] != first[d])
-        return emitOpError() << "input #" << i << " has size " << shape[d]
-                             << " in dimension " << d << " but input #0 has "
-                             << first[d];
+        return emitOpError()
+               << "input #" << i << " has size " << shape[d] << " in dimension "
+               << d << " but input #0 has " << first[d];
     expected[axis] += shape[axis];
   }
   return verifyResultShape(*this, getResult(), expected);
@@ -271,9 +274,8 @@ static std::pair<int64_t, int64_t> matrixDims(ArrayRef<int64_t> shape,
   return transpose ? std::make_pair(cols, rows) : std::make_pair(rows, cols);
 }
 
-static LogicalResult verifyMatmul(Operation *op, Value a, Value b,
-                                  Value result, bool transposeA,
-                                  bool transposeB) {
+static LogicalResult verifyMatmul(Operation *op, Value a, Value b, Value result,
+                                  bool transposeA, bool transposeB) {
   ArrayRef<int64_t> aShape = shapeOf(a), bShape = shapeOf(b);
   auto [m, ka] = matrixDims(aShape, transposeA);
   auto [kb, n] = matrixDims(bShape, transposeB);
@@ -284,9 +286,9 @@ static LogicalResult verifyMatmul(Operation *op, Value a, Value b,
   SmallVector<int64_t> expected;
   if (aShape.size() == 3) {
     if (aShape[0] != bShape[0])
-      return op->emitOpError() << "batch size of 'a' (" << aShape[0]
-                               << ") does not match that of 'b' ("
-                               << bShape[0] << ")";
+      return op->emitOpError()
+             << "batch size of 'a' (" << aShape[0]
+             << ") does not match that of 'b' (" << bShape[0] << ")";
     expected.push_back(aShape[0]);
   }
   expected.append({m, n});
@@ -351,11 +353,9 @@ int64_t Conv2DOp::estimateFlops() {
 // Pooling and normalization
 //===----------------------------------------------------------------------===//
 
-template <typename PoolOp>
-static LogicalResult verifyPool(PoolOp op) {
-  FailureOr<SmallVector<int64_t>> shape =
-      inferPoolShape(op, shapeOf(op.getX()), op.getKernel(), op.getStrides(),
-                     op.getPadding());
+template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
+  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
+      op, shapeOf(op.getX()), op.getKernel(), op.getStrides(), op.getPadding());
   if (failed(shape))
     return failure();
   return verifyResultShape(op, op.getResult(), *shape);
@@ -377,15 +377,15 @@ int64_t AvgPool2DOp::estimateFlops() {
 /// Checks that `gamma` and `beta` have `channels` entries.
 static LogicalResult verifyAffineParams(Operation *op, Value gamma, Value beta,
                                         int64_t channels, StringRef what) {
-  for (auto [name, value] : {std::make_pair("gamma", gamma),
-                             std::make_pair("beta", beta)}) {
+  for (auto [name, value] :
+       {std::make_pair("gamma", gamma), std::make_pair("beta", beta)}) {
     if (!value)
       continue;
     int64_t size = shapeOf(value)[0];
     if (size != channels)
-      return op->emitOpError() << "'" << name << "' has " << size
-                               << " entries but 'x' has " << channels << " "
-                               << what;
+      return op->emitOpError()
+             << "'" << name << "' has " << size << " entries but 'x' has "
+             << channels << " " << what;
   }
   return success();
 }
@@ -403,7 +403,8 @@ LogicalResult LayerNormOp::verify() {
   if (shapeOf(getX()).empty())
     return emitOpError() << "'x' must have rank >= 1";
   return verifyAffineParams(*this, getGamma(), getBeta(),
-                            shapeOf(getX()).back(), "features (last dimension)");
+                            shapeOf(getX()).back(),
+                            "features (last dimension)");
 }
 
 LogicalResult SoftmaxOp::verify() {
@@ -439,7 +440,7 @@ LogicalResult ReluGradOp::verify() {
 }
 
 LogicalResult ReduceMaxGradOp::verify() {
-  return verifyReduction(*this, getX(), getY(), getDimensions());
+  return verifyReduction(*this, getX(), getY(), getDimensions(), "'y'");
 }
 
 LogicalResult SliceGradOp::verify() {
@@ -449,7 +450,8 @@ LogicalResult SliceGradOp::verify() {
     return emitOpError() << "'dy', 'offsets' and the result must have the "
                          << "same rank";
   for (size_t d = 0; d < full.size(); ++d)
-    if (offsets[d] < 0 || offsets[d] + part[d] > full[d])
+    if (offsets[d] < 0 || part[d] < 1 || part[d] > full[d] ||
+        offsets[d] > full[d] - part[d])
       return emitOpError() << "'dy' placed at offset " << offsets[d]
                            << " of dimension " << d
                            << " does not fit the result (size " << full[d]
@@ -479,8 +481,8 @@ LogicalResult CrossEntropyGradOp::verify() {
 
 LogicalResult Conv2DGradInputOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
-      inferConvShape(*this, shapeOf(getResult()), shapeOf(getW()),
-                     getStrides(), getPadding(), "result", "w");
+      inferConvShape(*this, shapeOf(getResult()), shapeOf(getW()), getStrides(),
+                     getPadding(), "result", "w");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -492,8 +494,8 @@ int64_t Conv2DGradInputOp::estimateFlops() {
 
 LogicalResult Conv2DGradFilterOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
-      inferConvShape(*this, shapeOf(getX()), shapeOf(getResult()),
-                     getStrides(), getPadding(), "x", "result");
+      inferConvShape(*this, shapeOf(getX()), shapeOf(getResult()), getStrides(),
+                     getPadding(), "x", "result");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -600,9 +602,9 @@ LogicalResult RecomputeOp::verify() {
 LogicalResult RecomputeOp::verifyRegions() {
   Block &block = getBodyBlock();
   if (block.getNumArguments() != getInputs().size())
-    return emitOpError() << "body has " << block.getNumArguments()
-                         << " arguments but the op has "
-                         << getInputs().size() << " inputs";
+    return emitOpError() << "body takes " << block.getNumArguments()
+                         << " argument(s) but the op has " << getInputs().size()
+                         << " input(s)";
   for (auto [i, arg, input] :
        llvm::enumerate(block.getArguments(), getInputs()))
     if (arg.getType() != input.getType())
@@ -614,9 +616,9 @@ LogicalResult RecomputeOp::verifyRegions() {
     return emitOpError() << "body must end with 'echo.yield'";
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().size()
-                         << " values of types " << yield.getValues().getTypes()
-                         << " but the op has result types "
-                         << getResultTypes();
+                         << " value(s) of types "
+                         << yield.getValues().getTypes()
+                         << " but the op has result types " << getResultTypes();
   return success();
 }
 
@@ -639,8 +641,7 @@ ParseResult RecomputeOp::parse(OpAsmParser &parser, OperationState &result) {
   SMLoc inputsLoc = parser.getCurrentLocation();
   if (parser.parseOperandList(inputs, OpAsmParser::Delimiter::Paren) ||
       parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
-      parser.parseColon() ||
-      parser.parseLParen())
+      parser.parseColon() || parser.parseLParen())
     return failure();
   if (failed(parser.parseOptionalRParen())) {
     if (parser.parseTypeList(inputTypes) || parser.parseRParen())
@@ -662,7 +663,8 @@ ParseResult RecomputeOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   result.addTypes(resultTypes);
   Region *body = result.addRegion();
-  if (parser.parseRegion(*body, /*arguments=*/{}, /*enableNameShadowing=*/false))
+  if (parser.parseRegion(*body, /*arguments=*/{},
+                         /*enableNameShadowing=*/false))
     return failure();
   if (body->empty())
     return parser.emitError(inputsLoc, "expected a non-empty body");

@@ -42,6 +42,7 @@ def Echo_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Unit attribute marking a trainable parameter argument of a model.
     static constexpr ::llvm::StringLiteral getParamAttrName() {
