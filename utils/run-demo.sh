@@ -14,3 +14,12 @@ echo "== echo-opt --echo-verify-model $MODEL"
 echo "== cost summary of $MODEL"
 "$BUILD_DIR/bin/echo-opt" --echo-test-cost "$MODEL" -o /dev/null 2>&1 |
   /usr/bin/python3 utils/summarize-cost.py
+
+echo "== echo-opt --echo-autodiff $MODEL  (training step: loss and gradients)"
+TRAIN="$BUILD_DIR/$(basename "$MODEL" .mlir)_train.mlir"
+"$BUILD_DIR/bin/echo-opt" --echo-autodiff "$MODEL" -o "$TRAIN"
+awk '/echo.train_step/ { inside = 1; sub(/\(.*/, ""); print "built", $2 }
+     inside && /= echo\./ { n++; if (/_grad /) g++ }
+     inside && /^  }/ { inside = 0 }
+     END { printf "%d echo ops in the step, %d of them gradient ops (*_grad)\n", n, g }' "$TRAIN"
+echo "training step written to $TRAIN"
