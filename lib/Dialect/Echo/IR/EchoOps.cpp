@@ -419,12 +419,17 @@ LogicalResult EmbeddingOp::verify() {
   return verifyResultShape(*this, getResult(), expected);
 }
 
-LogicalResult CrossEntropyOp::verify() {
-  int64_t n = shapeOf(getLogits())[0], labels = shapeOf(getLabels())[0];
-  if (n != labels)
-    return emitOpError() << "'labels' has " << labels
-                         << " entries but 'logits' has " << n << " rows";
+/// One label per row of the logits.
+static LogicalResult verifyLabels(Operation *op, Value logits, Value labels) {
+  int64_t n = shapeOf(logits)[0], count = shapeOf(labels)[0];
+  if (n != count)
+    return op->emitOpError() << "'labels' has " << count
+                             << " entries but 'logits' has " << n << " rows";
   return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return verifyLabels(*this, getLogits(), getLabels());
 }
 
 //===----------------------------------------------------------------------===//
@@ -472,11 +477,7 @@ LogicalResult EmbeddingGradOp::verify() {
 }
 
 LogicalResult CrossEntropyGradOp::verify() {
-  int64_t n = shapeOf(getLogits())[0], labels = shapeOf(getLabels())[0];
-  if (n != labels)
-    return emitOpError() << "'labels' has " << labels
-                         << " entries but 'logits' has " << n << " rows";
-  return success();
+  return verifyLabels(*this, getLogits(), getLabels());
 }
 
 LogicalResult Conv2DGradInputOp::verify() {
