@@ -105,8 +105,8 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
     SmallVector<Value> operandGrads;
     if (failed(diff.buildGradient(b, resultGrads, operandGrads)))
       return failure();
-    for (auto [operand, grad] : llvm::zip_equal(op->getOperands(),
-                                                operandGrads))
+    for (auto [operand, grad] :
+         llvm::zip_equal(op->getOperands(), operandGrads))
       if (grad && active.contains(operand))
         accumulate(b, op->getLoc(), operand, grad);
   }
@@ -120,8 +120,8 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
     if (!grad)
       grad = splatConstant(b, loc, arg.getType(), 0.0);
     if (optimizer == Optimizer::Sgd) {
-      Value step = MulOp::create(
-          b, loc, splatConstant(b, loc, arg.getType(), lr), grad);
+      Value step =
+          MulOp::create(b, loc, splatConstant(b, loc, arg.getType(), lr), grad);
       grad = SubOp::create(b, loc, arg, step);
     }
     results.push_back(grad);
