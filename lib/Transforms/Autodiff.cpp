@@ -73,7 +73,7 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
   // Values that depend on a parameter: only they need adjoints.
   llvm::DenseSet<Value> active;
   for (BlockArgument arg : train.getArguments())
-    if (train.getArgAttr(arg.getArgNumber(), EchoDialect::getParamAttrName()))
+    if (isParamArgument(train, arg.getArgNumber()))
       active.insert(arg);
   SmallVector<Operation *> forward;
   for (Operation &op : body.without_terminator()) {
@@ -114,7 +114,7 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
   // Results: the loss, then one value per parameter in argument order.
   SmallVector<Value> results{loss};
   for (BlockArgument arg : train.getArguments()) {
-    if (!train.getArgAttr(arg.getArgNumber(), EchoDialect::getParamAttrName()))
+    if (!isParamArgument(train, arg.getArgNumber()))
       continue;
     Value grad = adjoints.lookup(arg);
     if (!grad)
@@ -169,8 +169,7 @@ struct EchoAutodiffPass
 
     SmallVector<func::FuncOp> models;
     for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isDeclaration() &&
-          !func->hasAttr(EchoDialect::getTrainStepAttrName()))
+      if (isModelCandidate(func))
         models.push_back(func);
 
     SymbolTable symbols(module);

@@ -20,6 +20,16 @@ namespace mlir::echo {
 using namespace mlir;
 using namespace mlir::echo;
 
+bool mlir::echo::isParamArgument(func::FuncOp func, unsigned index) {
+  return static_cast<bool>(
+      func.getArgAttr(index, EchoDialect::getParamAttrName()));
+}
+
+bool mlir::echo::isModelCandidate(func::FuncOp func) {
+  return !func.isDeclaration() &&
+         !func->hasAttr(EchoDialect::getTrainStepAttrName());
+}
+
 LogicalResult mlir::echo::verifyModelConvention(func::FuncOp func) {
   bool ok = true;
   FunctionType type = func.getFunctionType();
@@ -34,11 +44,8 @@ LogicalResult mlir::echo::verifyModelConvention(func::FuncOp func) {
     ok = false;
   }
 
-  unsigned numParams = 0;
-  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (func.getArgAttr(i, EchoDialect::getParamAttrName()))
-      ++numParams;
-  if (numParams == 0) {
+  if (llvm::none_of(llvm::seq(func.getNumArguments()),
+                    [&](unsigned i) { return isParamArgument(func, i); })) {
     func.emitError() << "model @" << func.getSymName()
                      << " has no argument marked '"
                      << EchoDialect::getParamAttrName()
@@ -72,15 +79,14 @@ struct EchoVerifyModelPass
     for (const std::string &name : functions)
       wanted.insert(name);
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isDeclaration() ||
-          func->hasAttr(EchoDialect::getTrainStepAttrName()))
+      if (!isModelCandidate(func))
         continue;
       if (!wanted.empty() && !wanted.contains(func.getSymName()))
         continue;
       found.insert(func.getSymName());
       ++numModels;
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (func.getArgAttr(i, EchoDialect::getParamAttrName()))
+        if (isParamArgument(func, i))
           ++numParams;
       ok &= succeeded(verifyModelConvention(func));
     }

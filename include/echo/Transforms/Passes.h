@@ -16,6 +16,14 @@ namespace mlir::echo {
 #define GEN_PASS_DECL
 #include "echo/Transforms/Passes.h.inc"
 
+/// Returns true when argument `index` of `func` is a trainable parameter
+/// (carries `echo.param`).
+bool isParamArgument(func::FuncOp func, unsigned index);
+
+/// Returns true when `func` is subject to the model convention: it has a
+/// body and is not itself a training step (`echo.train_step`).
+bool isModelCandidate(func::FuncOp func);
+
 /// Checks that `func` follows the model convention (see the
 /// `echo-verify-model` pass) and emits an error at each violation.
 LogicalResult verifyModelConvention(func::FuncOp func);
