@@ -296,8 +296,7 @@ static LogicalResult verifyMatmul(Operation *op, Value a, Value b, Value result,
 }
 
 static int64_t matmulFlops(Value a, Value result, bool transposeA) {
-  auto [m, k] = matrixDims(shapeOf(a), transposeA);
-  (void)m;
+  int64_t k = matrixDims(shapeOf(a), transposeA).second;
   return 2 * numElements(result) * k;
 }
 
