@@ -10,7 +10,9 @@
 #ifndef ECHO_INITALLECHO_H
 #define ECHO_INITALLECHO_H
 
+#include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Pipelines/Pipelines.h"
 #include "echo/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -21,8 +23,12 @@ inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<EchoDialect>();
 }
 
-/// Registers Echo's passes (and, later, pipelines) with the global registry.
-inline void registerAllPasses() { registerEchoPasses(); }
+/// Registers Echo's passes and pipelines with the global registry.
+inline void registerAllPasses() {
+  registerEchoPasses();
+  registerEchoConversionPasses();
+  registerEchoPipelines();
+}
 
 } // namespace mlir::echo
 

@@ -180,6 +180,11 @@ struct EchoAutodiffPass
         continue;
       }
       std::string name = (model.getSymName() + "_train").str();
+      // A model differentiated earlier (e.g. by an explicit echo-autodiff
+      // before echo-pipeline) keeps its training step.
+      auto existing = symbols.lookup<func::FuncOp>(name);
+      if (existing && existing->hasAttr(EchoDialect::getTrainStepAttrName()))
+        continue;
       if (symbols.lookup(name)) {
         model.emitError() << "cannot add the training step of @"
                           << model.getSymName() << ": symbol @" << name

@@ -52,6 +52,10 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
     With `optimizer=sgd`, the step returns the updated parameters
     `p - lr * dp` instead of the gradients.
 
+    A model whose `@f_train` already exists and is marked `echo.train_step`
+    is left alone, so the pass is idempotent; any other symbol named
+    `@f_train` is an error.
+
     ```mlir
     func.func @f_train(%x: tensor<8x4xf32>, %w: tensor<2x4xf32> {echo.param})
         -> (tensor<f32>, tensor<2x4xf32>) attributes {echo.train_step}
@@ -74,6 +78,47 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
   ];
+}
+
+def EchoVectorizeContractions
+    : Pass<"echo-vectorize-contractions", "::mlir::ModuleOp"> {
+  let summary = "Tile and vectorize the matmul family on tensors";
+  let description = [{
+    Tiles every `linalg.matmul` and `linalg.batch_matmul` (any transposed
+    indexing maps) on tensors into register-sized static tiles with
+    `scf.for` loops (`scf::tileUsingSCF`) and vectorizes each tile into
+    `vector.contract` (`linalg::vectorize`), so the CPU code runs vector
+    FMAs instead of a scalar triple loop. Tile sizes are the largest
+    divisors of each loop extent no larger than `tile-m`, `tile-n`,
+    `tile-k` (batch loops get 1). Other linalg ops are left alone.
+  }];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
+           "Largest tile along the rows of the result">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"16",
+           "Largest tile along the columns of the result">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
+           "Largest tile along the reduction">,
+  ];
+  let statistics = [
+    Statistic<"numVectorized", "vectorized", "Contractions vectorized">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
+  let summary = "Drop the model-convention markers before LLVM lowering";
+  let description = [{
+    Removes `echo.param` from function arguments and `echo.train_step` from
+    functions. The pipelines run it right before conversion to the LLVM
+    dialect, where the markers would be copied onto `llvm.func`s that the
+    Echo dialect cannot check.
+  }];
 }
 
 #endif // ECHO_TRANSFORMS_PASSES_TD

@@ -56,12 +56,15 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
   if (!func)
     return op->emitError() << "'" << getParamAttrName()
                            << "' may only mark arguments of a func.func";
-  // Read the type from the signature: declarations have no body.
-  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex]);
-  if (!type || !type.hasStaticShape() || !isa<FloatType>(type.getElementType()))
+  // Read the type from the signature: declarations have no body. After
+  // bufferization the parameter is a memref; the marker stays meaningful.
+  Type argType = func.getArgumentTypes()[argIndex];
+  auto type = dyn_cast<ShapedType>(argType);
+  if (!isa<RankedTensorType, MemRefType>(argType) || !type.hasStaticShape() ||
+      !isa<FloatType>(type.getElementType()))
     return op->emitError() << "parameter argument " << argIndex
                            << " must be a statically shaped floating-point "
-                              "tensor";
+                              "tensor or memref";
   return success();
 }
 

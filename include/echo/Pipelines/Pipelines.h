@@ -1,0 +1,76 @@
+//===- Pipelines.h - Echo's end-to-end pass pipelines -----------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// `echo-pipeline` takes a module of models (SPEC.md model convention) to
+// executable LLVM-dialect IR. It is built from two halves that tools can run
+// separately (echo-run computes the memory report in between):
+//   training: echo-autodiff, echo-recompute (tensor-level Echo IR);
+//   lowering: convert-echo-to-linalg, tiling/vectorization, one-shot
+//             bufferization, LLVM lowering for the chosen target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_PIPELINES_PIPELINES_H
+#define ECHO_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir {
+class OpPassManager;
+namespace echo {
+
+/// Options of `--echo-pipeline`.
+struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
+  PassOptions::Option<std::string> strategy{
+      *this, "strategy",
+      llvm::cl::desc("Recompute strategy: none (others arrive with "
+                     "echo-recompute)"),
+      llvm::cl::init("none")};
+  PassOptions::Option<std::string> target{
+      *this, "target", llvm::cl::desc("Code generation target: cpu"),
+      llvm::cl::init("cpu")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture for target=nvvm"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Write the memory report here ('-' = stdout)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> autodiff{
+      *this, "autodiff",
+      llvm::cl::desc("Build training steps of models that have none"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> optimizer{
+      *this, "optimizer",
+      llvm::cl::desc("echo-autodiff optimizer: none (gradients) or sgd"),
+      llvm::cl::init("none")};
+  PassOptions::Option<double> lr{*this, "lr",
+                                 llvm::cl::desc("Learning rate of sgd"),
+                                 llvm::cl::init(0.01)};
+};
+
+/// Checks the option values; reports the first bad one through `error`.
+LogicalResult
+validateEchoPipelineOptions(const EchoPipelineOptions &options,
+                            function_ref<LogicalResult(const Twine &)> error);
+
+/// Appends the tensor-level half: echo-autodiff and echo-recompute.
+void buildEchoTrainingPipeline(OpPassManager &pm,
+                               const EchoPipelineOptions &options);
+
+/// Appends the lowering half, from Echo ops on tensors to the LLVM dialect.
+void buildEchoLoweringPipeline(OpPassManager &pm,
+                               const EchoPipelineOptions &options);
+
+/// Appends the whole of `--echo-pipeline`.
+void buildEchoPipeline(OpPassManager &pm, const EchoPipelineOptions &options);
+
+/// Registers `--echo-pipeline` with the global pass registry.
+void registerEchoPipelines();
+
+} // namespace echo
+} // namespace mlir
+
+#endif // ECHO_PIPELINES_PIPELINES_H

@@ -1,0 +1,105 @@
+//===- Pipelines.cpp - Echo's end-to-end pass pipelines -------------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Pipelines/Pipelines.h"
+#include "echo/Conversion/Passes.h"
+#include "echo/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+LogicalResult mlir::echo::validateEchoPipelineOptions(
+    const EchoPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> error) {
+  if (options.strategy != "none")
+    return error("echo-pipeline: unknown recompute strategy '" +
+                 options.strategy + "' (expected 'none')");
+  if (options.target != "cpu")
+    return error("echo-pipeline: unknown target '" + options.target +
+                 "' (expected 'cpu')");
+  if (!options.report.empty())
+    return error("echo-pipeline: report= needs echo-memory-report, which "
+                 "this build does not have");
+  if (options.optimizer != "none" && options.optimizer != "sgd")
+    return error("echo-pipeline: unknown optimizer '" + options.optimizer +
+                 "' (expected 'none' or 'sgd')");
+  return success();
+}
+
+void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
+                                           const EchoPipelineOptions &options) {
+  if (options.autodiff) {
+    EchoAutodiffOptions ad;
+    ad.optimizer = options.optimizer;
+    ad.lr = options.lr;
+    pm.addPass(createEchoAutodiff(ad));
+  }
+}
+
+/// The upstream part of the CPU lowering, as a textual pipeline (see
+/// shared/ENV.md for why each pass is there). Results become out-parameters
+/// so that the caller owns every buffer it gets back.
+static constexpr const char *kCpuLowering =
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
+    "buffer-deallocation-pipeline,"
+    "convert-linalg-to-loops,"
+    "convert-vector-to-scf,"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "echo-strip-markers,"
+    "func.func(llvm-request-c-wrappers),"
+    "finalize-memref-to-llvm,"
+    "convert-vector-to-llvm,"
+    "convert-math-to-llvm,"
+    "convert-to-llvm,"
+    "reconcile-unrealized-casts";
+
+void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,
+                                           const EchoPipelineOptions &options) {
+  pm.addPass(createConvertEchoToLinalg());
+  pm.addPass(createEchoVectorizeContractions());
+  // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
+  // would merge recomputed values back into the stashed ones.
+  pm.addPass(createCanonicalizerPass());
+  if (failed(parsePassPipeline(kCpuLowering, pm)))
+    llvm::report_fatal_error("echo-pipeline: the built-in CPU lowering "
+                             "pipeline does not parse");
+}
+
+void mlir::echo::buildEchoPipeline(OpPassManager &pm,
+                                   const EchoPipelineOptions &options) {
+  buildEchoTrainingPipeline(pm, options);
+  buildEchoLoweringPipeline(pm, options);
+}
+
+void mlir::echo::registerEchoPipelines() {
+  registerPassPipeline(
+      "echo-pipeline",
+      "From Echo models to LLVM-dialect IR: autodiff, recomputation, "
+      "lowering through linalg and bufferization",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        EchoPipelineOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        if (failed(validateEchoPipelineOptions(options, errorHandler)))
+          return failure();
+        buildEchoPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(EchoPipelineOptions());
+      });
+}

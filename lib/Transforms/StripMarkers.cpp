@@ -1,0 +1,28 @@
+//===- StripMarkers.cpp - Drop echo.param / echo.train_step ---------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Transforms/Passes.h"
+
+namespace mlir::echo {
+#define GEN_PASS_DEF_ECHOSTRIPMARKERS
+#include "echo/Transforms/Passes.h.inc"
+} // namespace mlir::echo
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+struct EchoStripMarkersPass
+    : public echo::impl::EchoStripMarkersBase<EchoStripMarkersPass> {
+  void runOnOperation() override {
+    getOperation().walk([](func::FuncOp func) {
+      func->removeAttr(EchoDialect::getTrainStepAttrName());
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.removeArgAttr(i, EchoDialect::getParamAttrName());
+    });
+  }
+};
+} // namespace

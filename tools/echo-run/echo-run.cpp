@@ -1,0 +1,785 @@
+//===- echo-run.cpp - Run Echo training steps -------------------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// echo-run <model.mlir> --strategy=<s> --target=cpu --steps=<n> --seed=<n>
+//          [--check-gradients] [--report=<path>] [--inputs=<dir>]
+//          [--dump=<dir>]
+//
+// Compiles the training step of a model (SPEC.md model convention) through
+// `echo-pipeline`, JIT-compiles it with mlir::ExecutionEngine and runs it on
+// deterministic data. Parameters and data are drawn from --seed; the same
+// batch is used at every step. The step returns gradients (or, with
+// --optimizer=sgd, updated parameters); with gradients, echo-run applies
+// `p -= lr * g` itself between steps.
+//
+// --check-gradients compares every parameter gradient of the first step with
+// central finite differences of the loss computed in double precision (the
+// model is re-typed from f32 to f64 and compiled a second time), and fails
+// naming the parameter when the norm-wise relative error exceeds --tolerance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+#include "echo/InitAllEcho.h"
+#include "echo/Pipelines/Pipelines.h"
+#include "echo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::Required);
+static cl::opt<std::string>
+    strategyOpt("strategy", cl::desc("Recompute strategy (see echo-pipeline)"),
+                cl::init("none"));
+static cl::opt<std::string> targetOpt("target",
+                                      cl::desc("Execution target: cpu"),
+                                      cl::init("cpu"));
+static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
+                                  cl::init(1));
+static cl::opt<uint64_t> seedOpt("seed",
+                                 cl::desc("Seed of parameters and data"),
+                                 cl::init(0));
+static cl::opt<std::string>
+    functionOpt("function",
+                cl::desc("The model to train when the file has several"),
+                cl::init(""));
+static cl::opt<std::string>
+    optimizerOpt("optimizer",
+                 cl::desc("What the compiled step returns: none (gradients, "
+                          "SGD applied by echo-run) or sgd (updated "
+                          "parameters, computed in the step)"),
+                 cl::init("none"));
+static cl::opt<double> lrOpt("lr", cl::desc("SGD learning rate"),
+                             cl::init(0.1));
+static cl::opt<bool> checkGradients(
+    "check-gradients",
+    cl::desc("Compare the first step's gradients with central finite "
+             "differences (in f64); exit 1 beyond --tolerance"),
+    cl::init(false));
+static cl::opt<double>
+    toleranceOpt("tolerance",
+                 cl::desc("Largest accepted norm-wise relative error of a "
+                          "parameter gradient"),
+                 cl::init(1e-3));
+static cl::opt<unsigned> checkSamples(
+    "check-samples",
+    cl::desc("Elements per parameter checked by finite differences (0 = all)"),
+    cl::init(64));
+static cl::opt<std::string> reportOpt("report",
+                                      cl::desc("Write a JSON run report here"),
+                                      cl::init(""));
+static cl::opt<std::string> inputsOpt("inputs",
+                                      cl::desc("Read argument N from DIR/argN.npy"),
+                                      cl::init(""));
+static cl::opt<std::string>
+    dumpOpt("dump", cl::desc("Write the first step's results as DIR/outN.npy"),
+            cl::init(""));
+static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
+                              cl::init(false));
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Host tensors and memref descriptors
+//===----------------------------------------------------------------------===//
+
+/// A host buffer holding one argument or result, with the strided memref
+/// descriptor that the `_mlir_ciface_` entry points take.
+struct HostTensor {
+  RankedTensorType type;
+  std::vector<uint64_t> storage; // 8-byte aligned
+  std::vector<int64_t> descriptor;
+
+  explicit HostTensor(RankedTensorType type) : type(type) {
+    storage.resize((byteSize() + 7) / 8 + 1, 0);
+    int64_t rank = type.getRank();
+    descriptor.assign(3 + 2 * rank, 0);
+    refreshDescriptor();
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      descriptor[3 + d] = type.getDimSize(d);
+      descriptor[3 + rank + d] = stride;
+      stride *= type.getDimSize(d);
+    }
+  }
+  /// Points the descriptor at `storage` (which moves when copied).
+  void refreshDescriptor() {
+    auto ptr = reinterpret_cast<int64_t>(storage.data());
+    descriptor[0] = ptr;
+    descriptor[1] = ptr;
+  }
+  int64_t numElements() const { return type.getNumElements(); }
+  unsigned elementBytes() const {
+    return (type.getElementTypeBitWidth() + 7) / 8;
+  }
+  size_t byteSize() const { return numElements() * elementBytes(); }
+  void *data() { return storage.data(); }
+  const void *data() const { return storage.data(); }
+  bool isF32() const { return type.getElementType().isF32(); }
+  bool isF64() const { return type.getElementType().isF64(); }
+
+  double get(int64_t i) const {
+    if (isF32())
+      return static_cast<const float *>(data())[i];
+    if (isF64())
+      return static_cast<const double *>(data())[i];
+    return static_cast<const int32_t *>(data())[i];
+  }
+  void set(int64_t i, double v) {
+    if (isF32())
+      static_cast<float *>(data())[i] = static_cast<float>(v);
+    else if (isF64())
+      static_cast<double *>(data())[i] = v;
+    else
+      static_cast<int32_t *>(data())[i] = static_cast<int32_t>(v);
+  }
+};
+
+/// SplitMix64: deterministic, platform-independent pseudo-random numbers.
+struct Rng {
+  uint64_t state;
+  explicit Rng(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1).
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+//===----------------------------------------------------------------------===//
+// NumPy .npy files
+//===----------------------------------------------------------------------===//
+
+std::string npyDescr(Type et) {
+  if (et.isF32())
+    return "<f4";
+  if (et.isF64())
+    return "<f8";
+  if (et.isInteger(32))
+    return "<i4";
+  return "";
+}
+
+LogicalResult writeNpy(StringRef path, const HostTensor &t) {
+  std::string shape = "(";
+  for (int64_t d : t.type.getShape())
+    shape += std::to_string(d) + ", ";
+  if (t.type.getRank() > 1)
+    shape.resize(shape.size() - 2);
+  else if (t.type.getRank() == 1)
+    shape.resize(shape.size() - 1);
+  shape += ")";
+  std::string header = "{'descr': '" + npyDescr(t.type.getElementType()) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "echo-run: cannot write " << path << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
+  os << "\x93NUMPY" << char(1) << char(0);
+  os << char(header.size() & 0xff) << char((header.size() >> 8) & 0xff);
+  os << header;
+  os.write(static_cast<const char *>(t.data()), t.byteSize());
+  return success();
+}
+
+/// Reads `path` into `t`, checking dtype and shape against the argument.
+LogicalResult readNpy(StringRef path, HostTensor &t, unsigned argIndex) {
+  auto fail = [&](const Twine &msg) {
+    llvm::errs() << "echo-run: " << path << " (argument " << argIndex
+                 << "): " << msg << "\n";
+    return failure();
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return fail("cannot read: " + buffer.getError().message());
+  StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    return fail("not a NumPy .npy file");
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  size_t headerLen, offset;
+  if (major == 1) {
+    headerLen = static_cast<unsigned char>(bytes[8]) |
+                (static_cast<unsigned char>(bytes[9]) << 8);
+    offset = 10;
+  } else {
+    if (bytes.size() < 12)
+      return fail("truncated header");
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLen |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i]))
+                   << (8 * i);
+    offset = 12;
+  }
+  if (bytes.size() < offset + headerLen)
+    return fail("truncated header");
+  StringRef header = bytes.substr(offset, headerLen);
+  std::string want = npyDescr(t.type.getElementType());
+  if (!header.contains("'" + want + "'"))
+    return fail("dtype must be '" + want + "' to match " +
+                llvm::Twine(want == "<i4" ? "i32" : "the argument"));
+  if (header.contains("'fortran_order': True"))
+    return fail("Fortran order is not supported; save C order");
+  size_t lp = header.find("'shape': (");
+  if (lp == StringRef::npos)
+    return fail("no shape in header");
+  StringRef shapeText = header.substr(lp + 10);
+  shapeText = shapeText.substr(0, shapeText.find(')'));
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> parts;
+  shapeText.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p.empty())
+      continue;
+    int64_t v;
+    if (p.getAsInteger(10, v))
+      return fail("bad shape in header");
+    shape.push_back(v);
+  }
+  if (ArrayRef<int64_t>(shape) != t.type.getShape()) {
+    std::string got, exp;
+    for (int64_t d : shape)
+      got += std::to_string(d) + "x";
+    for (int64_t d : t.type.getShape())
+      exp += std::to_string(d) + "x";
+    return fail("shape " + got + " does not match the argument's " + exp);
+  }
+  StringRef payload = bytes.substr(offset + headerLen);
+  if (payload.size() < t.byteSize())
+    return fail("truncated data");
+  std::memcpy(t.data(), payload.data(), t.byteSize());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Model inspection
+//===----------------------------------------------------------------------===//
+
+/// For an integer argument: the exclusive upper bound its uses accept
+/// (embedding ids in [0, V), labels in [0, C)), or 2 when unconstrained.
+int64_t integerRange(BlockArgument arg) {
+  int64_t bound = INT64_MAX;
+  for (OpOperand &use : arg.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto emb = dyn_cast<echo::EmbeddingOp>(user))
+      bound = std::min(
+          bound, cast<RankedTensorType>(emb.getTable().getType()).getDimSize(0));
+    else if (auto ce = dyn_cast<echo::CrossEntropyOp>(user))
+      bound = std::min(
+          bound, cast<RankedTensorType>(ce.getLogits().getType()).getDimSize(1));
+  }
+  return bound == INT64_MAX ? 2 : bound;
+}
+
+/// Picks the model to train: --function, else the only model of the module.
+func::FuncOp findModel(ModuleOp module) {
+  SmallVector<func::FuncOp> models;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!echo::isModelCandidate(func))
+      continue;
+    bool hasParam = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      hasParam |= echo::isParamArgument(func, i);
+    if (hasParam)
+      models.push_back(func);
+  }
+  if (!functionOpt.empty()) {
+    for (func::FuncOp f : models)
+      if (f.getSymName() == functionOpt)
+        return f;
+    llvm::errs() << "echo-run: no model named @" << functionOpt << " in "
+                 << inputFilename << "\n";
+    return nullptr;
+  }
+  if (models.size() == 1)
+    return models.front();
+  if (models.empty()) {
+    llvm::errs() << "echo-run: " << inputFilename
+                 << " has no model (a func.func returning the scalar loss "
+                    "with at least one 'echo.param' argument)\n";
+  } else {
+    llvm::errs() << "echo-run: " << inputFilename
+                 << " has several models; pick one with --function:";
+    for (func::FuncOp f : models)
+      llvm::errs() << " @" << f.getSymName();
+    llvm::errs() << "\n";
+  }
+  return nullptr;
+}
+
+/// Re-types every f32 value of `func` (signature, block arguments, results,
+/// dense constants) as f64.
+void retypeToF64(func::FuncOp func) {
+  Builder b(func.getContext());
+  auto convert = [&](Type t) -> Type {
+    if (auto tt = dyn_cast<RankedTensorType>(t))
+      if (tt.getElementType().isF32())
+        return RankedTensorType::get(tt.getShape(), b.getF64Type());
+    return t;
+  };
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(convert(arg.getType()));
+    for (OpResult r : op->getResults())
+      r.setType(convert(r.getType()));
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue())) {
+        auto type = cast<ShapedType>(convert(dense.getType()));
+        if (type != dense.getType()) {
+          SmallVector<double> values;
+          for (APFloat v : dense.getValues<APFloat>())
+            values.push_back(v.convertToDouble());
+          cst.setValueAttr(DenseElementsAttr::get(type, ArrayRef(values)));
+        }
+      }
+    }
+  });
+  SmallVector<Type> inputs, results;
+  for (Type t : func.getArgumentTypes())
+    inputs.push_back(convert(t));
+  for (Type t : func.getResultTypes())
+    results.push_back(convert(t));
+  func.setFunctionType(b.getFunctionType(inputs, results));
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation and invocation
+//===----------------------------------------------------------------------===//
+
+/// A JIT-compiled module and one of its entry points.
+struct Compiled {
+  std::unique_ptr<ExecutionEngine> engine;
+  std::string entry; // `_mlir_ciface_<name>`
+
+  /// Calls the entry with `args` then `outs` (results are out-parameters).
+  LogicalResult call(ArrayRef<HostTensor *> args, ArrayRef<HostTensor *> outs) {
+    SmallVector<void *> descPtrs, packed;
+    for (HostTensor *t : llvm::concat<HostTensor *const>(args, outs))
+      t->refreshDescriptor();
+    for (HostTensor *t : args)
+      descPtrs.push_back(t->descriptor.data());
+    for (HostTensor *t : outs)
+      descPtrs.push_back(t->descriptor.data());
+    for (void *&p : descPtrs)
+      packed.push_back(&p);
+    if (llvm::Error err = engine->invokePacked(entry, packed)) {
+      llvm::errs() << "echo-run: calling " << entry
+                   << " failed: " << llvm::toString(std::move(err)) << "\n";
+      return failure();
+    }
+    return success();
+  }
+};
+
+/// Lowers `module` with `pm` and JIT-compiles it.
+FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
+                            StringRef function) {
+  if (failed(pm.run(module)))
+    return failure();
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine) {
+    llvm::errs() << "echo-run: JIT compilation failed: "
+                 << llvm::toString(engine.takeError()) << "\n";
+    return failure();
+  }
+  Compiled c;
+  c.engine = std::move(*engine);
+  // Strided copies that bufferization could not turn into loops call the
+  // MLIR C runner's memrefCopy.
+  c.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  c.engine->initialize();
+  c.entry = ("_mlir_ciface_" + function).str();
+  return c;
+}
+
+void setPipelineOptions(echo::EchoPipelineOptions &o, bool autodiff,
+                        StringRef optimizer) {
+  o.strategy = strategyOpt;
+  o.target = targetOpt;
+  o.autodiff = autodiff;
+  o.optimizer = optimizer.str();
+  o.lr = lrOpt;
+}
+
+double median(SmallVector<double> v) {
+  if (v.empty())
+    return 0;
+  llvm::sort(v);
+  return v[v.size() / 2];
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient check
+//===----------------------------------------------------------------------===//
+
+/// Central differences of the f64 loss at the sampled elements of every
+/// parameter, compared with `grads` (the step's f32 gradients).
+LogicalResult checkAllGradients(Compiled &forward64,
+                                ArrayRef<HostTensor> args64,
+                                ArrayRef<unsigned> paramArgs,
+                                ArrayRef<HostTensor> grads, Rng &rng) {
+  SmallVector<HostTensor> args(args64.begin(), args64.end());
+  SmallVector<HostTensor *> argPtrs;
+  for (HostTensor &t : args)
+    argPtrs.push_back(&t);
+  HostTensor loss(RankedTensorType::get(
+      {}, Float64Type::get(args.front().type.getContext())));
+  HostTensor *outs[] = {&loss};
+  auto evaluate = [&]() -> FailureOr<double> {
+    if (failed(forward64.call(argPtrs, outs)))
+      return failure();
+    return loss.get(0);
+  };
+
+  bool ok = true;
+  for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
+    HostTensor &p = args[argIndex];
+    const HostTensor &g = grads[k];
+    int64_t n = p.numElements();
+    SmallVector<int64_t> elems;
+    if (checkSamples == 0 || n <= static_cast<int64_t>(checkSamples)) {
+      for (int64_t i = 0; i < n; ++i)
+        elems.push_back(i);
+    } else {
+      for (unsigned s = 0; s < checkSamples; ++s)
+        elems.push_back(static_cast<int64_t>(rng.next() % n));
+    }
+    double diff2 = 0, ana2 = 0, num2 = 0, worst = 0;
+    int64_t worstElem = -1;
+    for (int64_t i : elems) {
+      double orig = p.get(i);
+      double h = 1e-5 * std::max(1.0, std::fabs(orig));
+      p.set(i, orig + h);
+      FailureOr<double> up = evaluate();
+      p.set(i, orig - h);
+      FailureOr<double> down = evaluate();
+      p.set(i, orig);
+      if (failed(up) || failed(down))
+        return failure();
+      double numeric = (*up - *down) / (2 * h);
+      double analytic = g.get(i);
+      diff2 += (numeric - analytic) * (numeric - analytic);
+      ana2 += analytic * analytic;
+      num2 += numeric * numeric;
+      if (std::fabs(numeric - analytic) > worst) {
+        worst = std::fabs(numeric - analytic);
+        worstElem = i;
+      }
+    }
+    // Norm-wise relative error; gradients that are zero up to f32 rounding
+    // of the loss are compared absolutely.
+    double scale = std::max({std::sqrt(ana2), std::sqrt(num2), 1e-6});
+    double err = std::sqrt(diff2) / scale;
+    bool pass = err <= toleranceOpt;
+    llvm::outs() << llvm::formatv(
+        "gradient check: param {0} (argument {1}): rel err {2:e} over {3} "
+        "elements{4}\n",
+        k, argIndex, err, elems.size(), pass ? "" : " FAILED");
+    if (!pass) {
+      llvm::errs() << llvm::formatv(
+          "echo-run: gradient of parameter {0} (argument {1}) is wrong: "
+          "relative error {2:e} > {3:e} (worst element {4}: analytic {5:e})\n",
+          k, argIndex, err, static_cast<double>(toleranceOpt), worstElem,
+          worstElem >= 0 ? g.get(worstElem) : 0.0);
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+int run(MLIRContext &context) {
+  if (targetOpt != "cpu") {
+    llvm::errs() << "echo-run: unknown target '" << targetOpt
+                 << "' (expected 'cpu')\n";
+    return 1;
+  }
+  if (optimizerOpt != "none" && optimizerOpt != "sgd") {
+    llvm::errs() << "echo-run: unknown optimizer '" << optimizerOpt
+                 << "' (expected 'none' or 'sgd')\n";
+    return 1;
+  }
+  bool sgdInGraph = optimizerOpt == "sgd";
+  if (checkGradients && sgdInGraph) {
+    llvm::errs() << "echo-run: --check-gradients needs --optimizer=none "
+                    "(the step must return gradients)\n";
+    return 1;
+  }
+  {
+    echo::EchoPipelineOptions o;
+    setPipelineOptions(o, true, optimizerOpt);
+    if (failed(echo::validateEchoPipelineOptions(o, [](const Twine &msg) {
+          llvm::errs() << "echo-run: " << msg << "\n";
+          return failure();
+        })))
+      return 1;
+  }
+
+  std::string error;
+  auto file = openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << "echo-run: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  func::FuncOp model = findModel(*module);
+  if (!model)
+    return 1;
+  if (failed(echo::verifyModelConvention(model)))
+    return 1;
+  std::string modelName = model.getSymName().str();
+  std::string trainName = modelName + "_train";
+
+  // Arguments: parameters and data drawn from the seed (or --inputs).
+  SmallVector<HostTensor> args;
+  SmallVector<unsigned> paramArgs;
+  for (auto [i, type] : llvm::enumerate(model.getArgumentTypes())) {
+    auto tt = dyn_cast<RankedTensorType>(type);
+    if (!tt || !(tt.getElementType().isF32() ||
+                 tt.getElementType().isInteger(32))) {
+      model.emitError() << "echo-run supports f32 and i32 arguments; argument "
+                        << i << " is " << type;
+      return 1;
+    }
+    HostTensor t(tt);
+    Rng rng(seedOpt * 1000003ULL + i);
+    bool isParam = echo::isParamArgument(model, i);
+    if (isParam)
+      paramArgs.push_back(i);
+    if (tt.getElementType().isInteger(32)) {
+      int64_t range = integerRange(model.getArgument(i));
+      for (int64_t e = 0; e < t.numElements(); ++e)
+        t.set(e, static_cast<double>(rng.next() % range));
+    } else {
+      // Parameters: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in the
+      // product of all dims but the first; vectors U(-0.5, 0.5). Data:
+      // U(-1, 1).
+      double bound = 1.0;
+      if (isParam) {
+        int64_t fanIn = 1;
+        for (int64_t d = 1; d < tt.getRank(); ++d)
+          fanIn *= tt.getDimSize(d);
+        bound = tt.getRank() >= 2 ? 1.0 / std::sqrt(double(fanIn)) : 0.5;
+      }
+      for (int64_t e = 0; e < t.numElements(); ++e)
+        t.set(e, (2 * rng.uniform() - 1) * bound);
+    }
+    if (!inputsOpt.empty()) {
+      SmallString<128> path(inputsOpt);
+      llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
+      if (llvm::sys::fs::exists(path) && failed(readNpy(path, t, i)))
+        return 1;
+    }
+    args.push_back(std::move(t));
+  }
+  // The data of --check-gradients, in f64, before any update.
+  SmallVector<HostTensor> args64;
+  if (checkGradients) {
+    for (HostTensor &t : args) {
+      RankedTensorType tt = t.type;
+      if (tt.getElementType().isF32())
+        tt = RankedTensorType::get(tt.getShape(), Float64Type::get(&context));
+      HostTensor c(tt);
+      for (int64_t e = 0; e < t.numElements(); ++e)
+        c.set(e, t.get(e));
+      args64.push_back(std::move(c));
+    }
+  }
+
+  // Compile the training step.
+  OwningOpRef<ModuleOp> trainModule = module->clone();
+  PassManager pm(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  echo::EchoPipelineOptions trainOptions;
+  setPipelineOptions(trainOptions, true, optimizerOpt);
+  echo::buildEchoPipeline(pm, trainOptions);
+  FailureOr<Compiled> train = compile(*trainModule, pm, trainName);
+  if (failed(train))
+    return 1;
+
+  SmallVector<HostTensor> outs;
+  outs.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
+  for (unsigned i : paramArgs)
+    outs.emplace_back(args[i].type);
+
+  SmallVector<double> losses, times;
+  for (unsigned step = 0; step < stepsOpt; ++step) {
+    SmallVector<HostTensor *> argPtrs, outPtrs;
+    for (HostTensor &t : args)
+      argPtrs.push_back(&t);
+    for (HostTensor &t : outs)
+      outPtrs.push_back(&t);
+    auto start = std::chrono::steady_clock::now();
+    if (failed(train->call(argPtrs, outPtrs)))
+      return 1;
+    auto end = std::chrono::steady_clock::now();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+    double loss = outs[0].get(0);
+    losses.push_back(loss);
+    if (!quietOpt)
+      llvm::outs() << llvm::formatv("step {0} loss {1:f6}\n", step, loss);
+    if (!std::isfinite(loss)) {
+      llvm::errs() << "echo-run: the loss of step " << step
+                   << " is not finite (" << loss << ")\n";
+      return 1;
+    }
+
+    if (step == 0 && !dumpOpt.empty()) {
+      if (auto ec = llvm::sys::fs::create_directories(dumpOpt)) {
+        llvm::errs() << "echo-run: cannot create " << dumpOpt << ": "
+                     << ec.message() << "\n";
+        return 1;
+      }
+      for (auto [k, t] : llvm::enumerate(outs)) {
+        SmallString<128> path(dumpOpt);
+        llvm::sys::path::append(path, "out" + std::to_string(k) + ".npy");
+        if (failed(writeNpy(path, t)))
+          return 1;
+      }
+    }
+
+    if (step == 0 && checkGradients) {
+      OwningOpRef<ModuleOp> fdModule = module->clone();
+      auto fdModel = fdModule->lookupSymbol<func::FuncOp>(modelName);
+      retypeToF64(fdModel);
+      PassManager fdPm(&context, ModuleOp::getOperationName(),
+                       OpPassManager::Nesting::Implicit);
+      echo::EchoPipelineOptions fdOptions;
+      setPipelineOptions(fdOptions, false, "none");
+      echo::buildEchoPipeline(fdPm, fdOptions);
+      FailureOr<Compiled> forward64 = compile(*fdModule, fdPm, modelName);
+      if (failed(forward64))
+        return 1;
+      Rng rng(seedOpt ^ 0x5DEECE66DULL);
+      if (failed(checkAllGradients(*forward64, args64, paramArgs,
+                                   ArrayRef(outs).drop_front(), rng)))
+        return 1;
+    }
+
+    // Advance the parameters.
+    for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
+      HostTensor &p = args[argIndex];
+      const HostTensor &r = outs[k + 1];
+      for (int64_t e = 0; e < p.numElements(); ++e)
+        p.set(e, sgdInGraph ? r.get(e) : p.get(e) - lrOpt * r.get(e));
+    }
+  }
+
+  if (!reportOpt.empty()) {
+    llvm::json::Array losses_;
+    for (double l : losses)
+      losses_.push_back(l);
+    llvm::json::Object entry{
+        {"function", trainName},
+        {"strategy", strategyOpt.getValue()},
+        {"target", targetOpt.getValue()},
+        {"steps", static_cast<int64_t>(stepsOpt)},
+        {"losses", std::move(losses_)},
+        // The first step includes one-time page faults; report the median.
+        {"step_time_ms", median(times)},
+    };
+    llvm::json::Array report;
+    report.push_back(std::move(entry));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+    if (reportOpt == "-") {
+      llvm::outs() << text;
+    } else {
+      std::error_code ec;
+      llvm::raw_fd_ostream file(reportOpt, ec);
+      if (ec) {
+        llvm::errs() << "echo-run: cannot write " << reportOpt << ": "
+                     << ec.message() << "\n";
+        return 1;
+      }
+      file << text;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllPasses();
+  echo::registerAllPasses();
+  cl::ParseCommandLineOptions(argc, argv, "Echo training-step runner\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  echo::registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  return run(context);
+}
