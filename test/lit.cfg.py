@@ -39,6 +39,7 @@ llvm_config.with_environment(
 tool_dirs = [config.echo_tools_dir, config.llvm_tools_dir]
 tools = [
     "echo-opt",
+    "echo-run",
     ToolSubst("mlir-opt", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

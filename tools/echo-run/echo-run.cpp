@@ -535,6 +535,7 @@ LogicalResult checkAllGradients(Compiled &forward64,
         "elements{4}\n",
         k, argIndex, err, elems.size(), pass ? "" : " FAILED");
     if (!pass) {
+      llvm::outs().flush();
       llvm::errs() << llvm::formatv(
           "echo-run: gradient of parameter {0} (argument {1}) is wrong: "
           "relative error {2:e} > {3:e} (worst element {4}: analytic {5:e})\n",
@@ -781,5 +782,7 @@ int main(int argc, char **argv) {
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at the model's source; the op dump only adds noise.
+  context.printOpOnDiagnostic(false);
   return run(context);
 }

@@ -1,0 +1,108 @@
+// RUN: echo-opt %s --split-input-file --convert-echo-to-linalg | FileCheck %s
+
+// Elementwise ops are one linalg.generic each.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: linalg.generic
+// CHECK:   math.tanh
+// CHECK: linalg.generic
+// CHECK:   arith.mulf
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// CHECK-NOT: echo.
+func.func @elementwise(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = echo.tanh %x : tensor<4x8xf32>
+  %dx = echo.tanh_grad %y, %dy : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// -----
+
+// The matmul family uses the named ops with transposed indexing maps; linear
+// accumulates into the broadcast bias.
+// CHECK-DAG: #[[A_T:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[B_T:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @matmuls
+// CHECK: linalg.matmul indexing_maps = [#[[A_T]], {{.*}}]
+// CHECK: %[[BIAS:.*]] = linalg.broadcast ins(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<4x16xf32>) dimensions = [0]
+// CHECK: linalg.matmul indexing_maps = [{{.*}}, #[[B_T]], {{.*}}] ins({{.*}}) outs(%[[BIAS]] : tensor<4x16xf32>)
+// CHECK: linalg.batch_matmul
+func.func @matmuls(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>, %x: tensor<4x8xf32>,
+                   %w: tensor<16x8xf32>, %bias: tensor<16xf32>,
+                   %p: tensor<2x4x8xf32>, %q: tensor<2x8x3xf32>)
+    -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x4x3xf32>) {
+  %0 = echo.matmul %a, %b {transpose_a = true} : (tensor<8x4xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = echo.linear %x, %w, %bias : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %2 = echo.batch_matmul %p, %q : (tensor<2x4x8xf32>, tensor<2x8x3xf32>) -> tensor<2x4x3xf32>
+  return %0, %1, %2 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x4x3xf32>
+}
+
+// -----
+
+// Dropout: one generic yielding y and the mask, drawn from the element's
+// row-major index and the seed (seed 1: 0x9E3779B97F4A7C15 is added to the
+// index), kept iff the top 24 bits of the hash are >= ratio * 2^24.
+// CHECK-LABEL: func.func @dropout
+// CHECK: %{{.*}}:2 = linalg.generic
+// CHECK:   linalg.index 0
+// CHECK:   linalg.index 1
+// CHECK:   arith.constant -7046029254386353131 : i64
+// CHECK:   arith.constant 40 : i64
+// CHECK:   %[[T:.*]] = arith.constant 4194304 : i64
+// CHECK:   %[[KEEP:.*]] = arith.cmpi uge, %{{.*}}, %[[T]] : i64
+// CHECK:   linalg.yield %{{.*}}, %[[KEEP]] : f32, i1
+func.func @dropout(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>) {
+  %y, %m = echo.dropout %x {ratio = 2.500000e-01 : f64, seed = 1 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  return %y, %m : tensor<4x8xf32>, tensor<4x8xi1>
+}
+
+// -----
+
+// Recompute regions are inlined where they stood; the recomputed tanh is a
+// new value, not the forward one.
+// CHECK-LABEL: func.func @recompute
+// CHECK: %[[FWD:.*]] = linalg.generic {{.*}} ins(%[[X:[a-z0-9]+]] : tensor<4xf32>)
+// CHECK:   math.tanh
+// CHECK: %[[RE:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>)
+// CHECK:   math.tanh
+// CHECK: return %[[FWD]], %[[RE]]
+func.func @recompute(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y = echo.tanh %x : tensor<4xf32>
+  %r = echo.recompute (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %t = echo.tanh %a : tensor<4xf32>
+    echo.yield %t : tensor<4xf32>
+  }
+  return %y, %r : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// pack_mask pads 35 bits to 40 and ORs bit j of each byte; unpack_mask
+// shifts them back out and drops the padding.
+// CHECK-LABEL: func.func @masks
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<5x7xi1> into tensor<35xi1>
+// CHECK: tensor.pad %{{.*}} low[0] high[5]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [5, 8] : tensor<40xi1> into tensor<5x8xi1>
+// CHECK: linalg.generic
+// CHECK:   arith.shli
+// CHECK:   arith.ori
+// CHECK: linalg.generic
+// CHECK:   arith.shrui
+// CHECK:   arith.trunci
+// CHECK: tensor.extract_slice %{{.*}}[0] [35] [1] : tensor<40xi1> to tensor<35xi1>
+func.func @masks(%m: tensor<5x7xi1>) -> tensor<5x7xi1> {
+  %p = echo.pack_mask %m : (tensor<5x7xi1>) -> tensor<5xi8>
+  %u = echo.unpack_mask %p : (tensor<5xi8>) -> tensor<5x7xi1>
+  return %u : tensor<5x7xi1>
+}
+
+// -----
+
+// Scatter gradients are sums of strided insert_slices over kernel offsets.
+// CHECK-LABEL: func.func @pool_grad
+// CHECK-COUNT-4: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, {{[01]}}, {{[01]}}] [2, 3, 2, 2] [1, 1, 2, 2]
+// CHECK-NOT: tensor.insert_slice
+func.func @pool_grad(%dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
+  %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32>
+  return %dx : tensor<2x3x4x4xf32>
+}

@@ -1,0 +1,27 @@
+// Bad invocations of echo-run get a clear message and exit 1.
+// RUN: not echo-run %s --strategy=bogus 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: echo-run: echo-pipeline: unknown recompute strategy 'bogus'
+// RUN: not echo-run %s --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: echo-run: unknown target 'tpu' (expected 'cpu')
+// RUN: not echo-run %s --optimizer=adam 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: echo-run: unknown optimizer 'adam'
+// RUN: not echo-run %s --optimizer=sgd --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
+// SGDCHECK: --check-gradients needs --optimizer=none
+// RUN: not echo-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// NOFUNC: echo-run: no model named @nope
+// RUN: not echo-run %S/Inputs/two-models.mlir 2>&1 | FileCheck %s --check-prefix=TWO
+// TWO: has several models; pick one with --function: @a @b
+// RUN: echo-run %S/Inputs/two-models.mlir --function=b | FileCheck %s --check-prefix=PICK
+// PICK: step 0 loss
+// RUN: not echo-run %S/Inputs/no-model.mlir 2>&1 | FileCheck %s --check-prefix=NOMODEL
+// NOMODEL: has no model
+// RUN: not echo-run %S/Inputs/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: echo-run: cannot open input file
+// RUN: not echo-run %S/Inputs/bad-convention.mlir 2>&1 | FileCheck %s --check-prefix=CONV
+// CONV: bad-convention.mlir:1:1: error: model @bad must return exactly one scalar loss
+
+func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x3xf32> {echo.param}) -> tensor<f32> {
+  %0 = echo.matmul %x, %w : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
+  %l = echo.reduce_sum %0 dims = [0, 1] : (tensor<2x3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1,0 +1,39 @@
+// RUN: echo-opt %s --echo-pipeline | FileCheck %s
+// RUN: echo-opt %s --echo-pipeline="strategy=none target=cpu optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
+// RUN: echo-opt %s --echo-pipeline="autodiff=false" | FileCheck %s --check-prefix=NOAD
+// RUN: not echo-opt %s --echo-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not echo-opt %s --echo-pipeline="strategy=bogus" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not echo-opt %s --echo-pipeline="optimizer=adam" 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not echo-opt %s --echo-pipeline="report=-" 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// The model becomes LLVM-dialect IR with a C interface for the training
+// step; every result is an out-parameter (4 arguments + loss + 2 gradients),
+// and the matmul was vectorized.
+// CHECK-NOT: echo.
+// CHECK: llvm.func @f(
+// CHECK: llvm.func @_mlir_ciface_f(
+// CHECK: llvm.func @f_train(
+// CHECK: llvm.intr.vector.reduce.fadd
+// CHECK: llvm.func @_mlir_ciface_f_train(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-NOT: llvm.store %{{.*}}, %arg0 : !llvm.struct
+
+// With sgd the step computes p - 0.5 * dp (lr is a splat constant).
+// SGD: llvm.mlir.global private constant @{{.*}}(dense<5.000000e-01> : tensor<16x8xf32>)
+// SGD: llvm.func @f_train(
+
+// NOAD-NOT: f_train
+// NOAD: llvm.func @_mlir_ciface_f(
+
+// TARGET: error: echo-pipeline: unknown target 'tpu' (expected 'cpu')
+// STRATEGY: error: echo-pipeline: unknown recompute strategy 'bogus'
+// OPT: error: echo-pipeline: unknown optimizer 'adam'
+// REPORT: error: echo-pipeline: report= needs echo-memory-report
+
+func.func @f(%x: tensor<4x8xf32>, %l: tensor<4xi32>,
+             %w: tensor<16x8xf32> {echo.param},
+             %b: tensor<16xf32> {echo.param}) -> tensor<f32> {
+  %y = echo.linear %x, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %t = echo.tanh %y : tensor<4x16xf32>
+  %loss = echo.cross_entropy %t, %l : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<f32>
+  return %loss : tensor<f32>
+}
