@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: sets up, builds, then compiles the bundled NMT-like model
 # (verifies it against the model convention and prints it in Echo's custom
-# assembly). Later stages of the pipeline join here as they land.
+# assembly), prints its FLOP table, builds its training step and trains it
+# for a few steps on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 utils/setup.sh
@@ -23,3 +24,6 @@ awk '/echo.train_step/ { inside = 1; sub(/\(.*/, ""); print "built", $2 }
      inside && /^  }/ { inside = 0 }
      END { printf "%d echo ops in the step, %d of them gradient ops (*_grad)\n", n, g }' "$TRAIN"
 echo "training step written to $TRAIN"
+
+echo "== echo-run $MODEL --steps=5 --seed=0  (CPU: JIT-compiled training steps, SGD lr=0.1)"
+"$BUILD_DIR/bin/echo-run" "$MODEL" --steps=5 --seed=0 --lr=0.1

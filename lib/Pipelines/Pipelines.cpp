@@ -54,7 +54,7 @@ static constexpr const char *kCpuLowering =
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline,"
     "convert-linalg-to-loops,"
-    "convert-vector-to-scf,"
+    "convert-vector-to-scf{full-unroll},"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"

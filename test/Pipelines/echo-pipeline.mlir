@@ -1,5 +1,9 @@
 // RUN: echo-opt %s --echo-pipeline | FileCheck %s
 // RUN: echo-opt %s --echo-pipeline="strategy=none target=cpu optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
+// Vector transfers are fully unrolled: no stack temporaries (an alloca in a
+// loop body overflowed the stack on 512x512 GEMMs).
+// RUN: echo-opt %s --echo-pipeline | FileCheck %s --check-prefix=NOALLOCA --implicit-check-not=llvm.alloca
+// NOALLOCA: llvm.func @_mlir_ciface_f_train
 // RUN: echo-opt %s --echo-pipeline="autodiff=false" | FileCheck %s --check-prefix=NOAD
 // RUN: not echo-opt %s --echo-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not echo-opt %s --echo-pipeline="strategy=bogus" 2>&1 | FileCheck %s --check-prefix=STRATEGY
