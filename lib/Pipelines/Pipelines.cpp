@@ -20,15 +20,14 @@ using namespace mlir::echo;
 LogicalResult mlir::echo::validateEchoPipelineOptions(
     const EchoPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> error) {
-  if (options.strategy != "none")
+  if (options.strategy != "none" && options.strategy != "mirror" &&
+      options.strategy != "sublinear" && options.strategy != "echo")
     return error("echo-pipeline: unknown recompute strategy '" +
-                 options.strategy + "' (expected 'none')");
+                 options.strategy +
+                 "' (expected 'none', 'mirror', 'sublinear' or 'echo')");
   if (options.target != "cpu")
     return error("echo-pipeline: unknown target '" + options.target +
                  "' (expected 'cpu')");
-  if (!options.report.empty())
-    return error("echo-pipeline: report= needs echo-memory-report, which "
-                 "this build does not have");
   if (options.optimizer != "none" && options.optimizer != "sgd")
     return error("echo-pipeline: unknown optimizer '" + options.optimizer +
                  "' (expected 'none' or 'sgd')");
@@ -42,6 +41,13 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
     ad.optimizer = options.optimizer;
     ad.lr = options.lr;
     pm.addPass(createEchoAutodiff(ad));
+  }
+  // strategy=none leaves the IR as it is (and does not verify it, so that
+  // echo-run can lower an f64 copy of a model for its gradient check).
+  if (options.strategy != "none") {
+    EchoRecomputeOptions rc;
+    rc.strategy = options.strategy;
+    pm.addPass(createEchoRecompute(rc));
   }
 }
 
@@ -81,6 +87,13 @@ void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,
 void mlir::echo::buildEchoPipeline(OpPassManager &pm,
                                    const EchoPipelineOptions &options) {
   buildEchoTrainingPipeline(pm, options);
+  // The IR is not planned yet (planned_bytes: null): report on the
+  // tensor-level training step.
+  if (!options.report.empty()) {
+    EchoMemoryReportOptions mr;
+    mr.output = options.report;
+    pm.addPass(createEchoMemoryReport(mr));
+  }
   buildEchoLoweringPipeline(pm, options);
 }
 

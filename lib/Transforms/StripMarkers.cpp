@@ -20,6 +20,7 @@ struct EchoStripMarkersPass
   void runOnOperation() override {
     getOperation().walk([](func::FuncOp func) {
       func->removeAttr(EchoDialect::getTrainStepAttrName());
+      func->removeAttr(EchoDialect::getRecomputeStrategyAttrName());
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
         func.removeArgAttr(i, EchoDialect::getParamAttrName());
     });

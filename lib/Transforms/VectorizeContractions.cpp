@@ -47,6 +47,11 @@ struct EchoVectorizeContractionsPass
       if (failed(dims))
         continue;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t macs = 1;
+      for (int64_t r : ranges)
+        macs *= r;
+      if (macs < minFlops)
+        continue;
       SmallVector<int64_t> tiles(ranges.size(), 1);
       for (unsigned d : dims->m)
         tiles[d] = largestDivisor(ranges[d], tileM);

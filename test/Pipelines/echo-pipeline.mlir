@@ -8,7 +8,7 @@
 // RUN: not echo-opt %s --echo-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not echo-opt %s --echo-pipeline="strategy=bogus" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not echo-opt %s --echo-pipeline="optimizer=adam" 2>&1 | FileCheck %s --check-prefix=OPT
-// RUN: not echo-opt %s --echo-pipeline="report=-" 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: echo-opt %s --echo-pipeline="strategy=mirror report=-" -o /dev/null | FileCheck %s --check-prefix=REPORT
 
 // The model becomes LLVM-dialect IR with a C interface for the training
 // step; every result is an out-parameter (4 arguments + loss + 2 gradients),
@@ -22,22 +22,25 @@
 // CHECK-NOT: llvm.store %{{.*}}, %arg0 : !llvm.struct
 
 // With sgd the step computes p - 0.5 * dp (lr is a splat constant).
-// SGD: llvm.mlir.global private constant @{{.*}}(dense<5.000000e-01> : tensor<16x8xf32>)
+// SGD: llvm.mlir.global private constant @{{.*}}(dense<5.000000e-01> : tensor<64x64xf32>)
 // SGD: llvm.func @f_train(
 
 // NOAD-NOT: f_train
 // NOAD: llvm.func @_mlir_ciface_f(
 
 // TARGET: error: echo-pipeline: unknown target 'tpu' (expected 'cpu')
-// STRATEGY: error: echo-pipeline: unknown recompute strategy 'bogus'
+// STRATEGY: error: echo-pipeline: unknown recompute strategy 'bogus' (expected 'none', 'mirror', 'sublinear' or 'echo')
 // OPT: error: echo-pipeline: unknown optimizer 'adam'
-// REPORT: error: echo-pipeline: report= needs echo-memory-report
+// The report is written where the step is still tensor-level Echo IR.
+// REPORT: "function": "f_train",
+// REPORT: "planned_bytes": null,
+// REPORT: "strategy": "mirror",
 
-func.func @f(%x: tensor<4x8xf32>, %l: tensor<4xi32>,
-             %w: tensor<16x8xf32> {echo.param},
-             %b: tensor<16xf32> {echo.param}) -> tensor<f32> {
-  %y = echo.linear %x, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
-  %t = echo.tanh %y : tensor<4x16xf32>
-  %loss = echo.cross_entropy %t, %l : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<f32>
+func.func @f(%x: tensor<16x64xf32>, %l: tensor<16xi32>,
+             %w: tensor<64x64xf32> {echo.param},
+             %b: tensor<64xf32> {echo.param}) -> tensor<f32> {
+  %y = echo.linear %x, %w, %b : (tensor<16x64xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
+  %t = echo.tanh %y : tensor<16x64xf32>
+  %loss = echo.cross_entropy %t, %l : (tensor<16x64xf32>, tensor<16xi32>) -> tensor<f32>
   return %loss : tensor<f32>
 }

@@ -1,3 +1,5 @@
+
+
 //===- echo-run.cpp - Run Echo training steps -------------------*- C++ -*-===//
 //
 // Part of the Echo project.
@@ -20,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 #include "echo/InitAllEcho.h"
 #include "echo/Pipelines/Pipelines.h"
@@ -66,8 +69,9 @@ static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<model.mlir>"),
                                           cl::Required);
 static cl::opt<std::string>
-    strategyOpt("strategy", cl::desc("Recompute strategy (see echo-pipeline)"),
-                cl::init("none"));
+    strategyOpt("strategy",
+                cl::desc("Recompute strategy: none, mirror, sublinear, echo"),
+                cl::init("echo"));
 static cl::opt<std::string> targetOpt("target",
                                       cl::desc("Execution target: cpu"),
                                       cl::init("cpu"));
@@ -111,6 +115,11 @@ static cl::opt<std::string> inputsOpt("inputs",
 static cl::opt<std::string>
     dumpOpt("dump", cl::desc("Write the first step's results as DIR/outN.npy"),
             cl::init(""));
+static cl::opt<unsigned>
+    optLevelOpt("opt-level",
+                cl::desc("LLVM optimization level of the JIT (0-3); 0 "
+                         "compiles fastest (tests)"),
+                cl::init(2));
 static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
                               cl::init(false));
 
@@ -424,11 +433,13 @@ FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
                             StringRef function) {
   if (failed(pm.run(module)))
     return failure();
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/optLevelOpt,
                                                /*sizeLevel=*/0, nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  options.jitCodeGenOptLevel = optLevelOpt == 0
+                                   ? llvm::CodeGenOptLevel::None
+                                   : llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine) {
     llvm::errs() << "echo-run: JIT compilation failed: "
@@ -437,6 +448,7 @@ FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
   }
   Compiled c;
   c.engine = std::move(*engine);
+  c.entry = ("_mlir_ciface_" + function).str();
   // Strided copies that bufferization could not turn into loops call the
   // MLIR C runner's memrefCopy.
   c.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
@@ -447,7 +459,12 @@ FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
     return symbols;
   });
   c.engine->initialize();
-  c.entry = ("_mlir_ciface_" + function).str();
+  // Materialize now, so that the JIT's compile time is not the first step's.
+  if (auto fn = c.engine->lookupPacked(c.entry); !fn) {
+    llvm::errs() << "echo-run: JIT compilation failed: "
+                 << llvm::toString(fn.takeError()) << "\n";
+    return failure();
+  }
   return c;
 }
 
@@ -553,6 +570,10 @@ int run(MLIRContext &context) {
                  << "' (expected 'cpu')\n";
     return 1;
   }
+  if (optLevelOpt > 3) {
+    llvm::errs() << "echo-run: --opt-level must be 0 to 3\n";
+    return 1;
+  }
   if (optimizerOpt != "none" && optimizerOpt != "sgd") {
     llvm::errs() << "echo-run: unknown optimizer '" << optimizerOpt
                  << "' (expected 'none' or 'sgd')\n";
@@ -650,13 +671,25 @@ int run(MLIRContext &context) {
     }
   }
 
-  // Compile the training step.
+  // Compile the training step: autodiff and recomputation, the memory
+  // report on the tensor-level step, then the lowering.
   OwningOpRef<ModuleOp> trainModule = module->clone();
-  PassManager pm(&context, ModuleOp::getOperationName(),
-                 OpPassManager::Nesting::Implicit);
   echo::EchoPipelineOptions trainOptions;
   setPipelineOptions(trainOptions, true, optimizerOpt);
-  echo::buildEchoPipeline(pm, trainOptions);
+  PassManager trainPm(&context, ModuleOp::getOperationName(),
+                      OpPassManager::Nesting::Implicit);
+  echo::buildEchoTrainingPipeline(trainPm, trainOptions);
+  if (failed(trainPm.run(*trainModule)))
+    return 1;
+  auto trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
+  if (!trainFunc) {
+    llvm::errs() << "echo-run: no training step @" << trainName << "\n";
+    return 1;
+  }
+  echo::MemoryStats memory = echo::computeMemoryStats(trainFunc);
+  PassManager pm(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  echo::buildEchoLoweringPipeline(pm, trainOptions);
   FailureOr<Compiled> train = compile(*trainModule, pm, trainName);
   if (failed(train))
     return 1;
@@ -711,6 +744,7 @@ int run(MLIRContext &context) {
                        OpPassManager::Nesting::Implicit);
       echo::EchoPipelineOptions fdOptions;
       setPipelineOptions(fdOptions, false, "none");
+      fdOptions.strategy = "none"; // the forward pass only
       echo::buildEchoPipeline(fdPm, fdOptions);
       FailureOr<Compiled> forward64 = compile(*fdModule, fdPm, modelName);
       if (failed(forward64))
@@ -734,15 +768,12 @@ int run(MLIRContext &context) {
     llvm::json::Array losses_;
     for (double l : losses)
       losses_.push_back(l);
-    llvm::json::Object entry{
-        {"function", trainName},
-        {"strategy", strategyOpt.getValue()},
-        {"target", targetOpt.getValue()},
-        {"steps", static_cast<int64_t>(stepsOpt)},
-        {"losses", std::move(losses_)},
-        // The first step includes one-time page faults; report the median.
-        {"step_time_ms", median(times)},
-    };
+    llvm::json::Object entry = memory.toJSON();
+    entry["target"] = targetOpt.getValue();
+    entry["steps"] = static_cast<int64_t>(stepsOpt);
+    entry["losses"] = std::move(losses_);
+    // The first step includes one-time page faults; report the median.
+    entry["step_time_ms"] = median(times);
     llvm::json::Array report;
     report.push_back(std::move(entry));
     std::string text;

@@ -25,9 +25,8 @@ namespace echo {
 struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
   PassOptions::Option<std::string> strategy{
       *this, "strategy",
-      llvm::cl::desc("Recompute strategy: none (others arrive with "
-                     "echo-recompute)"),
-      llvm::cl::init("none")};
+      llvm::cl::desc("Recompute strategy: none, mirror, sublinear or echo"),
+      llvm::cl::init("echo")};
   PassOptions::Option<std::string> target{
       *this, "target", llvm::cl::desc("Code generation target: cpu"),
       llvm::cl::init("cpu")};

@@ -9,6 +9,7 @@
 
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -31,6 +32,10 @@ bool isModelCandidate(func::FuncOp func);
 /// Checks that `func` follows the model convention (see the
 /// `echo-verify-model` pass) and emits an error at each violation.
 LogicalResult verifyModelConvention(func::FuncOp func);
+
+/// Writes the memory report (SPEC.md) of the training steps of `module` to
+/// `output` ('-' = stdout).
+LogicalResult writeMemoryReport(ModuleOp module, StringRef output);
 
 #define GEN_PASS_REGISTRATION
 #include "echo/Transforms/Passes.h.inc"

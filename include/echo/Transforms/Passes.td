@@ -90,7 +90,8 @@ def EchoVectorizeContractions
     `vector.contract` (`linalg::vectorize`), so the CPU code runs vector
     FMAs instead of a scalar triple loop. Tile sizes are the largest
     divisors of each loop extent no larger than `tile-m`, `tile-n`,
-    `tile-k` (batch loops get 1). Other linalg ops are left alone.
+    `tile-k` (batch loops get 1). Contractions smaller than `min-flops`
+    multiply-adds and other linalg ops are left alone.
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
@@ -99,6 +100,9 @@ def EchoVectorizeContractions
            "Largest tile along the columns of the result">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
            "Largest tile along the reduction">,
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"65536",
+           "Leave contractions with fewer multiply-adds scalar (their "
+           "unrolled vector code costs more compile time than it saves)">,
   ];
   let statistics = [
     Statistic<"numVectorized", "vectorized", "Contractions vectorized">,
@@ -111,11 +115,76 @@ def EchoVectorizeContractions
   ];
 }
 
+def EchoMemoryReport : Pass<"echo-memory-report", "::mlir::ModuleOp"> {
+  let summary = "Write the memory report of every training step as JSON";
+  let description = [{
+    Writes a JSON array with one object per `echo.train_step` function, in
+    module order, with the keys of SPEC.md: `function`, `strategy` (from
+    `echo.recompute_strategy`, else `none`), `peak_live_bytes`,
+    `feature_map_bytes`, `planned_bytes` (`null` until the IR is planned),
+    `recomputed_ops`, `forward_flops`, `backward_flops`, `recompute_flops`,
+    and `timeline`, the live bytes at each top-level op.
+
+    Footprint model: tensors live from their defining op to their last use
+    in op order; arguments (parameters and data) for the whole step; i1
+    counts one byte per element, packed masks one bit. The forward pass ends
+    at the op defining the loss. FLOPs come from `CostOpInterface`. The IR is
+    not changed.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the JSON ('-' = stdout)">,
+  ];
+}
+
+def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
+  let summary = "Recompute feature maps in the backward pass instead of stashing them";
+  let description = [{
+    Rewrites every `echo.train_step` function so that chosen forward values
+    are recomputed, right before their first backward use, inside
+    `echo.recompute` regions (one per recomputed subgraph, shared by every
+    gradient op that needs its values), instead of being stashed from the
+    forward pass. Strategies:
+
+    - `none`: nothing is recomputed (the baseline).
+    - `mirror`: Chen et al. §4.2 as MXNet shipped it: every op that is not
+      compute-heavy is recomputed (MXNet also keeps dropout, whose masks it
+      could not reproduce). Faithful to its pathologies: it can stash more
+      than `none` (the inputs it needs may outlive what it frees).
+    - `sublinear`: Chen et al. Alg. 2/3: the forward pass is cut into
+      segments whose outputs are checkpoints; everything else is recomputed
+      segment by segment. The budget is searched as in their Appendix A
+      (candidates around sqrt(total * largest) bytes, the one with the
+      smallest estimated peak wins).
+    - `echo`: Echo's Algorithm 1. Subgraphs are grown backward from the
+      loss and stop at compute-heavy ops (which are never re-run: their
+      gradients read only their inputs, which the recompute path serves,
+      Fig. 14d). Within each subgraph the recompute path is trimmed forward
+      in topological order: an op leaves the path when stashing its results
+      does not increase the bytes stashed for the whole subgraph, counting a
+      tensor shared by several ops once (Fig. 8/13). Dropout masks read by
+      the backward pass are stashed 1-bit packed (`echo.pack_mask` /
+      `echo.unpack_mask`). A subgraph whose decision would raise the
+      estimated peak above `none`'s is dropped.
+
+    The strategy is recorded as `echo.recompute_strategy` on the function.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"echo\"",
+           "none, mirror, sublinear or echo">,
+  ];
+  let statistics = [
+    Statistic<"numRecomputed", "recomputed-ops", "Ops cloned into recompute regions">,
+    Statistic<"numRegions", "regions", "echo.recompute regions created">,
+  ];
+  let dependentDialects = ["::mlir::echo::EchoDialect"];
+}
+
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{
-    Removes `echo.param` from function arguments and `echo.train_step` from
-    functions. The pipelines run it right before conversion to the LLVM
+    Removes `echo.param` from function arguments and `echo.train_step` and
+    `echo.recompute_strategy` from functions. The pipelines run it right before conversion to the LLVM
     dialect, where the markers would be copied onto `llvm.func`s that the
     Echo dialect cannot check.
   }];

@@ -2036,6 +2036,22 @@ func.func @train_step_on_op(%x: tensor<4xf32>) {
 
 // -----
 
+// echo.recompute_strategy must be a string.
+// expected-error @+1 {{'echo.recompute_strategy' must be a string attribute}}
+func.func @strategy_not_string() attributes {echo.train_step, echo.recompute_strategy = 3 : i64} {
+  return
+}
+
+// -----
+
+// echo.recompute_strategy only on training steps.
+// expected-error @+1 {{'echo.recompute_strategy' may only be attached to a training step (echo.train_step)}}
+func.func @strategy_not_step() attributes {echo.recompute_strategy = "echo"} {
+  return
+}
+
+// -----
+
 // Unknown echo operation attribute.
 // expected-error @+1 {{unknown echo attribute 'echo.model' on an operation}}
 func.func @unknown_op_attr() attributes {echo.model} {

@@ -1,5 +1,11 @@
-// RUN: echo-opt %s --echo-vectorize-contractions | FileCheck %s
-// RUN: echo-opt %s --echo-vectorize-contractions="tile-m=2 tile-n=8 tile-k=4" | FileCheck %s --check-prefix=SMALL
+// RUN: echo-opt %s --echo-vectorize-contractions=min-flops=0 | FileCheck %s
+// RUN: echo-opt %s --echo-vectorize-contractions="tile-m=2 tile-n=8 tile-k=4 min-flops=0" | FileCheck %s --check-prefix=SMALL
+// RUN: echo-opt %s --echo-vectorize-contractions | FileCheck %s --check-prefix=MIN
+
+// By default contractions below 65536 multiply-adds stay scalar.
+// MIN-LABEL: func.func @matmul
+// MIN: linalg.matmul
+// MIN-NOT: vector.contract
 
 // Tiles are the largest divisors no larger than the limits (4x16x16 by
 // default; 6 rows give a tile of 3), then each tile is one vector.contract.

@@ -36,6 +36,16 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << "' may only be attached to a func.func";
     return success();
   }
+  if (attr.getName() == getRecomputeStrategyAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << getRecomputeStrategyAttrName()
+                             << "' must be a string attribute";
+    if (!op->hasAttr(getTrainStepAttrName()))
+      return op->emitError() << "'" << getRecomputeStrategyAttrName()
+                             << "' may only be attached to a training step ("
+                             << getTrainStepAttrName() << ")";
+    return success();
+  }
   return op->emitError() << "unknown echo attribute '"
                          << attr.getName().getValue() << "' on an operation";
 }

@@ -52,6 +52,11 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTrainStepAttrName() {
       return ::llvm::StringLiteral("echo.train_step");
     }
+    /// String attribute on a training step recording the recompute strategy
+    /// `echo-recompute` applied to it (read by the memory report).
+    static constexpr ::llvm::StringLiteral getRecomputeStrategyAttrName() {
+      return ::llvm::StringLiteral("echo.recompute_strategy");
+    }
   }];
 }
 

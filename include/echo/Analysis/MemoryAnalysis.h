@@ -1,0 +1,55 @@
+//===- MemoryAnalysis.h - Live bytes of a training step ---------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// The footprint model shared by the memory report, echo-recompute's checks
+// and echo-run: tensors live from their definition to their last use in the
+// function's op order; function arguments (parameters and data) live for
+// the whole step; values used inside an `echo.recompute` region are used at
+// the region's position, and the region's own temporaries add their peak at
+// that position.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_ANALYSIS_MEMORYANALYSIS_H
+#define ECHO_ANALYSIS_MEMORYANALYSIS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+
+namespace mlir::echo {
+
+/// Bytes of a statically shaped tensor or memref (i1 counts as one byte);
+/// 0 for anything else.
+int64_t getTensorBytes(Type type);
+
+/// The statistics of one training step, in SPEC.md's memory-report terms.
+struct MemoryStats {
+  std::string function;
+  std::string strategy = "none";
+  int64_t peakLiveBytes = 0;
+  int64_t featureMapBytes = 0;
+  std::optional<int64_t> plannedBytes;
+  int64_t recomputedOps = 0;
+  int64_t forwardFlops = 0;
+  int64_t backwardFlops = 0;
+  int64_t recomputeFlops = 0;
+  /// Live bytes at each top-level op of the function, in order.
+  SmallVector<int64_t> timeline;
+
+  llvm::json::Object toJSON() const;
+};
+
+/// Computes the statistics of `func`. The forward pass is every top-level op
+/// up to the one defining the loss (the first returned value); the backward
+/// pass is the rest.
+MemoryStats computeMemoryStats(func::FuncOp func);
+
+/// Returns the index of the top-level op defining the loss, or -1.
+int64_t getLossOpIndex(func::FuncOp func);
+
+} // namespace mlir::echo
+
+#endif // ECHO_ANALYSIS_MEMORYANALYSIS_H

@@ -1,0 +1,173 @@
+//===- MemoryAnalysis.cpp - Live bytes of a training step -----------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+int64_t mlir::echo::getTensorBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !isa<RankedTensorType, MemRefType>(type))
+    return 0;
+  int64_t bits = shaped.getElementTypeBitWidth();
+  return shaped.getNumElements() * ((bits + 7) / 8);
+}
+
+int64_t mlir::echo::getLossOpIndex(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret || ret.getNumOperands() == 0)
+    return -1;
+  Operation *def = ret.getOperand(0).getDefiningOp();
+  if (!def)
+    return -1;
+  int64_t index = 0;
+  for (Operation &op : body) {
+    if (&op == def)
+      return index;
+    ++index;
+  }
+  return -1;
+}
+
+namespace {
+/// Live bytes over the ops of one block: values defined in the block live
+/// from their op to their last use, projected onto the block. Returns the
+/// per-op timeline; `excluded` values (a region's yielded values, counted
+/// by the parent) are left out.
+SmallVector<int64_t> blockTimeline(Block &block,
+                                   const DenseSet<Value> &excluded) {
+  DenseMap<Operation *, int64_t> index;
+  SmallVector<Operation *> ops;
+  for (Operation &op : block) {
+    index[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  int64_t n = ops.size();
+  SmallVector<int64_t> delta(n + 1, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (Value v : ops[i]->getResults()) {
+      if (excluded.contains(v))
+        continue;
+      int64_t bytes = getTensorBytes(v.getType());
+      if (!bytes)
+        continue;
+      int64_t last = i;
+      for (Operation *user : v.getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*user);
+        if (top)
+          last = std::max(last, index.lookup(top));
+      }
+      delta[i] += bytes;
+      delta[last + 1] -= bytes;
+    }
+  }
+  SmallVector<int64_t> timeline(n, 0);
+  int64_t live = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    live += delta[i];
+    timeline[i] = live;
+  }
+  // A recompute region's temporaries add their own peak where it runs.
+  for (int64_t i = 0; i < n; ++i) {
+    auto rec = dyn_cast<RecomputeOp>(ops[i]);
+    if (!rec)
+      continue;
+    Block &inner = rec.getBody().front();
+    DenseSet<Value> yielded;
+    for (Value v : inner.getTerminator()->getOperands())
+      yielded.insert(v);
+    SmallVector<int64_t> innerTimeline = blockTimeline(inner, yielded);
+    int64_t extra = 0;
+    for (int64_t b : innerTimeline)
+      extra = std::max(extra, b);
+    timeline[i] += extra;
+  }
+  return timeline;
+}
+} // namespace
+
+MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
+  MemoryStats stats;
+  stats.function = func.getSymName().str();
+  if (auto s = func->getAttrOfType<StringAttr>(
+          EchoDialect::getRecomputeStrategyAttrName()))
+    stats.strategy = s.getValue().str();
+  if (func.isExternal())
+    return stats;
+  Block &body = func.getBody().front();
+  int64_t argBytes = 0;
+  for (BlockArgument arg : body.getArguments())
+    argBytes += getTensorBytes(arg.getType());
+  stats.timeline = blockTimeline(body, {});
+  for (int64_t &b : stats.timeline) {
+    b += argBytes;
+    stats.peakLiveBytes = std::max(stats.peakLiveBytes, b);
+  }
+  if (stats.timeline.empty())
+    stats.peakLiveBytes = argBytes;
+
+  int64_t lossIndex = getLossOpIndex(func);
+  DenseMap<Operation *, int64_t> index;
+  int64_t i = 0;
+  for (Operation &op : body)
+    index[&op] = i++;
+  for (Operation &op : body) {
+    int64_t at = index[&op];
+    if (auto rec = dyn_cast<RecomputeOp>(op)) {
+      rec.getBody().walk([&](Operation *inner) {
+        if (isa<YieldOp, RecomputeOp>(inner))
+          return;
+        ++stats.recomputedOps;
+        stats.recomputeFlops += estimateFlops(inner);
+      });
+      continue;
+    }
+    int64_t flops = estimateFlops(&op);
+    if (at <= lossIndex)
+      stats.forwardFlops += flops;
+    else
+      stats.backwardFlops += flops;
+    // Feature maps: forward values still live when the backward pass begins.
+    if (at > lossIndex)
+      continue;
+    for (Value v : op.getResults()) {
+      bool usedLater = llvm::any_of(v.getUsers(), [&](Operation *user) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        return top && index.lookup(top) > lossIndex &&
+               !isa<func::ReturnOp>(top);
+      });
+      if (usedLater)
+        stats.featureMapBytes += getTensorBytes(v.getType());
+    }
+  }
+  return stats;
+}
+
+llvm::json::Object MemoryStats::toJSON() const {
+  llvm::json::Array line;
+  for (int64_t b : timeline)
+    line.push_back(b);
+  llvm::json::Object o{
+      {"function", function},
+      {"strategy", strategy},
+      {"peak_live_bytes", peakLiveBytes},
+      {"feature_map_bytes", featureMapBytes},
+      {"planned_bytes", plannedBytes ? llvm::json::Value(*plannedBytes)
+                                     : llvm::json::Value(nullptr)},
+      {"recomputed_ops", recomputedOps},
+      {"forward_flops", forwardFlops},
+      {"backward_flops", backwardFlops},
+      {"recompute_flops", recomputeFlops},
+      {"timeline", std::move(line)},
+  };
+  return o;
+}

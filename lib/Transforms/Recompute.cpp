@@ -1,0 +1,530 @@
+//===- Recompute.cpp - echo-recompute: none, mirror, sublinear, echo ------===//
+//
+// Part of the Echo project.
+//
+// Each strategy picks a set R of forward ops whose results are recomputed in
+// the backward pass rather than stashed; the rewrite is shared:
+//
+// - R is split into groups (connected pieces of the forward graph, or
+//   sublinear's segments). Each group becomes one `echo.recompute` region,
+//   placed right before the first backward op that reads one of its values,
+//   cloning the ops of R those values need from stashed values (ops outside
+//   R, arguments; constants are cloned) and yielding every value the
+//   backward pass reads; all backward reads are redirected to the region.
+// - Forward ops left without users are erased.
+//
+// Per-op knowledge comes from the op interfaces: compute-heaviness from
+// CostOpInterface; which forward values the backward pass reads is read off
+// the IR built by echo-autodiff (which asked DifferentiableOpInterface).
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+#include "echo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+#include <cmath>
+
+namespace mlir::echo {
+#define GEN_PASS_DEF_ECHORECOMPUTE
+#include "echo/Transforms/Passes.h.inc"
+} // namespace mlir::echo
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+
+/// The forward/backward structure of one training step.
+struct StepInfo {
+  func::FuncOp func;
+  Block *body;
+  Operation *lossOp = nullptr;
+  /// Top-level ops in order and their positions.
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, int64_t> index;
+
+  explicit StepInfo(func::FuncOp f) : func(f), body(&f.getBody().front()) {
+    for (Operation &op : *body) {
+      index[&op] = ops.size();
+      ops.push_back(&op);
+    }
+    int64_t loss = getLossOpIndex(f);
+    if (loss >= 0)
+      lossOp = ops[loss];
+  }
+
+  bool isForward(Operation *op) const {
+    Operation *top = body->findAncestorOpInBlock(*op);
+    return top && lossOp && index.lookup(top) <= index.lookup(lossOp);
+  }
+  /// A read of a forward value by the backward pass (the return of the loss
+  /// and of updated parameters does not count).
+  bool isBackwardUse(OpOperand &use) const {
+    Operation *top = body->findAncestorOpInBlock(*use.getOwner());
+    return top && !isa<func::ReturnOp>(top) && lossOp &&
+           lossOp->isBeforeInBlock(top);
+  }
+  bool hasBackwardUse(Value v) const {
+    return llvm::any_of(v.getUses(),
+                        [&](OpOperand &u) { return isBackwardUse(u); });
+  }
+  /// Forward ops that may be recomputed at all: pure Echo forward ops other
+  /// than the loss itself.
+  SmallVector<Operation *> forwardCandidates() const {
+    SmallVector<Operation *> out;
+    for (Operation *op : ops) {
+      if (op == lossOp)
+        break;
+      if (isa<DifferentiableOpInterface>(op) && isPure(op))
+        out.push_back(op);
+    }
+    return out;
+  }
+};
+
+bool isFreeValue(Value v) {
+  Operation *def = v.getDefiningOp();
+  return !def || isa<arith::ConstantOp>(def);
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite
+//===----------------------------------------------------------------------===//
+
+/// Builds one recompute region for the ops of `group` (all in `inR`) and
+/// redirects the backward reads of their values to it. Returns the number
+/// of ops cloned.
+int64_t buildRegion(StepInfo &info, ArrayRef<Operation *> group,
+                    const DenseSet<Operation *> &inR) {
+  // Values of the group read by the backward pass.
+  SmallVector<Value> targets;
+  Operation *insertBefore = nullptr;
+  for (Operation *op : group) {
+    for (Value v : op->getResults()) {
+      bool needed = false;
+      for (OpOperand &use : v.getUses()) {
+        if (!info.isBackwardUse(use))
+          continue;
+        needed = true;
+        Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
+        if (!insertBefore || top->isBeforeInBlock(insertBefore))
+          insertBefore = top;
+      }
+      if (needed)
+        targets.push_back(v);
+    }
+  }
+  if (targets.empty())
+    return 0;
+
+  // The ops to clone: producers of the targets within R, transitively.
+  DenseSet<Operation *> needed;
+  SmallVector<Operation *> worklist;
+  for (Value v : targets)
+    worklist.push_back(v.getDefiningOp());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!needed.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (inR.contains(def))
+          worklist.push_back(def);
+  }
+  SmallVector<Operation *> clones(needed.begin(), needed.end());
+  llvm::sort(clones, [&](Operation *a, Operation *b) {
+    return info.index.lookup(a) < info.index.lookup(b);
+  });
+
+  // Region inputs: stashed values (defined outside the clones, not
+  // constants), in order of first use.
+  SmallVector<Value> inputs;
+  DenseSet<Value> seen;
+  for (Operation *op : clones)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if ((def && needed.contains(def)) ||
+          (def && isa<arith::ConstantOp>(def)) || !seen.insert(operand).second)
+        continue;
+      inputs.push_back(operand);
+    }
+
+  OpBuilder builder(insertBefore);
+  SmallVector<Type> types;
+  for (Value v : targets)
+    types.push_back(v.getType());
+  Location loc = targets.front().getLoc();
+  auto region = RecomputeOp::create(builder, loc, types, inputs);
+  Block &block = region.getBody().front();
+  IRMapping mapping;
+  for (auto [in, arg] : llvm::zip(inputs, block.getArguments()))
+    mapping.map(in, arg);
+  OpBuilder inner = OpBuilder::atBlockEnd(&block);
+  for (Operation *op : clones) {
+    for (Value operand : op->getOperands())
+      if (auto cst = operand.getDefiningOp<arith::ConstantOp>())
+        if (!mapping.contains(operand))
+          inner.clone(*cst, mapping);
+    inner.clone(*op, mapping);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : targets)
+    yielded.push_back(mapping.lookup(v));
+  YieldOp::create(inner, loc, yielded);
+
+  for (auto [v, r] : llvm::zip(targets, region.getResults()))
+    v.replaceUsesWithIf(r, [&](OpOperand &use) {
+      return info.isBackwardUse(use) && !region->isAncestor(use.getOwner());
+    });
+  return clones.size();
+}
+
+/// Groups R into connected pieces (values flowing between ops of R).
+SmallVector<SmallVector<Operation *>>
+connectedGroups(const StepInfo &info, ArrayRef<Operation *> r) {
+  DenseSet<Operation *> inR(r.begin(), r.end());
+  llvm::EquivalenceClasses<Operation *> classes;
+  for (Operation *op : r) {
+    classes.insert(op);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (inR.contains(def))
+          classes.unionSets(op, def);
+  }
+  DenseMap<Operation *, unsigned> leaderIndex;
+  SmallVector<SmallVector<Operation *>> groups;
+  for (Operation *op : r) { // r is in op order, so groups are too
+    Operation *leader = classes.getLeaderValue(op);
+    auto [it, inserted] = leaderIndex.try_emplace(leader, groups.size());
+    if (inserted)
+      groups.emplace_back();
+    groups[it->second].push_back(op);
+  }
+  return groups;
+}
+
+/// Stashes the i1 masks read by the backward pass 1-bit packed.
+void packMasks(StepInfo &info) {
+  for (Operation *op : info.forwardCandidates()) {
+    for (Value v : op->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !type.getElementType().isInteger(1) ||
+          !info.hasBackwardUse(v))
+        continue;
+      Operation *first = nullptr;
+      for (OpOperand &use : v.getUses())
+        if (info.isBackwardUse(use)) {
+          Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
+          if (!first || top->isBeforeInBlock(first))
+            first = top;
+        }
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      int64_t bytes = (type.getNumElements() + 7) / 8;
+      auto packedType = RankedTensorType::get({bytes}, b.getI8Type());
+      Value packed = PackMaskOp::create(b, v.getLoc(), packedType, v);
+      b.setInsertionPoint(first);
+      Value unpacked = UnpackMaskOp::create(b, v.getLoc(), type, packed);
+      v.replaceUsesWithIf(unpacked, [&](OpOperand &use) {
+        return info.isBackwardUse(use) && use.getOwner() != unpacked.getDefiningOp();
+      });
+    }
+  }
+}
+
+/// Erases forward ops (and constants) whose results lost all their users.
+void eraseDeadForward(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty() && isPure(op) && op->getNumResults() > 0)
+      op->erase();
+}
+
+/// Applies `groups` to `func`; returns the number of ops cloned.
+int64_t applyGroups(func::FuncOp func,
+                    ArrayRef<SmallVector<Operation *>> groups) {
+  StepInfo info(func);
+  DenseSet<Operation *> inR;
+  for (const auto &g : groups)
+    inR.insert(g.begin(), g.end());
+  int64_t cloned = 0;
+  for (const auto &g : groups)
+    cloned += buildRegion(info, g, inR);
+  return cloned;
+}
+
+//===----------------------------------------------------------------------===//
+// Strategies: each returns the groups of R
+//===----------------------------------------------------------------------===//
+
+/// mirror: every forward op that is not compute-heavy (nor dropout, which
+/// MXNet's mirror kept).
+SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
+  SmallVector<Operation *> r;
+  for (Operation *op : info.forwardCandidates())
+    if (!isComputeHeavy(op) && !isa<DropoutOp>(op))
+      r.push_back(op);
+  return connectedGroups(info, r);
+}
+
+/// echo: start from every recomputable op and trim forward in topological
+/// order. Removing `s` from R stashes the results of `s` that the backward
+/// pass or R still reads, and releases the operands of `s` no one else
+/// needs: it is removed when that does not increase the stash. Use counts
+/// make a tensor shared by several ops count once (Fig. 8/13).
+SmallVector<SmallVector<Operation *>> planEcho(const StepInfo &info) {
+  SmallVector<Operation *> candidates;
+  for (Operation *op : info.forwardCandidates())
+    if (!isComputeHeavy(op) && !isa<DropoutOp>(op))
+      candidates.push_back(op);
+  DenseSet<Operation *> inR(candidates.begin(), candidates.end());
+  // Reads of each value by ops of R (the clones that would need it).
+  DenseMap<Value, int64_t> readsByR;
+  for (Operation *op : candidates) {
+    DenseSet<Value> once;
+    for (Value v : op->getOperands())
+      if (once.insert(v).second)
+        ++readsByR[v];
+  }
+  DenseMap<Value, bool> bwd;
+  auto backwardRead = [&](Value v) {
+    auto [it, inserted] = bwd.try_emplace(v, false);
+    if (inserted)
+      it->second = info.hasBackwardUse(v);
+    return it->second;
+  };
+  for (Operation *s : candidates) {
+    int64_t alloc = 0, released = 0;
+    for (Value r : s->getResults())
+      if (backwardRead(r) || readsByR.lookup(r) > 0)
+        alloc += getTensorBytes(r.getType());
+    DenseSet<Value> once;
+    for (Value v : s->getOperands()) {
+      if (!once.insert(v).second || isFreeValue(v))
+        continue;
+      if (inR.contains(v.getDefiningOp()))
+        continue; // recomputed either way
+      if (readsByR.lookup(v) == 1 && !backwardRead(v))
+        released += getTensorBytes(v.getType());
+    }
+    if (released >= alloc) {
+      inR.erase(s);
+      for (Value v : once)
+        --readsByR[v];
+    }
+  }
+  SmallVector<Operation *> r;
+  for (Operation *op : candidates)
+    if (inR.contains(op))
+      r.push_back(op);
+  return connectedGroups(info, r);
+}
+
+/// sublinear: Chen et al. Alg. 2/3. Walking the forward pass, the results
+/// of an op become a checkpoint when the bytes since the last checkpoint
+/// exceed the budget; every other op is recomputed within its segment. The
+/// budget is searched (their Appendix A) over candidates around
+/// sqrt(total * largest): the smallest estimated peak (checkpoints stashed
+/// plus the largest segment) wins.
+SmallVector<SmallVector<Operation *>> planSublinear(const StepInfo &info) {
+  SmallVector<Operation *> ops = info.forwardCandidates();
+  SmallVector<int64_t> bytes;
+  int64_t total = 0, largest = 1;
+  for (Operation *op : ops) {
+    int64_t b = 0;
+    for (Value v : op->getResults())
+      b += getTensorBytes(v.getType());
+    bytes.push_back(b);
+    total += b;
+    largest = std::max(largest, b);
+  }
+  if (ops.empty())
+    return {};
+  auto segment = [&](double budget, SmallVector<int64_t> &segOf,
+                     int64_t &estimate) {
+    segOf.assign(ops.size(), -1);
+    int64_t temp = 0, seg = 0, stash = 0, maxSeg = 0;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      temp += bytes[i];
+      if (temp > budget) {
+        segOf[i] = -1; // checkpoint
+        stash += bytes[i];
+        maxSeg = std::max(maxSeg, temp);
+        temp = 0;
+        ++seg;
+      } else {
+        segOf[i] = seg;
+      }
+    }
+    maxSeg = std::max(maxSeg, temp);
+    estimate = stash + maxSeg;
+  };
+  double center = std::sqrt(static_cast<double>(total) * largest);
+  SmallVector<int64_t> best;
+  int64_t bestEstimate = INT64_MAX;
+  for (int k = -8; k <= 8; ++k) {
+    SmallVector<int64_t> segOf;
+    int64_t estimate;
+    segment(center * std::pow(2.0, k / 2.0), segOf, estimate);
+    if (estimate < bestEstimate) {
+      bestEstimate = estimate;
+      best = segOf;
+    }
+  }
+  // Values read outside their segment are segment outputs: checkpoints
+  // too, so that a segment is recomputed from checkpoints only.
+  DenseMap<Operation *, int64_t> segmentOf;
+  for (size_t i = 0; i < ops.size(); ++i)
+    segmentOf[ops[i]] = best[i];
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (best[i] < 0)
+      continue;
+    for (Value v : ops[i]->getResults())
+      for (Operation *user : v.getUsers()) {
+        // Checkpoints are never recomputed, so reading a value does not
+        // make them need it in the backward pass.
+        auto it = segmentOf.find(user);
+        if (it != segmentOf.end() && it->second >= 0 &&
+            it->second != segmentOf.lookup(ops[i]))
+          best[i] = -1;
+      }
+  }
+  SmallVector<SmallVector<Operation *>> groups;
+  DenseMap<int64_t, unsigned> groupOf;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (best[i] < 0)
+      continue;
+    auto [it, inserted] = groupOf.try_emplace(best[i], groups.size());
+    if (inserted)
+      groups.emplace_back();
+    groups[it->second].push_back(ops[i]);
+  }
+  return groups;
+}
+
+struct EchoRecomputePass
+    : public echo::impl::EchoRecomputeBase<EchoRecomputePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (strategy != "none" && strategy != "mirror" &&
+        strategy != "sublinear" && strategy != "echo") {
+      getOperation().emitError()
+          << "echo-recompute: unknown strategy '" << strategy
+          << "' (expected 'none', 'mirror', 'sublinear' or 'echo')";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> steps;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(EchoDialect::getTrainStepAttrName()) &&
+          !func.isExternal())
+        steps.push_back(func);
+    for (func::FuncOp func : steps) {
+      if (func->hasAttr(EchoDialect::getRecomputeStrategyAttrName())) {
+        func.emitError() << "echo-recompute: @" << func.getSymName()
+                         << " was already rewritten with strategy '"
+                         << func->getAttrOfType<StringAttr>(
+                                EchoDialect::getRecomputeStrategyAttrName())
+                                .getValue()
+                         << "'";
+        return signalPassFailure();
+      }
+      if (failed(rewrite(func)))
+        return signalPassFailure();
+      func->setAttr(EchoDialect::getRecomputeStrategyAttrName(),
+                    StringAttr::get(&getContext(), strategy));
+    }
+  }
+
+  LogicalResult rewrite(func::FuncOp func) {
+    StepInfo info(func);
+    if (!info.lossOp)
+      return func.emitError()
+             << "echo-recompute: cannot find the loss of training step @"
+             << func.getSymName() << " (its first result must be computed "
+             << "by an op of the step)";
+    if (strategy == "none")
+      return success();
+    SmallVector<SmallVector<Operation *>> groups;
+    if (strategy == "mirror")
+      groups = planMirror(info);
+    else if (strategy == "sublinear")
+      groups = planSublinear(info);
+    else
+      groups = planEcho(info);
+
+    if (strategy != "echo") {
+      numRecomputed += applyGroups(func, groups);
+      numRegions += groups.size();
+      eraseDeadForward(func);
+      return success();
+    }
+
+    // echo never exceeds the baseline's peak: try the whole plan, and if it
+    // would, keep only the groups that do not raise the peak.
+    int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
+    {
+      OpBuilder b(func);
+      auto trial = cast<func::FuncOp>(b.clone(*func));
+      StepInfo trialInfo(trial);
+      SmallVector<SmallVector<Operation *>> mapped =
+          mapGroups(info, trialInfo, groups);
+      applyGroups(trial, mapped);
+      packMasks(trialInfo);
+      eraseDeadForward(trial);
+      bool fits = computeMemoryStats(trial).peakLiveBytes <= basePeak;
+      trial.erase();
+      if (fits) {
+        numRecomputed += applyGroups(func, groups);
+        numRegions += groups.size();
+        StepInfo after(func);
+        packMasks(after);
+        eraseDeadForward(func);
+        return success();
+      }
+    }
+    // Masks first (they never raise the peak), then group by group.
+    packMasks(info);
+    for (const auto &group : groups) {
+      OpBuilder b(func);
+      auto trial = cast<func::FuncOp>(b.clone(*func));
+      StepInfo current(func), trialInfo(trial);
+      SmallVector<SmallVector<Operation *>> mapped =
+          mapGroups(current, trialInfo, {group});
+      applyGroups(trial, mapped);
+      eraseDeadForward(trial);
+      bool fits = computeMemoryStats(trial).peakLiveBytes <= basePeak;
+      trial.erase();
+      if (fits) {
+        numRecomputed += applyGroups(func, {group});
+        ++numRegions;
+      }
+    }
+    eraseDeadForward(func);
+    return success();
+  }
+
+  /// The ops of `groups` (in `from`) at the same positions in `to`, a clone.
+  static SmallVector<SmallVector<Operation *>>
+  mapGroups(const StepInfo &from, const StepInfo &to,
+            ArrayRef<SmallVector<Operation *>> groups) {
+    SmallVector<SmallVector<Operation *>> out;
+    for (const auto &g : groups) {
+      out.emplace_back();
+      for (Operation *op : g)
+        out.back().push_back(to.ops[from.index.lookup(op)]);
+    }
+    return out;
+  }
+};
+
+} // namespace
