@@ -47,5 +47,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.echo_build_plugin:
     config.available_features.add("plugin")
+import subprocess
+if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("matplotlib")
 if shutil.which("ninja"):
     config.available_features.add("ninja")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: sets up, builds, then compiles the bundled NMT-like model
 # (verifies it against the model convention and prints it in Echo's custom
-# assembly), prints its FLOP table, builds its training step and trains it
-# for a few steps on the CPU.
+# assembly), prints its FLOP table, builds its training step, prints the
+# memory table of each recompute strategy and trains it for a few steps on
+# the CPU (identical losses with and without recomputation).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 utils/setup.sh
@@ -25,5 +26,19 @@ awk '/echo.train_step/ { inside = 1; sub(/\(.*/, ""); print "built", $2 }
      END { printf "%d echo ops in the step, %d of them gradient ops (*_grad)\n", n, g }' "$TRAIN"
 echo "training step written to $TRAIN"
 
-echo "== echo-run $MODEL --steps=5 --seed=0  (CPU: JIT-compiled training steps, SGD lr=0.1)"
-"$BUILD_DIR/bin/echo-run" "$MODEL" --steps=5 --seed=0 --lr=0.1
+echo "== memory of the training step of $MODEL under each recompute strategy"
+reports=()
+for s in none mirror sublinear echo; do
+  "$BUILD_DIR/bin/echo-opt" "$MODEL" --echo-autodiff \
+    --echo-recompute=strategy=$s \
+    --echo-memory-report=output="$BUILD_DIR/memory-$s.json" -o /dev/null
+  reports+=("$BUILD_DIR/memory-$s.json")
+done
+/usr/bin/python3 utils/memory-table.py "${reports[@]}"
+echo "(the bundled model is tiny, so parameters dominate; docs/results.md has"
+echo " the same table at paper sizes, from bench/recompute.py)"
+
+for s in none echo; do
+  echo "== echo-run $MODEL --strategy=$s --steps=5 --seed=0  (CPU, JIT; SGD lr=0.1)"
+  "$BUILD_DIR/bin/echo-run" "$MODEL" --strategy=$s --steps=5 --seed=0 --lr=0.1
+done

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what Echo needs on Debian 12 (as root): LLVM/MLIR 22 from Debian's
-# packages, Ninja, lld, ccache and Python's numpy. Safe to run again.
+# packages, Ninja, lld, ccache and Python's numpy and matplotlib. Safe to run
+# again.
 set -euo pipefail
 
 packages=(
-  cmake ninja-build ccache git python3 python3-numpy
+  cmake ninja-build ccache git python3 python3-numpy python3-matplotlib
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   zlib1g-dev libzstd-dev
 )
