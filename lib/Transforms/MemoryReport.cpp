@@ -32,8 +32,8 @@ LogicalResult mlir::echo::writeMemoryReport(ModuleOp module, StringRef output) {
   std::error_code ec;
   llvm::raw_fd_ostream os(output, ec);
   if (ec)
-    return module.emitError() << "echo-memory-report: cannot write '"
-                              << output << "': " << ec.message();
+    return module.emitError() << "echo-memory-report: cannot write '" << output
+                              << "': " << ec.message();
   os << text << "\n";
   return success();
 }

@@ -186,8 +186,8 @@ int64_t buildRegion(StepInfo &info, ArrayRef<Operation *> group,
 }
 
 /// Groups R into connected pieces (values flowing between ops of R).
-SmallVector<SmallVector<Operation *>>
-connectedGroups(const StepInfo &info, ArrayRef<Operation *> r) {
+SmallVector<SmallVector<Operation *>> connectedGroups(const StepInfo &info,
+                                                      ArrayRef<Operation *> r) {
   DenseSet<Operation *> inR(r.begin(), r.end());
   llvm::EquivalenceClasses<Operation *> classes;
   for (Operation *op : r) {
@@ -232,7 +232,8 @@ void packMasks(StepInfo &info) {
       b.setInsertionPoint(first);
       Value unpacked = UnpackMaskOp::create(b, v.getLoc(), type, packed);
       v.replaceUsesWithIf(unpacked, [&](OpOperand &use) {
-        return info.isBackwardUse(use) && use.getOwner() != unpacked.getDefiningOp();
+        return info.isBackwardUse(use) &&
+               use.getOwner() != unpacked.getDefiningOp();
       });
     }
   }
@@ -416,8 +417,8 @@ struct EchoRecomputePass
   using Base::Base;
 
   void runOnOperation() override {
-    if (strategy != "none" && strategy != "mirror" &&
-        strategy != "sublinear" && strategy != "echo") {
+    if (strategy != "none" && strategy != "mirror" && strategy != "sublinear" &&
+        strategy != "echo") {
       getOperation().emitError()
           << "echo-recompute: unknown strategy '" << strategy
           << "' (expected 'none', 'mirror', 'sublinear' or 'echo')";
@@ -433,7 +434,7 @@ struct EchoRecomputePass
         func.emitError() << "echo-recompute: @" << func.getSymName()
                          << " was already rewritten with strategy '"
                          << func->getAttrOfType<StringAttr>(
-                                EchoDialect::getRecomputeStrategyAttrName())
+                                    EchoDialect::getRecomputeStrategyAttrName())
                                 .getValue()
                          << "'";
         return signalPassFailure();

@@ -65,21 +65,18 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<model.mlir>"),
-                                          cl::Required);
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
 static cl::opt<std::string>
     strategyOpt("strategy",
                 cl::desc("Recompute strategy: none, mirror, sublinear, echo"),
                 cl::init("echo"));
-static cl::opt<std::string> targetOpt("target",
-                                      cl::desc("Execution target: cpu"),
-                                      cl::init("cpu"));
+static cl::opt<std::string>
+    targetOpt("target", cl::desc("Execution target: cpu"), cl::init("cpu"));
 static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
                                   cl::init(1));
-static cl::opt<uint64_t> seedOpt("seed",
-                                 cl::desc("Seed of parameters and data"),
-                                 cl::init(0));
+static cl::opt<uint64_t>
+    seedOpt("seed", cl::desc("Seed of parameters and data"), cl::init(0));
 static cl::opt<std::string>
     functionOpt("function",
                 cl::desc("The model to train when the file has several"),
@@ -106,12 +103,11 @@ static cl::opt<unsigned> checkSamples(
     "check-samples",
     cl::desc("Elements per parameter checked by finite differences (0 = all)"),
     cl::init(64));
-static cl::opt<std::string> reportOpt("report",
-                                      cl::desc("Write a JSON run report here"),
-                                      cl::init(""));
-static cl::opt<std::string> inputsOpt("inputs",
-                                      cl::desc("Read argument N from DIR/argN.npy"),
-                                      cl::init(""));
+static cl::opt<std::string>
+    reportOpt("report", cl::desc("Write a JSON run report here"), cl::init(""));
+static cl::opt<std::string>
+    inputsOpt("inputs", cl::desc("Read argument N from DIR/argN.npy"),
+              cl::init(""));
 static cl::opt<std::string>
     dumpOpt("dump", cl::desc("Write the first step's results as DIR/outN.npy"),
             cl::init(""));
@@ -318,10 +314,12 @@ int64_t integerRange(BlockArgument arg) {
     Operation *user = use.getOwner();
     if (auto emb = dyn_cast<echo::EmbeddingOp>(user))
       bound = std::min(
-          bound, cast<RankedTensorType>(emb.getTable().getType()).getDimSize(0));
+          bound,
+          cast<RankedTensorType>(emb.getTable().getType()).getDimSize(0));
     else if (auto ce = dyn_cast<echo::CrossEntropyOp>(user))
       bound = std::min(
-          bound, cast<RankedTensorType>(ce.getLogits().getType()).getDimSize(1));
+          bound,
+          cast<RankedTensorType>(ce.getLogits().getType()).getDimSize(1));
   }
   return bound == INT64_MAX ? 2 : bound;
 }
@@ -620,8 +618,8 @@ int run(MLIRContext &context) {
   SmallVector<unsigned> paramArgs;
   for (auto [i, type] : llvm::enumerate(model.getArgumentTypes())) {
     auto tt = dyn_cast<RankedTensorType>(type);
-    if (!tt || !(tt.getElementType().isF32() ||
-                 tt.getElementType().isInteger(32))) {
+    if (!tt ||
+        !(tt.getElementType().isF32() || tt.getElementType().isInteger(32))) {
       model.emitError() << "echo-run supports f32 and i32 arguments; argument "
                         << i << " is " << type;
       return 1;

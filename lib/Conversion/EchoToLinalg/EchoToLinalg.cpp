@@ -51,8 +51,8 @@ Value indexConst(OpBuilder &b, Location loc, int64_t value) {
 /// A tensor of `type` filled with `value`.
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    TypedAttr value) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   Value scalar = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
       .getResult(0);
@@ -112,8 +112,7 @@ AffineMap dropDimsMap(MLIRContext *ctx, unsigned rank,
 }
 
 /// The map from `rank` loops to the loops in `kept`.
-AffineMap keepDimsMap(MLIRContext *ctx, unsigned rank,
-                      ArrayRef<int64_t> kept) {
+AffineMap keepDimsMap(MLIRContext *ctx, unsigned rank, ArrayRef<int64_t> kept) {
   SmallVector<AffineExpr> exprs;
   for (int64_t d : kept)
     exprs.push_back(getAffineDimExpr(d, ctx));
@@ -138,10 +137,10 @@ SmallVector<int64_t> selectDims(ArrayRef<int64_t> shape,
 
 /// Reduces `input` over `dims` (removed from the shape) with `combine`,
 /// starting from `initValue`.
-Value reduceDims(OpBuilder &b, Location loc, Value input,
-                 ArrayRef<int64_t> dims, double initValue,
-                 function_ref<Value(OpBuilder &, Location, Value, Value)>
-                     combine) {
+Value reduceDims(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
+    double initValue,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> kept = complementDims(type.getRank(), dims);
   auto outType = RankedTensorType::get(selectDims(type.getShape(), kept),
@@ -149,8 +148,8 @@ Value reduceDims(OpBuilder &b, Location loc, Value input,
   MLIRContext *ctx = b.getContext();
   AffineMap maps[] = {b.getMultiDimIdentityMap(type.getRank()),
                       keepDimsMap(ctx, type.getRank(), kept)};
-  return buildGeneric(b, loc, input, maps, floatFilled(b, loc, outType,
-                                                       initValue),
+  return buildGeneric(b, loc, input, maps,
+                      floatFilled(b, loc, outType, initValue),
                       [&](OpBuilder &nb, Location nl, ValueRange args) {
                         return combine(nb, nl, args[0], args[1]);
                       });
@@ -216,8 +215,8 @@ WindowSlice windowSlice(OpBuilder &b, RankedTensorType outType, int64_t kh,
                b.getIndexAttr(kw)};
   for (int64_t d : outType.getShape())
     s.sizes.push_back(b.getIndexAttr(d));
-  s.strides = {b.getIndexAttr(1), b.getIndexAttr(1),
-               b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
+  s.strides = {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(strides[0]),
+               b.getIndexAttr(strides[1])};
   return s;
 }
 
@@ -229,19 +228,19 @@ Value accumulateWindow(OpBuilder &b, Location loc, Value acc, Value contrib,
   WindowSlice s = windowSlice(b, outType, kh, kw, strides);
   Value current = tensor::ExtractSliceOp::create(b, loc, outType, acc,
                                                  s.offsets, s.sizes, s.strides);
-  Value sum = buildElementwise(
-      b, loc, outType, ValueRange{current, contrib},
-      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return arith::AddFOp::create(nb, nl, a[0], a[1]);
-      });
+  Value sum =
+      buildElementwise(b, loc, outType, ValueRange{current, contrib},
+                       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                         return arith::AddFOp::create(nb, nl, a[0], a[1]);
+                       });
   return tensor::InsertSliceOp::create(b, loc, sum, acc, s.offsets, s.sizes,
                                        s.strides);
 }
 
 /// Number of non-padding input positions in each pooling window, [OH, OW].
 DenseElementsAttr poolCounts(RankedTensorType inType, RankedTensorType outType,
-                             ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                             ArrayRef<int64_t> pad) {
+                             ArrayRef<int64_t> kernel,
+                             ArrayRef<int64_t> strides, ArrayRef<int64_t> pad) {
   int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
   int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
   SmallVector<APFloat> counts;
@@ -272,13 +271,14 @@ Value maxPool(OpBuilder &b, Location loc, Value xPadded,
   AffineExpr n, c, oh, ow, kh, kw;
   bindDims(ctx, n, c, oh, ow, kh, kw);
   AffineMap maps[] = {
-      AffineMap::get(6, 0,
-                     {n, c, oh * strides[0] + kh, ow * strides[1] + kw}, ctx),
+      AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
+                     ctx),
       AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
   // linalg infers loop bounds from operand shapes: a [KH, KW] operand that
   // is never read carries the extent of the kh/kw loops.
-  Value window = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]}, outType.getElementType());
+  Value window =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
+                              outType.getElementType());
   AffineMap withWindow[] = {maps[0], AffineMap::get(6, 0, {kh, kw}, ctx),
                             maps[1]};
   return buildGeneric(b, loc, ValueRange{xPadded, window}, withWindow,
@@ -293,8 +293,8 @@ Value flatten(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() == 1)
     return v;
-  auto flat = RankedTensorType::get({type.getNumElements()},
-                                    type.getElementType());
+  auto flat =
+      RankedTensorType::get({type.getNumElements()}, type.getElementType());
   if (type.getRank() == 0)
     return tensor::ExpandShapeOp::create(b, loc, flat, v,
                                          ArrayRef<ReassociationIndices>{});
@@ -336,8 +336,8 @@ Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
 Value dropoutKeep(OpBuilder &b, Location loc, Value index, int64_t seed,
                   double ratio) {
   auto c = [&](uint64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc,
-                                     b.getI64IntegerAttr(static_cast<int64_t>(v)));
+    return arith::ConstantOp::create(
+        b, loc, b.getI64IntegerAttr(static_cast<int64_t>(v)));
   };
   auto xorShift = [&](Value z, uint64_t shift) -> Value {
     return arith::XOrIOp::create(b, loc, z,
@@ -360,20 +360,20 @@ Value dropoutKeep(OpBuilder &b, Location loc, Value index, int64_t seed,
 
 /// Lowers an elementwise op whose operands all have the result's shape; the
 /// scalar computation is given per op at registration.
-template <typename OpTy>
-struct ElementwiseLowering : OpRewritePattern<OpTy> {
-  using ScalarFn = std::function<Value(OpBuilder &, Location, OpTy, ValueRange)>;
+template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
+  using ScalarFn =
+      std::function<Value(OpBuilder &, Location, OpTy, ValueRange)>;
   ElementwiseLowering(MLIRContext *ctx, ScalarFn fn)
       : OpRewritePattern<OpTy>(ctx), fn(std::move(fn)) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), type, op->getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return fn(b, loc, op, args.drop_back());
-        });
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), type, op->getOperands(),
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return fn(b, loc, op, args.drop_back());
+                         });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -423,7 +423,8 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<SigmoidOp>>(
       ctx, [](OpBuilder &b, Location loc, SigmoidOp, ValueRange a) -> Value {
         Type t = a[0].getType();
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, a[0]));
+        Value e =
+            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, a[0]));
         Value one = floatConst(b, loc, t, 1.0);
         return arith::DivFOp::create(b, loc, one,
                                      arith::AddFOp::create(b, loc, one, e));
@@ -440,7 +441,8 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
         return arith::MulFOp::create(b, loc, a[1], d);
       });
   patterns.add<ElementwiseLowering<SigmoidGradOp>>(
-      ctx, [](OpBuilder &b, Location loc, SigmoidGradOp, ValueRange a) -> Value {
+      ctx,
+      [](OpBuilder &b, Location loc, SigmoidGradOp, ValueRange a) -> Value {
         Value oneMinus = arith::SubFOp::create(
             b, loc, floatConst(b, loc, a[0].getType(), 1.0), a[0]);
         Value d = arith::MulFOp::create(b, loc, a[0], oneMinus);
@@ -451,8 +453,8 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
         return selectPositive(b, loc, a[0], a[1]);
       });
   patterns.add<ElementwiseLowering<DropoutGradOp>>(
-      ctx, [](OpBuilder &b, Location loc, DropoutGradOp op,
-              ValueRange a) -> Value {
+      ctx,
+      [](OpBuilder &b, Location loc, DropoutGradOp op, ValueRange a) -> Value {
         double scale = 1.0 / (1.0 - op.getRatio().convertToDouble());
         Value scaled = arith::MulFOp::create(
             b, loc, a[1], floatConst(b, loc, a[1].getType(), scale));
@@ -518,10 +520,9 @@ struct ReduceLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    Value r = isMax ? maxDims(rewriter, op.getLoc(), op.getX(),
-                              op.getDimensions())
-                    : sumDims(rewriter, op.getLoc(), op.getX(),
-                              op.getDimensions());
+    Value r =
+        isMax ? maxDims(rewriter, op.getLoc(), op.getX(), op.getDimensions())
+              : sumDims(rewriter, op.getLoc(), op.getX(), op.getDimensions());
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -541,10 +542,10 @@ struct ReduceMaxGradLowering : OpRewritePattern<ReduceMaxGradOp> {
         rewriter, op.getLoc(), ValueRange{op.getX(), op.getY(), op.getDy()},
         maps, emptyTensor(rewriter, op.getLoc(), type),
         [](OpBuilder &b, Location loc, ValueRange a) -> Value {
-          Value isMax =
-              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a[0], a[1]);
-          return arith::SelectOp::create(b, loc, isMax, a[2],
-                                         floatConst(b, loc, a[2].getType(), 0.0));
+          Value isMax = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              a[0], a[1]);
+          return arith::SelectOp::create(
+              b, loc, isMax, a[2], floatConst(b, loc, a[2].getType(), 0.0));
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -589,10 +590,9 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
     SmallVector<int64_t> strides(type.getRank(), 1);
     for (Value in : op.getInputs()) {
       auto inType = cast<RankedTensorType>(in.getType());
-      acc = tensor::InsertSliceOp::create(rewriter, op.getLoc(), in, acc,
-                                          ValueRange{}, ValueRange{},
-                                          ValueRange{}, offsets,
-                                          inType.getShape(), strides);
+      acc = tensor::InsertSliceOp::create(
+          rewriter, op.getLoc(), in, acc, ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, inType.getShape(), strides);
       offsets[axis] += inType.getDimSize(axis);
     }
     rewriter.replaceOp(op, acc);
@@ -636,8 +636,8 @@ SmallVector<AffineMap> matmulMaps(MLIRContext *ctx, bool batched, bool ta,
   for (unsigned i = 0; i < nd; ++i)
     d.push_back(getAffineDimExpr(i, ctx));
   // Loops: [batch,] m, n, k.
-  ArrayRef<AffineExpr> batch = batched ? ArrayRef(d).take_front(1)
-                                       : ArrayRef<AffineExpr>{};
+  ArrayRef<AffineExpr> batch =
+      batched ? ArrayRef(d).take_front(1) : ArrayRef<AffineExpr>{};
   unsigned o = batched ? 1 : 0;
   AffineExpr m = d[o], n = d[o + 1], k = d[o + 2];
   auto map = [&](AffineExpr a, AffineExpr bb) {
@@ -719,12 +719,13 @@ struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
         AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx),
         AffineMap::get(7, 0, {f, c, kh, kw}, ctx),
         AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
-    Value r = buildGeneric(
-        rewriter, loc, ValueRange{x, op.getW()}, maps, zeros(rewriter, loc, type),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(
-              b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
-        });
+    Value r =
+        buildGeneric(rewriter, loc, ValueRange{x, op.getW()}, maps,
+                     zeros(rewriter, loc, type),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::AddFOp::create(
+                           b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
+                     });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -746,13 +747,13 @@ struct Conv2DGradFilterLowering : OpRewritePattern<Conv2DGradFilterOp> {
         AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx),
         AffineMap::get(7, 0, {n, f, oh, ow}, ctx),
         AffineMap::get(7, 0, {f, c, kh, kw}, ctx)};
-    Value r = buildGeneric(
-        rewriter, loc, ValueRange{x, op.getDy()}, maps,
-        zeros(rewriter, loc, type),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(
-              b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
-        });
+    Value r =
+        buildGeneric(rewriter, loc, ValueRange{x, op.getDy()}, maps,
+                     zeros(rewriter, loc, type),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::AddFOp::create(
+                           b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
+                     });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -797,9 +798,8 @@ struct Conv2DGradInputLowering : OpRewritePattern<Conv2DGradInputOp> {
             rewriter.getIndexAttr(f), rewriter.getIndexAttr(c),
             rewriter.getIndexAttr(1), rewriter.getIndexAttr(1)};
         SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
-        Value wk = tensor::ExtractSliceOp::create(rewriter, loc, wkType,
-                                                  op.getW(), offsets, sizes,
-                                                  strides);
+        Value wk = tensor::ExtractSliceOp::create(
+            rewriter, loc, wkType, op.getW(), offsets, sizes, strides);
         Value contrib = buildGeneric(
             rewriter, loc, ValueRange{op.getDy(), wk}, maps,
             zeros(rewriter, loc, contribType),
@@ -811,8 +811,8 @@ struct Conv2DGradInputLowering : OpRewritePattern<Conv2DGradInputOp> {
                                op.getStrides());
       }
     }
-    rewriter.replaceOp(op, unpadSpatial(rewriter, loc, acc, type,
-                                        op.getPadding()));
+    rewriter.replaceOp(op,
+                       unpadSpatial(rewriter, loc, acc, type, op.getPadding()));
     return success();
   }
 };
@@ -821,8 +821,8 @@ struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPool2DOp op,
                                 PatternRewriter &rewriter) const override {
-    Value x =
-        padSpatial(rewriter, op.getLoc(), op.getX(), op.getPadding(), -INFINITY);
+    Value x = padSpatial(rewriter, op.getLoc(), op.getX(), op.getPadding(),
+                         -INFINITY);
     rewriter.replaceOp(op, maxPool(rewriter, op.getLoc(), x,
                                    cast<RankedTensorType>(op.getType()),
                                    op.getKernel(), op.getStrides()));
@@ -854,19 +854,18 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
           return arith::AddFOp::create(b, l, a[0], a[2]);
         });
     Value counts = arith::ConstantOp::create(
-        rewriter, loc,
-        poolCounts(inType, type, k, s, op.getPadding()));
+        rewriter, loc, poolCounts(inType, type, k, s, op.getPadding()));
     AffineExpr d0, d1, d2, d3;
     bindDims(ctx, d0, d1, d2, d3);
     AffineMap divMaps[] = {rewriter.getMultiDimIdentityMap(4),
                            AffineMap::get(4, 0, {d2, d3}, ctx),
                            rewriter.getMultiDimIdentityMap(4)};
-    Value avg = buildGeneric(
-        rewriter, loc, ValueRange{sum, counts}, divMaps,
-        emptyTensor(rewriter, loc, type),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::DivFOp::create(b, l, a[0], a[1]);
-        });
+    Value avg =
+        buildGeneric(rewriter, loc, ValueRange{sum, counts}, divMaps,
+                     emptyTensor(rewriter, loc, type),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::DivFOp::create(b, l, a[0], a[1]);
+                     });
     rewriter.replaceOp(op, avg);
     return success();
   }
@@ -888,18 +887,18 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
     AffineMap maps[] = {rewriter.getMultiDimIdentityMap(4),
                         AffineMap::get(4, 0, {d2, d3}, ctx),
                         rewriter.getMultiDimIdentityMap(4)};
-    Value share = buildGeneric(
-        rewriter, loc, ValueRange{op.getDy(), counts}, maps,
-        emptyTensor(rewriter, loc, dyType),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::DivFOp::create(b, l, a[0], a[1]);
-        });
+    Value share =
+        buildGeneric(rewriter, loc, ValueRange{op.getDy(), counts}, maps,
+                     emptyTensor(rewriter, loc, dyType),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::DivFOp::create(b, l, a[0], a[1]);
+                     });
     Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
     for (int64_t kh = 0; kh < k[0]; ++kh)
       for (int64_t kw = 0; kw < k[1]; ++kw)
         acc = accumulateWindow(rewriter, loc, acc, share, kh, kw, s);
-    rewriter.replaceOp(op, unpadSpatial(rewriter, loc, acc, type,
-                                        op.getPadding()));
+    rewriter.replaceOp(op,
+                       unpadSpatial(rewriter, loc, acc, type, op.getPadding()));
     return success();
   }
 };
@@ -912,13 +911,14 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
     auto type = cast<RankedTensorType>(op.getType());
     auto dyType = cast<RankedTensorType>(op.getDy().getType());
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
-    Value xPad = padSpatial(rewriter, loc, op.getX(), op.getPadding(), -INFINITY);
+    Value xPad =
+        padSpatial(rewriter, loc, op.getX(), op.getPadding(), -INFINITY);
     // The forward maximum is recomputed from x (the gradient reads x only).
     Value y = maxPool(rewriter, loc, xPad, dyType, k, s);
     auto takenType =
         RankedTensorType::get(dyType.getShape(), rewriter.getI1Type());
-    Value taken = filledTensor(rewriter, loc, takenType,
-                               rewriter.getBoolAttr(false));
+    Value taken =
+        filledTensor(rewriter, loc, takenType, rewriter.getBoolAttr(false));
     Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
     // Visit window positions in row-major order; each output's adjoint goes
     // to the first position equal to the maximum.
@@ -928,11 +928,10 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
         Value xs = tensor::ExtractSliceOp::create(
             rewriter, loc, dyType, xPad, ws.offsets, ws.sizes, ws.strides);
         auto first = [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value eq =
-              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], a[1]);
+          Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                           a[0], a[1]);
           Value notTaken = arith::XOrIOp::create(
-              b, l, a[2],
-              arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+              b, l, a[2], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
           return arith::AndIOp::create(b, l, eq, notTaken);
         };
         Value contrib = buildElementwise(
@@ -950,8 +949,8 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
         acc = accumulateWindow(rewriter, loc, acc, contrib, kh, kw, s);
       }
     }
-    rewriter.replaceOp(op, unpadSpatial(rewriter, loc, acc, type,
-                                        op.getPadding()));
+    rewriter.replaceOp(op,
+                       unpadSpatial(rewriter, loc, acc, type, op.getPadding()));
     return success();
   }
 };
@@ -980,8 +979,8 @@ struct NormLayout {
       l.paramDims = {rank - 1};
     }
     l.count = type.getNumElements() /
-              std::max<int64_t>(1, computeProduct(selectDims(type.getShape(),
-                                                             l.statDims)));
+              std::max<int64_t>(
+                  1, computeProduct(selectDims(type.getShape(), l.statDims)));
     return l;
   }
   SmallVector<int64_t> reducedDims(int64_t rank) const {
@@ -1005,18 +1004,19 @@ std::pair<Value, Value> normStats(OpBuilder &b, Location loc, Value x,
   Value mean = buildGeneric(
       b, loc, ValueRange{sum}, {statId, statId}, emptyTensor(b, loc, statType),
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::MulFOp::create(nb, l, a[0], floatConst(nb, l, et, invCount));
+        return arith::MulFOp::create(nb, l, a[0],
+                                     floatConst(nb, l, et, invCount));
       });
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
-  Value sq = buildGeneric(
-      b, loc, ValueRange{x, mean}, {id, statMap, statMap},
-      zeros(b, loc, statType),
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-        return arith::AddFOp::create(nb, l, a[2],
-                                     arith::MulFOp::create(nb, l, d, d));
-      });
+  Value sq =
+      buildGeneric(b, loc, ValueRange{x, mean}, {id, statMap, statMap},
+                   zeros(b, loc, statType),
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                     return arith::AddFOp::create(
+                         nb, l, a[2], arith::MulFOp::create(nb, l, d, d));
+                   });
   Value rstd = buildGeneric(
       b, loc, ValueRange{sq}, {statId, statId}, emptyTensor(b, loc, statType),
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -1079,19 +1079,19 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
     AffineMap paramMap = keepDimsMap(ctx, rank, layout.paramDims);
     Value empty = emptyTensor(rewriter, loc, type);
-    Value xhat = buildGeneric(
-        rewriter, loc, ValueRange{op.getX(), mean, rstd},
-        {id, statMap, statMap, id}, empty,
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::MulFOp::create(
-              b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
-        });
-    Value dxhat = buildGeneric(
-        rewriter, loc, ValueRange{op.getDy(), op.getGamma()},
-        {id, paramMap, id}, empty,
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::MulFOp::create(b, l, a[0], a[1]);
-        });
+    Value xhat =
+        buildGeneric(rewriter, loc, ValueRange{op.getX(), mean, rstd},
+                     {id, statMap, statMap, id}, empty,
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(
+                           b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
+                     });
+    Value dxhat =
+        buildGeneric(rewriter, loc, ValueRange{op.getDy(), op.getGamma()},
+                     {id, paramMap, id}, empty,
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(b, l, a[0], a[1]);
+                     });
     auto mul = [](OpBuilder &b, Location l, ValueRange a) -> Value {
       return arith::MulFOp::create(b, l, a[0], a[1]);
     };
@@ -1112,8 +1112,8 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
           t = arith::SubFOp::create(b, l, t, a[3]);
           t = arith::SubFOp::create(b, l, t,
                                     arith::MulFOp::create(b, l, a[1], a[4]));
-          Value scale = arith::MulFOp::create(b, l, a[2],
-                                              floatConst(b, l, et, 1.0 / m));
+          Value scale =
+              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / m));
           return arith::MulFOp::create(b, l, t, scale);
         });
     Value dgamma = sumDims(rewriter, loc, dyXhat, paramReduced);
@@ -1169,19 +1169,19 @@ struct SoftmaxGradLowering : OpRewritePattern<SoftmaxGradOp> {
     auto axis = static_cast<int64_t>(op.getAxis());
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     AffineMap red = dropDimsMap(getContext(), rank, {axis});
-    Value ydy = buildElementwise(
-        rewriter, loc, type, ValueRange{op.getY(), op.getDy()},
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::MulFOp::create(b, l, a[0], a[1]);
-        });
+    Value ydy =
+        buildElementwise(rewriter, loc, type, ValueRange{op.getY(), op.getDy()},
+                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(b, l, a[0], a[1]);
+                         });
     Value dot = sumDims(rewriter, loc, ydy, {axis});
-    Value dx = buildGeneric(
-        rewriter, loc, ValueRange{op.getY(), op.getDy(), dot}, {id, id, red, id},
-        emptyTensor(rewriter, loc, type),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::MulFOp::create(b, l, a[0],
-                                       arith::SubFOp::create(b, l, a[1], a[2]));
-        });
+    Value dx =
+        buildGeneric(rewriter, loc, ValueRange{op.getY(), op.getDy(), dot},
+                     {id, id, red, id}, emptyTensor(rewriter, loc, type),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(
+                           b, l, a[0], arith::SubFOp::create(b, l, a[1], a[2]));
+                     });
     rewriter.replaceOp(op, dx);
     return success();
   }
@@ -1210,22 +1210,23 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     Value mx = maxDims(rewriter, loc, op.getLogits(), {1});
     auto rowType = cast<RankedTensorType>(mx.getType());
     // sumexp[n] = Σ_c exp(l - max); picked[n] = l[n, label[n]].
-    Value sumExp = buildGeneric(
-        rewriter, loc, ValueRange{op.getLogits(), mx}, {id, row, row},
-        zeros(rewriter, loc, rowType),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value e = math::ExpOp::create(b, l,
-                                        arith::SubFOp::create(b, l, a[0], a[1]));
-          return arith::AddFOp::create(b, l, a[2], e);
-        });
-    Value picked = buildGeneric(
-        rewriter, loc, ValueRange{op.getLogits(), op.getLabels()},
-        {id, row, row}, zeros(rewriter, loc, rowType),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value v = arith::SelectOp::create(b, l, isLabel(b, l, a[1]), a[0],
-                                            floatConst(b, l, a[0].getType(), 0.0));
-          return arith::AddFOp::create(b, l, a[2], v);
-        });
+    Value sumExp =
+        buildGeneric(rewriter, loc, ValueRange{op.getLogits(), mx},
+                     {id, row, row}, zeros(rewriter, loc, rowType),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value e = math::ExpOp::create(
+                           b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                       return arith::AddFOp::create(b, l, a[2], e);
+                     });
+    Value picked =
+        buildGeneric(rewriter, loc, ValueRange{op.getLogits(), op.getLabels()},
+                     {id, row, row}, zeros(rewriter, loc, rowType),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value v = arith::SelectOp::create(
+                           b, l, isLabel(b, l, a[1]), a[0],
+                           floatConst(b, l, a[0].getType(), 0.0));
+                       return arith::AddFOp::create(b, l, a[2], v);
+                     });
     // loss = Σ_n (max + log(sumexp) - picked) / N.
     auto scalarType = cast<RankedTensorType>(op.getType());
     AffineMap rowId = rewriter.getMultiDimIdentityMap(1);
@@ -1237,8 +1238,7 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
           Value lse = arith::AddFOp::create(b, l, a[0],
                                             math::LogOp::create(b, l, a[1]));
           Value nll = arith::SubFOp::create(b, l, lse, a[2]);
-          nll = arith::MulFOp::create(b, l, nll,
-                                      floatConst(b, l, et, 1.0 / n));
+          nll = arith::MulFOp::create(b, l, nll, floatConst(b, l, et, 1.0 / n));
           return arith::AddFOp::create(b, l, a[3], nll);
         });
     rewriter.replaceOp(op, loss);
@@ -1269,8 +1269,8 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
                                               floatConst(b, l, et, 1.0),
                                               floatConst(b, l, et, 0.0));
           Value g = arith::SubFOp::create(b, l, a[0], one);
-          Value scale = arith::MulFOp::create(b, l, a[2],
-                                              floatConst(b, l, et, 1.0 / n));
+          Value scale =
+              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / n));
           return arith::MulFOp::create(b, l, g, scale);
         });
     rewriter.replaceOp(op, dl);
@@ -1320,8 +1320,8 @@ struct MseLossGradLowering : OpRewritePattern<MseLossGradOp> {
         {id, id, scalar, id}, emptyTensor(rewriter, loc, type),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value d = arith::SubFOp::create(b, l, a[0], a[1]);
-          Value s = arith::MulFOp::create(b, l, a[2],
-                                          floatConst(b, l, et, scale));
+          Value s =
+              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, scale));
           return arith::MulFOp::create(b, l, d, s);
         });
     rewriter.replaceOp(op, dp);
@@ -1396,8 +1396,8 @@ struct EmbeddingGradLowering : OpRewritePattern<EmbeddingGradOp> {
           SmallVector<OpFoldResult> dst = {row, b.getIndexAttr(0)};
           Value g = tensor::ExtractSliceOp::create(b, l, rowType, dy, src,
                                                    sizes, strides);
-          Value cur = tensor::ExtractSliceOp::create(b, l, rowType, iter[0], dst,
-                                                     sizes, strides);
+          Value cur = tensor::ExtractSliceOp::create(b, l, rowType, iter[0],
+                                                     dst, sizes, strides);
           Value sum = buildElementwise(
               b, l, rowType, ValueRange{cur, g},
               [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
@@ -1429,8 +1429,8 @@ struct PackMaskLowering : OpRewritePattern<PackMaskOp> {
     if (bytes * 8 != n) {
       auto paddedType =
           RankedTensorType::get({bytes * 8}, rewriter.getI1Type());
-      Value no = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getBoolAttr(false));
+      Value no =
+          arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
       flat = tensor::PadOp::create(
           rewriter, loc, paddedType, flat,
           ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
@@ -1449,8 +1449,8 @@ struct PackMaskLowering : OpRewritePattern<PackMaskOp> {
         [](OpBuilder &b, Location l, ValueRange a) -> Value {
           Type i8 = b.getI8Type();
           Value bit = arith::ExtUIOp::create(b, l, i8, a[0]);
-          Value j = arith::IndexCastOp::create(b, l, i8,
-                                               linalg::IndexOp::create(b, l, 1));
+          Value j = arith::IndexCastOp::create(
+              b, l, i8, linalg::IndexOp::create(b, l, 1));
           return arith::OrIOp::create(b, l, a[1],
                                       arith::ShLIOp::create(b, l, bit, j));
         });
@@ -1479,8 +1479,8 @@ struct UnpackMaskLowering : OpRewritePattern<UnpackMaskOp> {
         emptyTensor(rewriter, loc, bitsType),
         [](OpBuilder &b, Location l, ValueRange a) -> Value {
           Type i8 = b.getI8Type();
-          Value j = arith::IndexCastOp::create(b, l, i8,
-                                               linalg::IndexOp::create(b, l, 1));
+          Value j = arith::IndexCastOp::create(
+              b, l, i8, linalg::IndexOp::create(b, l, 1));
           Value shifted = arith::ShRUIOp::create(b, l, a[0], j);
           return arith::TruncIOp::create(b, l, b.getI1Type(), shifted);
         });
