@@ -92,6 +92,12 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   return generic.getResult(0);
 }
 
+/// The body of a contraction: out + in0 * in1.
+Value multiplyAccumulate(OpBuilder &b, Location l, ValueRange a) {
+  return arith::AddFOp::create(b, l, a[2],
+                               arith::MulFOp::create(b, l, a[0], a[1]));
+}
+
 /// Elementwise generic over tensors of the result's shape.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, BodyFn body) {
@@ -703,57 +709,30 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
 // Convolution and pooling
 //===----------------------------------------------------------------------===//
 
-struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2DOp op,
+/// conv2d (y = x ⋆ w) and conv2d_grad_filter (dw = x ⋆ dy): one
+/// contraction of the zero-padded input with the op's second operand over
+/// the loops n, f, oh, ow, c, kh, kw.
+template <typename OpTy, bool filterGrad>
+struct ConvContractionLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
+    MLIRContext *ctx = rewriter.getContext();
     auto type = cast<RankedTensorType>(op.getType());
     ArrayRef<int64_t> s = op.getStrides();
     Value x = padSpatial(rewriter, loc, op.getX(), op.getPadding(), 0.0);
-    // Loops: n, f, oh, ow, c, kh, kw.
     AffineExpr n, f, oh, ow, c, kh, kw;
     bindDims(ctx, n, f, oh, ow, c, kh, kw);
-    AffineMap maps[] = {
-        AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx),
-        AffineMap::get(7, 0, {f, c, kh, kw}, ctx),
-        AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
+    AffineMap xMap =
+        AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx);
+    AffineMap filterMap = AffineMap::get(7, 0, {f, c, kh, kw}, ctx);
+    AffineMap outMap = AffineMap::get(7, 0, {n, f, oh, ow}, ctx);
+    SmallVector<AffineMap> maps = {xMap, filterGrad ? outMap : filterMap,
+                                   filterGrad ? filterMap : outMap};
     Value r =
-        buildGeneric(rewriter, loc, ValueRange{x, op.getW()}, maps,
-                     zeros(rewriter, loc, type),
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       return arith::AddFOp::create(
-                           b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
-                     });
-    rewriter.replaceOp(op, r);
-    return success();
-  }
-};
-
-struct Conv2DGradFilterLowering : OpRewritePattern<Conv2DGradFilterOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2DGradFilterOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
-    auto type = cast<RankedTensorType>(op.getType());
-    ArrayRef<int64_t> s = op.getStrides();
-    Value x = padSpatial(rewriter, loc, op.getX(), op.getPadding(), 0.0);
-    // Loops: f, c, kh, kw, n, oh, ow.
-    AffineExpr f, c, kh, kw, n, oh, ow;
-    bindDims(ctx, f, c, kh, kw, n, oh, ow);
-    AffineMap maps[] = {
-        AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx),
-        AffineMap::get(7, 0, {n, f, oh, ow}, ctx),
-        AffineMap::get(7, 0, {f, c, kh, kw}, ctx)};
-    Value r =
-        buildGeneric(rewriter, loc, ValueRange{x, op.getDy()}, maps,
-                     zeros(rewriter, loc, type),
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       return arith::AddFOp::create(
-                           b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
-                     });
+        buildGeneric(rewriter, loc, ValueRange{x, op->getOperand(1)}, maps,
+                     zeros(rewriter, loc, type), multiplyAccumulate);
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -800,13 +779,9 @@ struct Conv2DGradInputLowering : OpRewritePattern<Conv2DGradInputOp> {
         SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
         Value wk = tensor::ExtractSliceOp::create(
             rewriter, loc, wkType, op.getW(), offsets, sizes, strides);
-        Value contrib = buildGeneric(
-            rewriter, loc, ValueRange{op.getDy(), wk}, maps,
-            zeros(rewriter, loc, contribType),
-            [](OpBuilder &b, Location l, ValueRange a) -> Value {
-              return arith::AddFOp::create(
-                  b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
-            });
+        Value contrib =
+            buildGeneric(rewriter, loc, ValueRange{op.getDy(), wk}, maps,
+                         zeros(rewriter, loc, contribType), multiplyAccumulate);
         acc = accumulateWindow(rewriter, loc, acc, contrib, kh, kw,
                                op.getStrides());
       }
@@ -1546,7 +1521,8 @@ void mlir::echo::populateEchoToLinalgPatterns(RewritePatternSet &patterns) {
       ReduceLowering<ReduceMaxOp, true>, ReduceMaxGradLowering, SliceLowering,
       SliceGradLowering, ConcatLowering, ReshapeLowering, TransposeLowering,
       MatmulLowering<MatmulOp, false>, MatmulLowering<BatchMatmulOp, true>,
-      LinearLowering, Conv2DLowering, Conv2DGradFilterLowering,
+      LinearLowering, ConvContractionLowering<Conv2DOp, false>,
+      ConvContractionLowering<Conv2DGradFilterOp, true>,
       Conv2DGradInputLowering, MaxPool2DLowering, AvgPool2DLowering,
       AvgPool2DGradLowering, MaxPool2DGradLowering,
       NormLowering<BatchNormOp, true>, NormLowering<LayerNormOp, false>,
