@@ -209,6 +209,38 @@ SmallVector<SmallVector<Operation *>> connectedGroups(const StepInfo &info,
   return groups;
 }
 
+/// Splits each group by where its values are first read in the backward
+/// pass: one region per reading point, each cloning what it needs, so that
+/// recomputed values are born right before their readers instead of all at
+/// the first one (a residual chain joins many blocks into one group).
+SmallVector<SmallVector<Operation *>>
+splitByFirstUse(const StepInfo &info,
+                ArrayRef<SmallVector<Operation *>> groups) {
+  SmallVector<SmallVector<Operation *>> out;
+  for (const auto &group : groups) {
+    DenseMap<Operation *, unsigned> clusterOf;
+    size_t first = out.size();
+    for (Operation *op : group) {
+      Operation *at = nullptr;
+      for (Value v : op->getResults())
+        for (OpOperand &use : v.getUses())
+          if (info.isBackwardUse(use)) {
+            Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
+            if (!at || top->isBeforeInBlock(at))
+              at = top;
+          }
+      if (!at)
+        continue; // only needed to compute other values: cloned on demand
+      auto [it, inserted] = clusterOf.try_emplace(at, out.size());
+      if (inserted)
+        out.emplace_back();
+      out[it->second].push_back(op);
+    }
+    (void)first;
+  }
+  return out;
+}
+
 /// Stashes the i1 masks read by the backward pass 1-bit packed.
 void packMasks(StepInfo &info) {
   for (Operation *op : info.forwardCandidates()) {
@@ -470,28 +502,33 @@ struct EchoRecomputePass
       return success();
     }
 
-    // echo never exceeds the baseline's peak: try the whole plan, and if it
-    // would, keep only the groups that do not raise the peak.
+    // Two placements of the same plan: one region per connected group, or
+    // one per first backward reader. Keep the one with the lower estimated
+    // peak; echo never exceeds the baseline's peak, so if neither fits, keep
+    // only the groups that do not raise it.
     int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
-    {
+    auto trialPeak = [&](ArrayRef<SmallVector<Operation *>> plan) {
       OpBuilder b(func);
       auto trial = cast<func::FuncOp>(b.clone(*func));
       StepInfo trialInfo(trial);
-      SmallVector<SmallVector<Operation *>> mapped =
-          mapGroups(info, trialInfo, groups);
-      applyGroups(trial, mapped);
+      applyGroups(trial, mapGroups(info, trialInfo, plan));
       packMasks(trialInfo);
       eraseDeadForward(trial);
-      bool fits = computeMemoryStats(trial).peakLiveBytes <= basePeak;
+      int64_t peak = computeMemoryStats(trial).peakLiveBytes;
       trial.erase();
-      if (fits) {
-        numRecomputed += applyGroups(func, groups);
-        numRegions += groups.size();
-        StepInfo after(func);
-        packMasks(after);
-        eraseDeadForward(func);
-        return success();
-      }
+      return peak;
+    };
+    SmallVector<SmallVector<Operation *>> split = splitByFirstUse(info, groups);
+    int64_t groupedPeak = trialPeak(groups);
+    int64_t splitPeak = trialPeak(split);
+    if (std::min(groupedPeak, splitPeak) <= basePeak) {
+      const auto &best = splitPeak < groupedPeak ? split : groups;
+      numRecomputed += applyGroups(func, best);
+      numRegions += best.size();
+      StepInfo after(func);
+      packMasks(after);
+      eraseDeadForward(func);
+      return success();
     }
     // Masks first (they never raise the peak), then group by group.
     packMasks(info);

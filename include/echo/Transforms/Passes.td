@@ -164,8 +164,10 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       does not increase the bytes stashed for the whole subgraph, counting a
       tensor shared by several ops once (Fig. 8/13). Dropout masks read by
       the backward pass are stashed 1-bit packed (`echo.pack_mask` /
-      `echo.unpack_mask`). A subgraph whose decision would raise the
-      estimated peak above `none`'s is dropped.
+      `echo.unpack_mask`). Regions are placed either one per connected
+      group or one per first backward reader (each cloning what it needs),
+      whichever gives the lower estimated peak; a group whose recomputation
+      would raise the peak above `none`'s is dropped.
 
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];
