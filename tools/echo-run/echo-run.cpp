@@ -307,20 +307,14 @@ LogicalResult readNpy(StringRef path, HostTensor &t, unsigned argIndex) {
 //===----------------------------------------------------------------------===//
 
 /// For an integer argument: the exclusive upper bound its uses accept
-/// (embedding ids in [0, V), labels in [0, C)), or 2 when unconstrained.
+/// (IndexOperandOpInterface: embedding ids in [0, V), labels in [0, C)), or 2
+/// when unconstrained.
 int64_t integerRange(BlockArgument arg) {
   int64_t bound = INT64_MAX;
-  for (OpOperand &use : arg.getUses()) {
-    Operation *user = use.getOwner();
-    if (auto emb = dyn_cast<echo::EmbeddingOp>(user))
-      bound = std::min(
-          bound,
-          cast<RankedTensorType>(emb.getTable().getType()).getDimSize(0));
-    else if (auto ce = dyn_cast<echo::CrossEntropyOp>(user))
-      bound = std::min(
-          bound,
-          cast<RankedTensorType>(ce.getLogits().getType()).getDimSize(1));
-  }
+  for (OpOperand &use : arg.getUses())
+    if (auto indexed = dyn_cast<echo::IndexOperandOpInterface>(use.getOwner()))
+      if (int64_t b = indexed.getIndexBound(use.getOperandNumber()))
+        bound = std::min(bound, b);
   return bound == INT64_MAX ? 2 : bound;
 }
 

@@ -693,3 +693,23 @@ void RecomputeOp::print(OpAsmPrinter &p) {
 
 #define GET_OP_CLASSES
 #include "echo/Dialect/Echo/IR/EchoOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// IndexOperandOpInterface
+//===----------------------------------------------------------------------===//
+
+int64_t EmbeddingOp::getIndexBound(unsigned operandIndex) {
+  return operandIndex == 0 ? getTable().getType().getDimSize(0) : 0;
+}
+
+int64_t EmbeddingGradOp::getIndexBound(unsigned operandIndex) {
+  return operandIndex == 0 ? getType().getDimSize(0) : 0;
+}
+
+int64_t CrossEntropyOp::getIndexBound(unsigned operandIndex) {
+  return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
+}
+
+int64_t CrossEntropyGradOp::getIndexBound(unsigned operandIndex) {
+  return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
+}

@@ -147,7 +147,8 @@ def Echo_DropoutGradOp : Echo_GradOp<"dropout_grad",
 }
 
 def Echo_EmbeddingGradOp : Echo_GradOp<"embedding_grad",
-    [AllElementTypesMatch<["dy", "result"]>]> {
+    [AllElementTypesMatch<["dy", "result"]>,
+     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
   let summary = "gradient of echo.embedding with respect to the table";
   let description = [{
     Scatter-adds each row `dy[i..., :]` into row `ids[i...]` of a zero V×H
@@ -167,7 +168,8 @@ def Echo_EmbeddingGradOp : Echo_GradOp<"embedding_grad",
 
 def Echo_CrossEntropyGradOp : Echo_GradOp<"cross_entropy_grad",
     [AllTypesMatch<["logits", "result"]>,
-     AllElementTypesMatch<["logits", "dloss"]>]> {
+     AllElementTypesMatch<["logits", "dloss"]>,
+     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
   let summary = "gradient of echo.cross_entropy with respect to the logits";
   let description = [{
     `dlogits = dloss · (softmax(logits) − onehot(labels)) / N`.

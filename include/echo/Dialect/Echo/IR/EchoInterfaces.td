@@ -112,4 +112,25 @@ def Echo_CostOpInterface : OpInterface<"CostOpInterface"> {
   ];
 }
 
+def Echo_IndexOperandOpInterface : OpInterface<"IndexOperandOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    An op with integer operands that index into another operand (embedding
+    ids into the table, labels into the classes). Tools that generate data
+    (`echo-run`) draw those integers inside the range the op accepts.
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the exclusive upper bound of the values operand
+        `operandIndex` may hold (they start at 0), or 0 when the operand is
+        not an index operand.
+      }],
+      /*retTy=*/"int64_t",
+      /*methodName=*/"getIndexBound",
+      /*args=*/(ins "unsigned":$operandIndex)>,
+  ];
+}
+
 #endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD

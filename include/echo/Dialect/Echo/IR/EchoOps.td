@@ -417,7 +417,8 @@ def Echo_DropoutOp : Echo_ForwardOp<"dropout",
 }
 
 def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
-    [AllElementTypesMatch<["table", "result"]>]> {
+    [AllElementTypesMatch<["table", "result"]>,
+     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
   let summary = "table lookup";
   let description = [{
     `result[i..., :] = table[ids[i...], :]`; `ids` (`i32`, any rank) must lie
@@ -442,7 +443,8 @@ def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
 //===----------------------------------------------------------------------===//
 
 def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
-    [AllElementTypesMatch<["logits", "result"]>]> {
+    [AllElementTypesMatch<["logits", "result"]>,
+     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
   let summary = "mean softmax cross-entropy";
   let description = [{
     `mean_n(logsumexp(logits[n, :]) − logits[n, labels[n]])` for N×C
