@@ -219,7 +219,6 @@ splitByFirstUse(const StepInfo &info,
   SmallVector<SmallVector<Operation *>> out;
   for (const auto &group : groups) {
     DenseMap<Operation *, unsigned> clusterOf;
-    size_t first = out.size();
     for (Operation *op : group) {
       Operation *at = nullptr;
       for (Value v : op->getResults())
@@ -236,7 +235,6 @@ splitByFirstUse(const StepInfo &info,
         out.emplace_back();
       out[it->second].push_back(op);
     }
-    (void)first;
   }
   return out;
 }
@@ -299,12 +297,22 @@ int64_t applyGroups(func::FuncOp func,
 // Strategies: each returns the groups of R
 //===----------------------------------------------------------------------===//
 
-/// mirror: every forward op that is not compute-heavy (nor dropout, which
-/// MXNet's mirror kept).
+/// True for ops that produce an i1 mask (dropout): mirror keeps them, as
+/// MXNet's mirror kept dropout, and echo stashes their masks packed instead
+/// of recomputing them (Alg. 1 line 18).
+bool producesMask(Operation *op) {
+  return llvm::any_of(op->getResultTypes(), [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.getElementType().isInteger(1);
+  });
+}
+
+/// mirror: every forward op that is neither compute-heavy nor produces a
+/// mask.
 SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
   SmallVector<Operation *> r;
   for (Operation *op : info.forwardCandidates())
-    if (!isComputeHeavy(op) && !isa<DropoutOp>(op))
+    if (!isComputeHeavy(op) && !producesMask(op))
       r.push_back(op);
   return connectedGroups(info, r);
 }
@@ -317,7 +325,7 @@ SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
 SmallVector<SmallVector<Operation *>> planEcho(const StepInfo &info) {
   SmallVector<Operation *> candidates;
   for (Operation *op : info.forwardCandidates())
-    if (!isComputeHeavy(op) && !isa<DropoutOp>(op))
+    if (!isComputeHeavy(op) && !producesMask(op))
       candidates.push_back(op);
   DenseSet<Operation *> inR(candidates.begin(), candidates.end());
   // Reads of each value by ops of R (the clones that would need it).
@@ -496,8 +504,7 @@ struct EchoRecomputePass
       groups = planEcho(info);
 
     if (strategy != "echo") {
-      numRecomputed += applyGroups(func, groups);
-      numRegions += groups.size();
+      apply(func, groups, /*pack=*/false);
       eraseDeadForward(func);
       return success();
     }
@@ -507,48 +514,50 @@ struct EchoRecomputePass
     // peak; echo never exceeds the baseline's peak, so if neither fits, keep
     // only the groups that do not raise it.
     int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
-    auto trialPeak = [&](ArrayRef<SmallVector<Operation *>> plan) {
-      OpBuilder b(func);
-      auto trial = cast<func::FuncOp>(b.clone(*func));
-      StepInfo trialInfo(trial);
-      applyGroups(trial, mapGroups(info, trialInfo, plan));
-      packMasks(trialInfo);
-      eraseDeadForward(trial);
-      int64_t peak = computeMemoryStats(trial).peakLiveBytes;
-      trial.erase();
-      return peak;
-    };
     SmallVector<SmallVector<Operation *>> split = splitByFirstUse(info, groups);
-    int64_t groupedPeak = trialPeak(groups);
-    int64_t splitPeak = trialPeak(split);
+    int64_t groupedPeak = peakIfApplied(func, groups, /*pack=*/true);
+    int64_t splitPeak = peakIfApplied(func, split, /*pack=*/true);
     if (std::min(groupedPeak, splitPeak) <= basePeak) {
-      const auto &best = splitPeak < groupedPeak ? split : groups;
-      numRecomputed += applyGroups(func, best);
-      numRegions += best.size();
-      StepInfo after(func);
-      packMasks(after);
+      apply(func, splitPeak < groupedPeak ? split : groups, /*pack=*/true);
       eraseDeadForward(func);
       return success();
     }
     // Masks first (they never raise the peak), then group by group.
     packMasks(info);
-    for (const auto &group : groups) {
-      OpBuilder b(func);
-      auto trial = cast<func::FuncOp>(b.clone(*func));
-      StepInfo current(func), trialInfo(trial);
-      SmallVector<SmallVector<Operation *>> mapped =
-          mapGroups(current, trialInfo, {group});
-      applyGroups(trial, mapped);
-      eraseDeadForward(trial);
-      bool fits = computeMemoryStats(trial).peakLiveBytes <= basePeak;
-      trial.erase();
-      if (fits) {
-        numRecomputed += applyGroups(func, {group});
-        ++numRegions;
-      }
-    }
+    for (const auto &group : groups)
+      if (peakIfApplied(func, {group}, /*pack=*/false) <= basePeak)
+        apply(func, {group}, /*pack=*/false);
     eraseDeadForward(func);
     return success();
+  }
+
+  /// Rewrites `func` with `plan` (and packs its masks when `pack`).
+  void apply(func::FuncOp func, ArrayRef<SmallVector<Operation *>> plan,
+             bool pack) {
+    numRecomputed += applyGroups(func, plan);
+    numRegions += plan.size();
+    if (pack) {
+      StepInfo after(func);
+      packMasks(after);
+    }
+  }
+
+  /// The estimated peak of `func` if it were rewritten with `plan`
+  /// (measured on a clone).
+  static int64_t peakIfApplied(func::FuncOp func,
+                               ArrayRef<SmallVector<Operation *>> plan,
+                               bool pack) {
+    StepInfo current(func);
+    OpBuilder b(func);
+    auto trial = cast<func::FuncOp>(b.clone(*func));
+    StepInfo trialInfo(trial);
+    applyGroups(trial, mapGroups(current, trialInfo, plan));
+    if (pack)
+      packMasks(trialInfo);
+    eraseDeadForward(trial);
+    int64_t peak = computeMemoryStats(trial).peakLiveBytes;
+    trial.erase();
+    return peak;
   }
 
   /// The ops of `groups` (in `from`) at the same positions in `to`, a clone.
