@@ -268,29 +268,57 @@ DenseElementsAttr poolCounts(RankedTensorType inType, RankedTensorType outType,
   return DenseElementsAttr::get(type, counts);
 }
 
+/// Reduces each pooling window of an already padded NCHW tensor into
+/// `outType` with `combine`, starting from `init`.
+Value poolWindows(
+    OpBuilder &b, Location loc, Value xPadded, RankedTensorType outType,
+    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides, double init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *ctx = b.getContext();
+  // Loops: n, c, oh, ow, kh, kw. linalg infers loop bounds from operand
+  // shapes: a [KH, KW] operand that is never read carries the extent of the
+  // kh/kw loops.
+  AffineExpr n, c, oh, ow, kh, kw;
+  bindDims(ctx, n, c, oh, ow, kh, kw);
+  Value window =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
+                              outType.getElementType());
+  AffineMap maps[] = {
+      AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
+                     ctx),
+      AffineMap::get(6, 0, {kh, kw}, ctx),
+      AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
+  return buildGeneric(b, loc, ValueRange{xPadded, window}, maps,
+                      floatFilled(b, loc, outType, init),
+                      [&](OpBuilder &nb, Location nl, ValueRange a) {
+                        return combine(nb, nl, a[0], a[2]);
+                      });
+}
+
 /// Max-pools an already padded NCHW tensor into `outType`.
 Value maxPool(OpBuilder &b, Location loc, Value xPadded,
               RankedTensorType outType, ArrayRef<int64_t> kernel,
               ArrayRef<int64_t> strides) {
+  return poolWindows(b, loc, xPadded, outType, kernel, strides, -INFINITY,
+                     [](OpBuilder &nb, Location nl, Value x, Value acc) {
+                       return arith::MaximumFOp::create(nb, nl, x, acc);
+                     });
+}
+
+/// Divides an NCHW tensor by the [OH, OW] window counts of an average pool.
+Value divideByCounts(OpBuilder &b, Location loc, Value v,
+                     DenseElementsAttr counts) {
   MLIRContext *ctx = b.getContext();
-  // Loops: n, c, oh, ow, kh, kw.
-  AffineExpr n, c, oh, ow, kh, kw;
-  bindDims(ctx, n, c, oh, ow, kh, kw);
-  AffineMap maps[] = {
-      AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
-                     ctx),
-      AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
-  // linalg infers loop bounds from operand shapes: a [KH, KW] operand that
-  // is never read carries the extent of the kh/kw loops.
-  Value window =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
-                              outType.getElementType());
-  AffineMap withWindow[] = {maps[0], AffineMap::get(6, 0, {kh, kw}, ctx),
-                            maps[1]};
-  return buildGeneric(b, loc, ValueRange{xPadded, window}, withWindow,
-                      floatFilled(b, loc, outType, -INFINITY),
-                      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                        return arith::MaximumFOp::create(nb, nl, a[0], a[2]);
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  AffineMap maps[] = {b.getMultiDimIdentityMap(4),
+                      AffineMap::get(4, 0, {d2, d3}, ctx),
+                      b.getMultiDimIdentityMap(4)};
+  Value c = arith::ConstantOp::create(b, loc, counts);
+  return buildGeneric(b, loc, ValueRange{v, c}, maps,
+                      emptyTensor(b, loc, cast<RankedTensorType>(v.getType())),
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::DivFOp::create(nb, l, a[0], a[1]);
                       });
 }
 
@@ -810,38 +838,17 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
   LogicalResult matchAndRewrite(AvgPool2DOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     auto type = cast<RankedTensorType>(op.getType());
     auto inType = cast<RankedTensorType>(op.getX().getType());
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
     Value x = padSpatial(rewriter, loc, op.getX(), op.getPadding(), 0.0);
-    AffineExpr n, c, oh, ow, kh, kw;
-    bindDims(ctx, n, c, oh, ow, kh, kw);
-    Value window = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{k[0], k[1]}, type.getElementType());
-    AffineMap maps[] = {
-        AffineMap::get(6, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx),
-        AffineMap::get(6, 0, {kh, kw}, ctx),
-        AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
-    Value sum = buildGeneric(
-        rewriter, loc, ValueRange{x, window}, maps, zeros(rewriter, loc, type),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, a[0], a[2]);
-        });
-    Value counts = arith::ConstantOp::create(
-        rewriter, loc, poolCounts(inType, type, k, s, op.getPadding()));
-    AffineExpr d0, d1, d2, d3;
-    bindDims(ctx, d0, d1, d2, d3);
-    AffineMap divMaps[] = {rewriter.getMultiDimIdentityMap(4),
-                           AffineMap::get(4, 0, {d2, d3}, ctx),
-                           rewriter.getMultiDimIdentityMap(4)};
-    Value avg =
-        buildGeneric(rewriter, loc, ValueRange{sum, counts}, divMaps,
-                     emptyTensor(rewriter, loc, type),
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       return arith::DivFOp::create(b, l, a[0], a[1]);
-                     });
-    rewriter.replaceOp(op, avg);
+    Value sum = poolWindows(rewriter, loc, x, type, k, s, 0.0,
+                            [](OpBuilder &b, Location l, Value v, Value acc) {
+                              return arith::AddFOp::create(b, l, v, acc);
+                            });
+    rewriter.replaceOp(
+        op, divideByCounts(rewriter, loc, sum,
+                           poolCounts(inType, type, k, s, op.getPadding())));
     return success();
   }
 };
@@ -851,23 +858,12 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
   LogicalResult matchAndRewrite(AvgPool2DGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     auto type = cast<RankedTensorType>(op.getType());
     auto dyType = cast<RankedTensorType>(op.getDy().getType());
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
-    Value counts = arith::ConstantOp::create(
-        rewriter, loc, poolCounts(type, dyType, k, s, op.getPadding()));
-    AffineExpr d0, d1, d2, d3;
-    bindDims(ctx, d0, d1, d2, d3);
-    AffineMap maps[] = {rewriter.getMultiDimIdentityMap(4),
-                        AffineMap::get(4, 0, {d2, d3}, ctx),
-                        rewriter.getMultiDimIdentityMap(4)};
     Value share =
-        buildGeneric(rewriter, loc, ValueRange{op.getDy(), counts}, maps,
-                     emptyTensor(rewriter, loc, dyType),
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       return arith::DivFOp::create(b, l, a[0], a[1]);
-                     });
+        divideByCounts(rewriter, loc, op.getDy(),
+                       poolCounts(type, dyType, k, s, op.getPadding()));
     Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
     for (int64_t kh = 0; kh < k[0]; ++kh)
       for (int64_t kw = 0; kw < k[1]; ++kw)
