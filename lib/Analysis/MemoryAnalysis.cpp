@@ -9,6 +9,9 @@
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
 using namespace mlir;
 using namespace mlir::echo;
 
@@ -170,4 +173,21 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"timeline", std::move(line)},
   };
   return o;
+}
+
+LogicalResult mlir::echo::writeJSON(llvm::json::Value value, StringRef output,
+                                    std::string &error) {
+  std::string text = llvm::formatv("{0:2}\n", value).str();
+  if (output == "-") {
+    llvm::outs() << text;
+    return success();
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(output, ec);
+  if (ec) {
+    error = ("cannot write '" + output + "': " + ec.message()).str();
+    return failure();
+  }
+  os << text;
+  return success();
 }

@@ -7,8 +7,6 @@
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Transforms/Passes.h"
 
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOMEMORYREPORT
@@ -23,18 +21,9 @@ LogicalResult mlir::echo::writeMemoryReport(ModuleOp module, StringRef output) {
   for (auto func : module.getOps<func::FuncOp>())
     if (func->hasAttr(EchoDialect::getTrainStepAttrName()))
       report.push_back(computeMemoryStats(func).toJSON());
-  std::string text =
-      llvm::formatv("{0:2}", llvm::json::Value(std::move(report))).str();
-  if (output == "-") {
-    llvm::outs() << text << "\n";
-    return success();
-  }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(output, ec);
-  if (ec)
-    return module.emitError() << "echo-memory-report: cannot write '" << output
-                              << "': " << ec.message();
-  os << text << "\n";
+  std::string error;
+  if (failed(writeJSON(std::move(report), output, error)))
+    return module.emitError() << "echo-memory-report: " << error;
   return success();
 }
 

@@ -151,10 +151,7 @@ struct HostTensor {
     descriptor[1] = ptr;
   }
   int64_t numElements() const { return type.getNumElements(); }
-  unsigned elementBytes() const {
-    return (type.getElementTypeBitWidth() + 7) / 8;
-  }
-  size_t byteSize() const { return numElements() * elementBytes(); }
+  size_t byteSize() const { return echo::getTensorBytes(type); }
   void *data() { return storage.data(); }
   const void *data() const { return storage.data(); }
   bool isF32() const { return type.getElementType().isF32(); }
@@ -768,20 +765,10 @@ int run(MLIRContext &context) {
     entry["step_time_ms"] = median(times);
     llvm::json::Array report;
     report.push_back(std::move(entry));
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
-    if (reportOpt == "-") {
-      llvm::outs() << text;
-    } else {
-      std::error_code ec;
-      llvm::raw_fd_ostream file(reportOpt, ec);
-      if (ec) {
-        llvm::errs() << "echo-run: cannot write " << reportOpt << ": "
-                     << ec.message() << "\n";
-        return 1;
-      }
-      file << text;
+    std::string error;
+    if (failed(echo::writeJSON(std::move(report), reportOpt, error))) {
+      llvm::errs() << "echo-run: " << error << "\n";
+      return 1;
     }
   }
   return 0;

@@ -47,6 +47,11 @@ struct MemoryStats {
 /// pass is the rest.
 MemoryStats computeMemoryStats(func::FuncOp func);
 
+/// Writes `value` as indented JSON to the file `output` ('-' = stdout); on
+/// failure sets `error`.
+LogicalResult writeJSON(llvm::json::Value value, StringRef output,
+                        std::string &error);
+
 /// Returns the index of the top-level op defining the loss, or -1.
 int64_t getLossOpIndex(func::FuncOp func);
 
