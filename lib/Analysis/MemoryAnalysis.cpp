@@ -172,7 +172,83 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"recompute_flops", recomputeFlops},
       {"timeline", std::move(line)},
   };
+  if (bufferPlan) {
+    llvm::json::Object plan;
+    for (NamedAttribute entry : *bufferPlan) {
+      if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
+        plan[entry.getName().getValue()] = i.getInt();
+      else if (auto str = dyn_cast<StringAttr>(entry.getValue()))
+        plan[entry.getName().getValue()] = str.getValue();
+    }
+    if (auto arena = bufferPlan->getAs<IntegerAttr>("arena_bytes"))
+      o["planned_bytes"] = arena.getInt();
+    o["plan"] = std::move(plan);
+  }
   return o;
+}
+
+DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  SmallVector<NamedAttribute> entries = {
+      b.getNamedAttr("function", b.getStringAttr(function)),
+      b.getNamedAttr("strategy", b.getStringAttr(strategy)),
+      b.getNamedAttr("peak_live_bytes", b.getI64IntegerAttr(peakLiveBytes)),
+      b.getNamedAttr("feature_map_bytes", b.getI64IntegerAttr(featureMapBytes)),
+      b.getNamedAttr("recomputed_ops", b.getI64IntegerAttr(recomputedOps)),
+      b.getNamedAttr("forward_flops", b.getI64IntegerAttr(forwardFlops)),
+      b.getNamedAttr("backward_flops", b.getI64IntegerAttr(backwardFlops)),
+      b.getNamedAttr("recompute_flops", b.getI64IntegerAttr(recomputeFlops)),
+      b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
+  };
+  return b.getDictionaryAttr(entries);
+}
+
+FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
+  MemoryStats stats;
+  auto getString = [&](StringRef key, std::string &into) {
+    auto value = attr.getAs<StringAttr>(key);
+    if (value)
+      into = value.getValue().str();
+    return static_cast<bool>(value);
+  };
+  auto getInt = [&](StringRef key, int64_t &into) {
+    auto value = attr.getAs<IntegerAttr>(key);
+    if (value)
+      into = value.getInt();
+    return static_cast<bool>(value);
+  };
+  auto timeline = attr.getAs<DenseI64ArrayAttr>("timeline");
+  if (!getString("function", stats.function) ||
+      !getString("strategy", stats.strategy) ||
+      !getInt("peak_live_bytes", stats.peakLiveBytes) ||
+      !getInt("feature_map_bytes", stats.featureMapBytes) ||
+      !getInt("recomputed_ops", stats.recomputedOps) ||
+      !getInt("forward_flops", stats.forwardFlops) ||
+      !getInt("backward_flops", stats.backwardFlops) ||
+      !getInt("recompute_flops", stats.recomputeFlops) || !timeline)
+    return failure();
+  stats.timeline.assign(timeline.asArrayRef().begin(),
+                        timeline.asArrayRef().end());
+  return stats;
+}
+
+FailureOr<MemoryStats> mlir::echo::getReportedMemoryStats(func::FuncOp func) {
+  MemoryStats stats;
+  if (auto recorded = func->getAttrOfType<DictionaryAttr>(
+          EchoDialect::getMemoryStatsAttrName())) {
+    FailureOr<MemoryStats> fromAttr = MemoryStats::fromAttr(recorded);
+    if (failed(fromAttr))
+      return func.emitError()
+             << "'" << EchoDialect::getMemoryStatsAttrName()
+             << "' lacks a key of the memory report or has the wrong kind";
+    stats = std::move(*fromAttr);
+  } else {
+    stats = computeMemoryStats(func);
+  }
+  if (auto plan = func->getAttrOfType<DictionaryAttr>(
+          EchoDialect::getBufferPlanAttrName()))
+    stats.bufferPlan = plan;
+  return stats;
 }
 
 LogicalResult mlir::echo::writeJSON(llvm::json::Value value, StringRef output,

@@ -51,50 +51,80 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
   }
 }
 
-/// The upstream part of the CPU lowering, as a textual pipeline (see
-/// shared/ENV.md for why each pass is there). Results become out-parameters
-/// so that the caller owns every buffer it gets back.
-static constexpr const char *kCpuLowering =
+/// Bufferization of the lowered step. Results become out-parameters so that
+/// the caller owns every buffer it gets back.
+static constexpr const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
-    "buffer-deallocation-pipeline,"
-    "convert-linalg-to-loops,"
-    "convert-vector-to-scf{full-unroll},"
-    "convert-scf-to-cf,"
-    "expand-strided-metadata,"
-    "lower-affine,"
-    "echo-strip-markers,"
-    "func.func(llvm-request-c-wrappers),"
-    "finalize-memref-to-llvm,"
-    "convert-vector-to-llvm,"
-    "convert-math-to-llvm,"
-    "convert-to-llvm,"
-    "reconcile-unrealized-casts";
+    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}";
 
-void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,
-                                           const EchoPipelineOptions &options) {
+/// The upstream part of the CPU lowering after planning, as a textual
+/// pipeline (see shared/ENV.md for why each pass is there).
+static constexpr const char *kCpuToLLVM = "buffer-deallocation-pipeline,"
+                                          "convert-linalg-to-loops,"
+                                          "convert-vector-to-scf{full-unroll},"
+                                          "convert-scf-to-cf,"
+                                          "expand-strided-metadata,"
+                                          "lower-affine,"
+                                          "echo-strip-markers,"
+                                          "func.func(llvm-request-c-wrappers),"
+                                          "finalize-memref-to-llvm,"
+                                          "convert-vector-to-llvm,"
+                                          "convert-math-to-llvm,"
+                                          "convert-to-llvm,"
+                                          "reconcile-unrealized-casts";
+
+static void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error("echo-pipeline: a built-in pipeline does not "
+                             "parse: " +
+                             pipeline);
+}
+
+void mlir::echo::buildEchoBufferizationPipeline(
+    OpPassManager &pm, const EchoPipelineOptions &options) {
   pm.addPass(createConvertEchoToLinalg());
   pm.addPass(createEchoVectorizeContractions());
   // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
   // would merge recomputed values back into the stashed ones.
   pm.addPass(createCanonicalizerPass());
-  if (failed(parsePassPipeline(kCpuLowering, pm)))
-    llvm::report_fatal_error("echo-pipeline: the built-in CPU lowering "
-                             "pipeline does not parse");
+  addTextualPipeline(pm, kBufferize);
+  if (options.planBuffers) {
+    EchoPlanBuffersOptions plan;
+    plan.alignment = 64;
+    pm.addPass(createEchoPlanBuffers(plan));
+    pm.addPass(createEchoVerifyBufferPlan());
+  }
+}
+
+void mlir::echo::buildEchoLLVMPipeline(OpPassManager &pm,
+                                       const EchoPipelineOptions &options) {
+  addTextualPipeline(pm, kCpuToLLVM);
+}
+
+void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,
+                                           const EchoPipelineOptions &options) {
+  buildEchoBufferizationPipeline(pm, options);
+  buildEchoLLVMPipeline(pm, options);
 }
 
 void mlir::echo::buildEchoPipeline(OpPassManager &pm,
                                    const EchoPipelineOptions &options) {
   buildEchoTrainingPipeline(pm, options);
-  // The IR is not planned yet (planned_bytes: null): report on the
-  // tensor-level training step.
-  if (!options.report.empty()) {
-    EchoMemoryReportOptions mr;
-    mr.output = options.report;
-    pm.addPass(createEchoMemoryReport(mr));
+  // The footprint is measured on the tensor-level step and written once the
+  // buffers are planned (planned_bytes).
+  if (options.report.empty()) {
+    buildEchoLoweringPipeline(pm, options);
+    return;
   }
-  buildEchoLoweringPipeline(pm, options);
+  EchoMemoryReportOptions attach;
+  attach.attach = true;
+  pm.addPass(createEchoMemoryReport(attach));
+  buildEchoBufferizationPipeline(pm, options);
+  EchoMemoryReportOptions write;
+  write.output = options.report;
+  pm.addPass(createEchoMemoryReport(write));
+  buildEchoLLVMPipeline(pm, options);
 }
 
 void mlir::echo::registerEchoPipelines() {

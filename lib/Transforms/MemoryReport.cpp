@@ -7,7 +7,6 @@
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Transforms/Passes.h"
 
-
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOMEMORYREPORT
 #include "echo/Transforms/Passes.h.inc"
@@ -18,9 +17,14 @@ using namespace mlir::echo;
 
 LogicalResult mlir::echo::writeMemoryReport(ModuleOp module, StringRef output) {
   llvm::json::Array report;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (func->hasAttr(EchoDialect::getTrainStepAttrName()))
-      report.push_back(computeMemoryStats(func).toJSON());
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr(EchoDialect::getTrainStepAttrName()))
+      continue;
+    FailureOr<MemoryStats> stats = getReportedMemoryStats(func);
+    if (failed(stats))
+      return failure();
+    report.push_back(stats->toJSON());
+  }
   std::string error;
   if (failed(writeJSON(std::move(report), output, error)))
     return module.emitError() << "echo-memory-report: " << error;
@@ -32,6 +36,13 @@ struct EchoMemoryReportPass
     : public echo::impl::EchoMemoryReportBase<EchoMemoryReportPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (attach) {
+      for (auto func : getOperation().getOps<func::FuncOp>())
+        if (func->hasAttr(EchoDialect::getTrainStepAttrName()))
+          func->setAttr(EchoDialect::getMemoryStatsAttrName(),
+                        computeMemoryStats(func).toAttr(&getContext()));
+      return;
+    }
     if (failed(writeMemoryReport(getOperation(), output)))
       signalPassFailure();
     markAllAnalysesPreserved();

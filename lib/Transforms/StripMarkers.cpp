@@ -6,6 +6,8 @@
 
 #include "echo/Transforms/Passes.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOSTRIPMARKERS
 #include "echo/Transforms/Passes.h.inc"
@@ -21,8 +23,15 @@ struct EchoStripMarkersPass
     getOperation().walk([](func::FuncOp func) {
       func->removeAttr(EchoDialect::getTrainStepAttrName());
       func->removeAttr(EchoDialect::getRecomputeStrategyAttrName());
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      func->removeAttr(EchoDialect::getMemoryStatsAttrName());
+      func->removeAttr(EchoDialect::getBufferPlanAttrName());
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
         func.removeArgAttr(i, EchoDialect::getParamAttrName());
+        func.removeArgAttr(i, EchoDialect::getArenaAttrName());
+      }
+    });
+    getOperation().walk([](memref::AllocOp alloc) {
+      alloc->removeAttr(EchoDialect::getArenaAttrName());
     });
   }
 };

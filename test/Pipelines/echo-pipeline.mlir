@@ -9,6 +9,9 @@
 // RUN: not echo-opt %s --echo-pipeline="strategy=bogus" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not echo-opt %s --echo-pipeline="optimizer=adam" 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: echo-opt %s --echo-pipeline="strategy=mirror report=-" -o /dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: echo-opt %s --echo-pipeline="plan-buffers=false report=-" -o /dev/null | FileCheck %s --check-prefix=NOPLAN
+// RUN: echo-opt %s --echo-pipeline="plan-buffers=false" | FileCheck %s --check-prefix=NOPLAN-IR
+// RUN: echo-opt %s --echo-pipeline | FileCheck %s --check-prefix=PLANNED
 
 // The model becomes LLVM-dialect IR with a C interface for the training
 // step; every result is an out-parameter (4 arguments + loss + 2 gradients),
@@ -31,10 +34,35 @@
 // TARGET: error: echo-pipeline: unknown target 'tpu' (expected 'cpu')
 // STRATEGY: error: echo-pipeline: unknown recompute strategy 'bogus' (expected 'none', 'mirror', 'sublinear' or 'echo')
 // OPT: error: echo-pipeline: unknown optimizer 'adam'
-// The report is written where the step is still tensor-level Echo IR.
+// The footprint is measured on the tensor-level step; the report is written
+// once the buffers are planned. The arena (5 buffers of 16x64xf32 at its
+// peak) reaches the planner's lower bound.
 // REPORT: "function": "f_train",
-// REPORT: "planned_bytes": null,
+// REPORT: "peak_live_bytes": 41540,
+// REPORT: "plan": {
+// REPORT-NEXT: "alignment": 64,
+// REPORT-NEXT: "arena_bytes": 20480,
+// REPORT-NEXT: "buffers": 13,
+// REPORT-NEXT: "heuristic": "size/best-fit",
+// REPORT-NEXT: "in_place": 3,
+// REPORT-NEXT: "lower_bound_bytes": 20480
+// REPORT: "planned_bytes": 20480,
 // REPORT: "strategy": "mirror",
+
+// NOPLAN: "planned_bytes": null,
+// NOPLAN-NOT: "plan"
+// Without planning the step makes 12 heap allocations; with it, one: the
+// arena.
+// NOPLAN-IR: llvm.func @f_train(
+// NOPLAN-IR-COUNT-12: llvm.call @malloc
+// NOPLAN-IR-NOT: llvm.call @malloc
+// NOPLAN-IR: llvm.return
+// PLANNED: llvm.func @f_train(
+// PLANNED: llvm.call @malloc
+// PLANNED-NOT: llvm.call @malloc
+// PLANNED: llvm.call @free
+// PLANNED-NOT: llvm.call @malloc
+// PLANNED: llvm.return
 
 func.func @f(%x: tensor<16x64xf32>, %l: tensor<16xi32>,
              %w: tensor<64x64xf32> {echo.param},

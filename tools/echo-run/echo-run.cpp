@@ -118,6 +118,11 @@ static cl::opt<unsigned>
                 cl::init(2));
 static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
                               cl::init(false));
+static cl::opt<bool> planBuffersOpt(
+    "plan-buffers",
+    cl::desc("Place the step's buffers in one arena (echo-plan-buffers); "
+             "--plan-buffers=false keeps one allocation per buffer"),
+    cl::init(true));
 
 namespace {
 
@@ -464,6 +469,7 @@ void setPipelineOptions(echo::EchoPipelineOptions &o, bool autodiff,
   o.autodiff = autodiff;
   o.optimizer = optimizer.str();
   o.lr = lrOpt;
+  o.planBuffers = planBuffersOpt;
 }
 
 double median(SmallVector<double> v) {
@@ -676,9 +682,19 @@ int run(MLIRContext &context) {
     return 1;
   }
   echo::MemoryStats memory = echo::computeMemoryStats(trainFunc);
+  // Bufferize and plan, read the plan, then lower to LLVM.
+  PassManager bufferPm(&context, ModuleOp::getOperationName(),
+                       OpPassManager::Nesting::Implicit);
+  echo::buildEchoBufferizationPipeline(bufferPm, trainOptions);
+  if (failed(bufferPm.run(*trainModule)))
+    return 1;
+  trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
+  if (auto plan = trainFunc->getAttrOfType<DictionaryAttr>(
+          echo::EchoDialect::getBufferPlanAttrName()))
+    memory.bufferPlan = plan;
   PassManager pm(&context, ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
-  echo::buildEchoLoweringPipeline(pm, trainOptions);
+  echo::buildEchoLLVMPipeline(pm, trainOptions);
   FailureOr<Compiled> train = compile(*trainModule, pm, trainName);
   if (failed(train))
     return 1;

@@ -38,14 +38,27 @@ struct MemoryStats {
   int64_t recomputeFlops = 0;
   /// Live bytes at each top-level op of the function, in order.
   SmallVector<int64_t> timeline;
+  /// What echo-plan-buffers recorded (`echo.buffer_plan`), if it ran.
+  std::optional<DictionaryAttr> bufferPlan;
 
+  /// SPEC.md's JSON object; `planned_bytes` is the plan's arena size, and a
+  /// `plan` object carries the rest of the plan.
   llvm::json::Object toJSON() const;
+  /// The statistics as an attribute (`echo.memory_stats`), and back.
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  static FailureOr<MemoryStats> fromAttr(DictionaryAttr attr);
 };
 
 /// Computes the statistics of `func`. The forward pass is every top-level op
 /// up to the one defining the loss (the first returned value); the backward
 /// pass is the rest.
 MemoryStats computeMemoryStats(func::FuncOp func);
+
+/// The statistics to report for `func`: those recorded on it as
+/// `echo.memory_stats` when present (its tensor-level form), else computed
+/// from its IR; with its `echo.buffer_plan` when it has one. Fails with a
+/// diagnostic when the recorded statistics are malformed.
+FailureOr<MemoryStats> getReportedMemoryStats(func::FuncOp func);
 
 /// Writes `value` as indented JSON to the file `output` ('-' = stdout); on
 /// failure sets `error`.

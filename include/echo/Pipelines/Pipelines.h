@@ -48,6 +48,12 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
   PassOptions::Option<double> lr{*this, "lr",
                                  llvm::cl::desc("Learning rate of sgd"),
                                  llvm::cl::init(0.01)};
+  PassOptions::Option<bool> planBuffers{
+      *this, "plan-buffers",
+      llvm::cl::desc("Place the step's buffers in one arena "
+                     "(echo-plan-buffers, checked by "
+                     "echo-verify-buffer-plan)"),
+      llvm::cl::init(true)};
 };
 
 /// Checks the option values; reports the first bad one through `error`.
@@ -59,7 +65,17 @@ validateEchoPipelineOptions(const EchoPipelineOptions &options,
 void buildEchoTrainingPipeline(OpPassManager &pm,
                                const EchoPipelineOptions &options);
 
-/// Appends the lowering half, from Echo ops on tensors to the LLVM dialect.
+/// Appends the first part of the lowering: Echo ops to linalg, one-shot
+/// bufferization, buffer planning and its check.
+void buildEchoBufferizationPipeline(OpPassManager &pm,
+                                    const EchoPipelineOptions &options);
+
+/// Appends the rest of the lowering: deallocation, loops, the LLVM dialect.
+void buildEchoLLVMPipeline(OpPassManager &pm,
+                           const EchoPipelineOptions &options);
+
+/// Appends the lowering half, from Echo ops on tensors to the LLVM dialect
+/// (the two above).
 void buildEchoLoweringPipeline(OpPassManager &pm,
                                const EchoPipelineOptions &options);
 

@@ -130,11 +130,87 @@ def EchoMemoryReport : Pass<"echo-memory-report", "::mlir::ModuleOp"> {
     counts one byte per element, packed masks one bit. The forward pass ends
     at the op defining the loss. FLOPs come from `CostOpInterface`. The IR is
     not changed.
+
+    A training step that carries `echo.memory_stats` (recorded by an earlier
+    `echo-memory-report{attach}` on its tensor-level form) is reported from
+    those statistics, so that the report can be written after bufferization;
+    its `planned_bytes` is the arena size `echo-plan-buffers` recorded in
+    `echo.buffer_plan`, and `plan` adds that plan's lower bound, buffer count,
+    in-place reuses and heuristic.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "Where to write the JSON ('-' = stdout)">,
+    Option<"attach", "attach", "bool", /*default=*/"false",
+           "Record the statistics on each training step as "
+           "`echo.memory_stats` instead of writing them">,
   ];
+}
+
+def EchoPlanBuffers : Pass<"echo-plan-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place the buffers of bufferized functions in one arena by "
+                "liveness";
+  let description = [{
+    Runs on bufferized IR, before deallocation is inserted. In every function
+    whose body is one block, each statically shaped `memref.alloc` at the top
+    level becomes a `memref.view` into one arena of `i8`:
+
+    - Liveness: a buffer is live from the first to the last use of any of
+      its aliases (upstream BufferViewFlowAnalysis and mlir::Liveness), in
+      the function's top-level op order; a use inside a region counts at its
+      top-level ancestor.
+    - In-place reuse: where an elementwise linalg op reads a buffer for the
+      last time and writes a fresh buffer of the same size through the same
+      map, the two share their bytes.
+    - Offsets: best-fit placement in four orders (by size, size x lifetime,
+      lifetime, start); the smallest arena is kept. Offsets are multiples of
+      `alignment` (or of a larger alignment the alloc asks for).
+    - The arena is one `memref.alloc` marked `echo.arena` at the top of the
+      function (`arena=alloc`), or a trailing `memref<Nxi8>` argument marked
+      `echo.arena` that the caller passes (`arena=argument`).
+
+    The function gets `echo.buffer_plan = {arena_bytes, lower_bound_bytes,
+    buffers, in_place, alignment, heuristic}`; `lower_bound_bytes` is the
+    most bytes of planned buffers live at one point, which no placement can
+    beat. Allocations it leaves alone (in a region, dynamically shaped, with
+    a layout or memory space, or handed back to the caller) get a warning.
+    Existing `memref.dealloc`s of planned buffers are erased; IR that already
+    went through ownership-based deallocation is rejected.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Byte alignment of every offset (64 for CPUs, 256 for GPUs)">,
+    Option<"arena", "arena", "std::string", /*default=*/"\"alloc\"",
+           "Where the arena comes from: 'alloc' (allocated in the function) "
+           "or 'argument' (passed by the caller)">,
+  ];
+  let statistics = [
+    Statistic<"numPlanned", "planned-buffers", "Buffers placed in an arena">,
+    Statistic<"numInPlace", "in-place-buffers",
+              "Buffers sharing the bytes of a buffer that dies where they are "
+              "written">,
+    Statistic<"numUnplanned", "unplanned-allocs",
+              "Allocations left out of the arena">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def EchoVerifyBufferPlan
+    : Pass<"echo-verify-buffer-plan", "::mlir::ModuleOp"> {
+  let summary = "Check that no two live buffers overlap in an arena";
+  let description = [{
+    Recomputes, independently of `echo-plan-buffers`, the live interval of
+    every `memref.view` of each function's arena (the `memref.alloc` or
+    argument marked `echo.arena`) and fails when two views that are live at
+    the same point share bytes, except a dying input and the output an
+    elementwise op writes over it in place (the rule `echo-plan-buffers`
+    uses). Also checks that views stay inside the arena, that their offsets
+    are constant multiples of the plan's alignment, and that the arena is
+    used through views only.
+  }];
 }
 
 def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
@@ -185,10 +261,12 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{
-    Removes `echo.param` from function arguments and `echo.train_step` and
-    `echo.recompute_strategy` from functions. The pipelines run it right before conversion to the LLVM
-    dialect, where the markers would be copied onto `llvm.func`s that the
-    Echo dialect cannot check.
+    Removes `echo.param` and `echo.arena` from function arguments,
+    `echo.train_step`, `echo.recompute_strategy`, `echo.memory_stats` and
+    `echo.buffer_plan` from functions, and `echo.arena` from allocations.
+    The pipelines run it right before conversion to the LLVM dialect, where
+    the markers would be copied onto `llvm.func`s that the Echo dialect
+    cannot check.
   }];
 }
 

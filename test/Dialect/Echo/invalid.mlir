@@ -2103,3 +2103,62 @@ func.func @layer_norm_infinite_epsilon(%x: tensor<4x8xf32>, %g: tensor<8xf32>) {
   %0 = echo.layer_norm %x, %g, %g {epsilon = 0x7FF0000000000000 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'echo.memory_stats' must be a dictionary attribute}}
+func.func @stats_not_dict() attributes {echo.train_step, echo.memory_stats = 3 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'echo.memory_stats' may only be attached to a training step (echo.train_step)}}
+func.func @stats_not_step() attributes {echo.memory_stats = {}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'echo.buffer_plan' must be a dictionary attribute}}
+func.func @plan_not_dict() attributes {echo.buffer_plan = "size"} {
+  return
+}
+
+// -----
+
+func.func @plan_not_func() {
+  // expected-error @+1 {{'echo.buffer_plan' may only be attached to a func.func}}
+  %c = arith.constant {echo.buffer_plan = {}} 0 : index
+  return
+}
+
+// -----
+
+func.func @arena_not_unit() {
+  // expected-error @+1 {{'echo.arena' must be a unit attribute}}
+  %a = memref.alloc() {echo.arena = 1 : i64} : memref<64xi8>
+  return
+}
+
+// -----
+
+func.func @arena_not_bytes() {
+  // expected-error @+1 {{'echo.arena' may only mark a memref.alloc of a statically shaped memref<Nxi8>}}
+  %a = memref.alloc() {echo.arena} : memref<16xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'echo.arena' on argument 0 may only mark a statically shaped memref<Nxi8> argument of a func.func}}
+func.func @arena_arg_type(%a: memref<4x4xi8> {echo.arena}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'echo.arena' on argument 0 must be a unit attribute}}
+func.func @arena_arg_not_unit(%a: memref<16xi8> {echo.arena = "x"}) {
+  return
+}

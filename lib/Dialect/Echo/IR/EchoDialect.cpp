@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
@@ -22,6 +23,14 @@ void EchoDialect::initialize() {
 #define GET_OP_LIST
 #include "echo/Dialect/Echo/IR/EchoOps.cpp.inc"
       >();
+}
+
+/// The arena of `echo-plan-buffers`: a statically shaped 1-D buffer of bytes.
+static bool isArenaType(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.getRank() == 1 && memref.hasStaticShape() &&
+         memref.getElementType().isInteger(8) &&
+         memref.getLayout().isIdentity();
 }
 
 /// `echo.train_step` is a unit attribute on a `func.func`.
@@ -46,6 +55,35 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << getTrainStepAttrName() << ")";
     return success();
   }
+  if (attr.getName() == getMemoryStatsAttrName()) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << getMemoryStatsAttrName()
+                             << "' must be a dictionary attribute";
+    if (!op->hasAttr(getTrainStepAttrName()))
+      return op->emitError() << "'" << getMemoryStatsAttrName()
+                             << "' may only be attached to a training step ("
+                             << getTrainStepAttrName() << ")";
+    return success();
+  }
+  if (attr.getName() == getBufferPlanAttrName()) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << getBufferPlanAttrName()
+                             << "' must be a dictionary attribute";
+    if (!isa<func::FuncOp>(op))
+      return op->emitError() << "'" << getBufferPlanAttrName()
+                             << "' may only be attached to a func.func";
+    return success();
+  }
+  if (attr.getName() == getArenaAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << getArenaAttrName() << "' must be a unit attribute";
+    if (!isa<memref::AllocOp>(op) || !isArenaType(op->getResult(0).getType()))
+      return op->emitError() << "'" << getArenaAttrName()
+                             << "' may only mark a memref.alloc of a "
+                                "statically shaped memref<Nxi8>";
+    return success();
+  }
   return op->emitError() << "unknown echo attribute '"
                          << attr.getName().getValue() << "' on an operation";
 }
@@ -55,6 +93,18 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == getArenaAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getArenaAttrName() << "' on argument "
+                             << argIndex << " must be a unit attribute";
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func || !isArenaType(func.getArgumentTypes()[argIndex]))
+      return op->emitError()
+             << "'" << getArenaAttrName() << "' on argument " << argIndex
+             << " may only mark a statically shaped "
+                "memref<Nxi8> argument of a func.func";
+    return success();
+  }
   if (attr.getName() != getParamAttrName())
     return op->emitError() << "unknown echo argument attribute '"
                            << attr.getName().getValue() << "' on argument "

@@ -57,6 +57,21 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRecomputeStrategyAttrName() {
       return ::llvm::StringLiteral("echo.recompute_strategy");
     }
+    /// Unit attribute marking the one `memref<Nxi8>` buffer (an alloc or a
+    /// function argument) that `echo-plan-buffers` places buffers in.
+    static constexpr ::llvm::StringLiteral getArenaAttrName() {
+      return ::llvm::StringLiteral("echo.arena");
+    }
+    /// Dictionary on a function planned by `echo-plan-buffers`: arena_bytes,
+    /// lower_bound_bytes, buffers, in_place, alignment, heuristic.
+    static constexpr ::llvm::StringLiteral getBufferPlanAttrName() {
+      return ::llvm::StringLiteral("echo.buffer_plan");
+    }
+    /// Dictionary on a training step: its tensor-level memory statistics,
+    /// recorded by `echo-memory-report{attach}` for a later report.
+    static constexpr ::llvm::StringLiteral getMemoryStatsAttrName() {
+      return ::llvm::StringLiteral("echo.memory_stats");
+    }
   }];
 }
 

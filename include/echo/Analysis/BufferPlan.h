@@ -1,0 +1,104 @@
+//===- BufferPlan.h - Liveness intervals and arena offsets ------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// What `echo-plan-buffers` and `echo-verify-buffer-plan` share: the live
+// interval of a buffer in a bufferized function, the rule for reusing a dying
+// buffer in place, and the offset assignment itself (a pure function of the
+// intervals, so that it can be timed on its own).
+//
+// A buffer is a root value (a `memref.alloc` result, or a `memref.view` of
+// the arena) with every alias upstream's BufferViewFlowAnalysis finds for it.
+// Its interval is the closed range of positions, in the function's top-level
+// op order, from its first use to its last (mlir::Liveness); a use nested in
+// a region counts at its top-level ancestor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_ANALYSIS_BUFFERPLAN_H
+#define ECHO_ANALYSIS_BUFFERPLAN_H
+
+#include "mlir/Analysis/Liveness.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string>
+
+namespace mlir::echo {
+
+/// A closed interval of top-level op positions.
+struct LiveInterval {
+  int64_t start = 0;
+  int64_t end = 0;
+  bool overlaps(const LiveInterval &other) const {
+    return start <= other.end && other.start <= end;
+  }
+};
+
+/// Live intervals of buffers in one single-block function.
+class BufferLiveness {
+public:
+  /// `func` must have a body of one block.
+  explicit BufferLiveness(func::FuncOp func);
+
+  /// The interval of the buffer rooted at `root`, or failure when one of its
+  /// aliases escapes the function (is returned) or it is never used.
+  /// Every use counts, a `memref.dealloc` too.
+  FailureOr<LiveInterval> getInterval(Value root) const;
+
+  /// Position of `op`'s ancestor among the function's top-level ops.
+  int64_t getPosition(Operation *op) const;
+
+  /// The top-level op at `position`.
+  Operation *getOperation(int64_t position) const { return topLevel[position]; }
+
+  const BufferViewFlowAnalysis &getAliases() const { return aliases; }
+
+private:
+  Block *body;
+  Liveness liveness;
+  BufferViewFlowAnalysis aliases;
+  SmallVector<Operation *> topLevel;
+  DenseMap<Operation *, int64_t> positions;
+};
+
+/// True when `op` may write the buffer `born` over the buffer `dying` in
+/// place: `op` is a linalg op on buffers with only parallel loops, `dying` is
+/// one of its inputs (read through the same permutation map as the init
+/// `born`, and nowhere else), `born`'s old contents are not read, and both
+/// hold the same number of elements of the same width. Reading element i of
+/// `dying` then happens before element i of `born` is written, and no other
+/// element of `dying` is read afterwards.
+bool isInPlaceReuseLegal(Operation *op, Value dying, Value born);
+
+/// One buffer to place in the arena.
+struct ArenaBuffer {
+  int64_t bytes = 0;
+  int64_t alignment = 1;
+  LiveInterval live;
+};
+
+/// Offsets of the buffers in the arena.
+struct ArenaPlan {
+  SmallVector<int64_t> offsets;
+  /// Arena size: the highest end of a buffer.
+  int64_t size = 0;
+  /// Max over positions of the (aligned) bytes live there: no placement of
+  /// these buffers can be smaller.
+  int64_t lowerBound = 0;
+  /// The heuristic whose placement was kept.
+  std::string heuristic;
+};
+
+/// Places `buffers` so that any two whose intervals overlap get disjoint
+/// bytes, except each pair (dying, born) of `inPlace`, which share an offset
+/// (their intervals may only touch at one position). Every offset is a
+/// multiple of the buffer's alignment. Tries several orders (by size, by
+/// lifetime, by size x lifetime, by start), each placed best-fit, and keeps
+/// the smallest arena; stops early when one reaches the lower bound.
+ArenaPlan planArena(ArrayRef<ArenaBuffer> buffers,
+                    ArrayRef<std::pair<unsigned, unsigned>> inPlace);
+
+} // namespace mlir::echo
+
+#endif // ECHO_ANALYSIS_BUFFERPLAN_H
