@@ -21,7 +21,7 @@ using namespace mlir::echo;
 //===----------------------------------------------------------------------===//
 
 BufferLiveness::BufferLiveness(func::FuncOp func)
-    : body(&func.getBody().front()), liveness(func), aliases(func) {
+    : body(&func.getBody().front()), aliases(func) {
   for (Operation &op : *body) {
     positions[&op] = topLevel.size();
     topLevel.push_back(&op);
@@ -38,25 +38,14 @@ FailureOr<LiveInterval> BufferLiveness::getInterval(Value root) const {
   int64_t start = std::numeric_limits<int64_t>::max();
   int64_t end = -1;
   for (Value alias : aliases.resolve(root)) {
-    bool used = false;
-    for (OpOperand &use : alias.getUses()) {
-      Operation *user = use.getOwner();
+    for (Operation *user : alias.getUsers()) {
       // A buffer the function hands back outlives it.
       if (user->getBlock() == body && user->hasTrait<OpTrait::ReturnLike>())
         return failure();
-      start = std::min(start, getPosition(user));
-      used = true;
+      int64_t position = getPosition(user);
+      start = std::min(start, position);
+      end = std::max(end, position);
     }
-    if (!used)
-      continue;
-    // The last use, as Liveness sees it in the block defining the alias
-    // (the block's terminator when the alias is live out of it).
-    Block *block = alias.getParentBlock();
-    Operation *from = alias.getDefiningOp();
-    if (!from)
-      from = &block->front();
-    Operation *last = liveness.getLiveness(block)->getEndOperation(alias, from);
-    end = std::max(end, getPosition(last));
   }
   if (end < 0)
     return failure();
@@ -129,36 +118,42 @@ struct Placement {
 /// Places the slots in `order`, each into a gap between the slots already
 /// placed that are live at the same time: the smallest gap that holds it
 /// (best fit) or the lowest (first fit); above them all when none does.
-Placement place(ArrayRef<Slot> slots, ArrayRef<unsigned> order,
-                ArrayRef<unsigned> adjStart, ArrayRef<unsigned> adj,
-                bool bestFit) {
+/// The placed slots are kept sorted by offset, so finding the gaps is one
+/// scan without sorting.
+Placement place(ArrayRef<Slot> slots, ArrayRef<unsigned> order, bool bestFit) {
+  struct Placed {
+    int64_t begin, end;
+    LiveInterval live;
+  };
   Placement result;
   result.offsets.assign(slots.size(), -1);
-  SmallVector<std::pair<int64_t, int64_t>> taken;
+  std::vector<Placed> placed;
+  placed.reserve(slots.size());
   for (unsigned s : order) {
-    taken.clear();
-    for (unsigned i = adjStart[s], e = adjStart[s + 1]; i < e; ++i) {
-      int64_t offset = result.offsets[adj[i]];
-      if (offset >= 0)
-        taken.push_back({offset, offset + slots[adj[i]].bytes});
-    }
-    llvm::sort(taken);
     const Slot &slot = slots[s];
     int64_t top = 0, best = -1, bestGap = std::numeric_limits<int64_t>::max();
-    for (auto [begin, end] : taken) {
+    for (const Placed &p : placed) {
+      if (!p.live.overlaps(slot.live))
+        continue;
       int64_t candidate = llvm::alignTo(top, slot.alignment);
-      if (candidate + slot.bytes <= begin && begin - candidate < bestGap) {
+      if (candidate + slot.bytes <= p.begin && p.begin - candidate < bestGap) {
         best = candidate;
-        bestGap = begin - candidate;
+        bestGap = p.begin - candidate;
         if (!bestFit)
           break;
       }
-      top = std::max(top, end);
+      top = std::max(top, p.end);
     }
     if (best < 0)
       best = llvm::alignTo(top, slot.alignment);
     result.offsets[s] = best;
     result.size = std::max(result.size, best + slot.bytes);
+    Placed entry{best, best + slot.bytes, slot.live};
+    placed.insert(llvm::upper_bound(placed, entry,
+                                    [](const Placed &a, const Placed &b) {
+                                      return a.begin < b.begin;
+                                    }),
+                  entry);
   }
   return result;
 }
@@ -205,36 +200,7 @@ mlir::echo::planArena(ArrayRef<ArenaBuffer> buffers,
     slot.bytes =
         llvm::alignTo(std::max<int64_t>(slot.bytes, 1), slot.alignment);
 
-  // Slots live at the same time, by a sweep in order of start (CSR).
   unsigned m = slots.size();
-  SmallVector<unsigned> byStart(m);
-  std::iota(byStart.begin(), byStart.end(), 0u);
-  llvm::sort(byStart, [&](unsigned a, unsigned b) {
-    return std::make_pair(slots[a].live.start, a) <
-           std::make_pair(slots[b].live.start, b);
-  });
-  SmallVector<std::pair<unsigned, unsigned>> edges;
-  SmallVector<unsigned> active;
-  for (unsigned s : byStart) {
-    llvm::erase_if(active, [&](unsigned a) {
-      return slots[a].live.end < slots[s].live.start;
-    });
-    for (unsigned a : active)
-      edges.push_back({a, s});
-    active.push_back(s);
-  }
-  SmallVector<unsigned> adjStart(m + 1, 0), adj(2 * edges.size());
-  for (auto [a, b] : edges) {
-    ++adjStart[a + 1];
-    ++adjStart[b + 1];
-  }
-  for (unsigned i = 0; i < m; ++i)
-    adjStart[i + 1] += adjStart[i];
-  SmallVector<unsigned> fill(adjStart.begin(), adjStart.end() - 1);
-  for (auto [a, b] : edges) {
-    adj[fill[a]++] = b;
-    adj[fill[b]++] = a;
-  }
 
   // The lower bound: the most bytes live at one position.
   int64_t lastPosition = 0;
@@ -322,7 +288,7 @@ mlir::echo::planArena(ArrayRef<ArenaBuffer> buffers,
           return true;
         return !less(slots[b], slots[a]) && a < b;
       });
-      Placement placement = place(slots, order, adjStart, adj, bestFit);
+      Placement placement = place(slots, order, bestFit);
       if (placement.size < best.size) {
         best = std::move(placement);
         plan.heuristic =

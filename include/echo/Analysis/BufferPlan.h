@@ -10,15 +10,17 @@
 // A buffer is a root value (a `memref.alloc` result, or a `memref.view` of
 // the arena) with every alias upstream's BufferViewFlowAnalysis finds for it.
 // Its interval is the closed range of positions, in the function's top-level
-// op order, from its first use to its last (mlir::Liveness); a use nested in
-// a region counts at its top-level ancestor.
+// op order, from the first to the last use of any alias; a use inside a
+// region counts at its top-level ancestor. That is mlir::Liveness's
+// getStartOperation/getEndOperation for a single-block body, computed for the
+// buffers only: mlir::Liveness builds live-in/out sets for every value of the
+// function, which took 50 ms of a 20,000-op step.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ECHO_ANALYSIS_BUFFERPLAN_H
 #define ECHO_ANALYSIS_BUFFERPLAN_H
 
-#include "mlir/Analysis/Liveness.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -56,7 +58,6 @@ public:
 
 private:
   Block *body;
-  Liveness liveness;
   BufferViewFlowAnalysis aliases;
   SmallVector<Operation *> topLevel;
   DenseMap<Operation *, int64_t> positions;

@@ -156,9 +156,10 @@ def EchoPlanBuffers : Pass<"echo-plan-buffers", "::mlir::ModuleOp"> {
     level becomes a `memref.view` into one arena of `i8`:
 
     - Liveness: a buffer is live from the first to the last use of any of
-      its aliases (upstream BufferViewFlowAnalysis and mlir::Liveness), in
-      the function's top-level op order; a use inside a region counts at its
-      top-level ancestor.
+      its aliases (upstream BufferViewFlowAnalysis), in the function's
+      top-level op order; a use inside a region counts at its top-level
+      ancestor (mlir::Liveness's start and end operations, computed for the
+      buffers only).
     - In-place reuse: where an elementwise linalg op reads a buffer for the
       last time and writes a fresh buffer of the same size through the same
       map, the two share their bytes.
