@@ -145,6 +145,9 @@ def write_markdown(results):
     for s in results["scaling"]:
         lines.append("| %d | %.1f |" % (s["train_step_ops"],
                                          s["recompute_pass_ms"]))
+    plan = os.path.join(ROOT, "bench", "results", "plan_buffers.json")
+    if os.path.exists(plan):
+        lines += plan_markdown(json.load(open(plan)))
     cpu = os.path.join(ROOT, "bench", "results", "cpu_step.json")
     if os.path.exists(cpu):
         c = json.load(open(cpu))
@@ -156,6 +159,46 @@ def write_markdown(results):
             c["linear_512"]["gflops_per_s"], c["linear_512"]["step_time_ms"]))
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def plan_markdown(p):
+    """The buffer-planning section (bench/plan_buffers.py's JSON)."""
+    mib = 1 << 20
+    lines = ["", "## Buffer planning (`bench/plan_buffers.py`)", "",
+             "`planned_bytes` is the arena `echo-plan-buffers` assigns; its "
+             "lower bound is the",
+             "most bytes of planned buffers live at one point. "
+             "`peak_live_bytes` (tensor-level)",
+             "also counts parameters, data and gradients, which stay in the "
+             "caller's buffers.", "",
+             "Bundled models, arena / lower bound:", "",
+             "| model | " + " | ".join(STRATEGIES) + " |",
+             "|---|" + "---|" * len(STRATEGIES)]
+    for name, e in p["bundled"].items():
+        lines.append("| %s | %s |" % (name, " | ".join(
+            "%d / %d" % (e[s]["planned_bytes"], e[s]["lower_bound_bytes"])
+            for s in STRATEGIES)))
+    if p["paper"]:
+        lines += ["", "Paper-like models (sizes as above), MiB:", "",
+                  "| model | strategy | tensor peak | arena | lower bound | "
+                  "arena / bound | buffers | in place | plan ms |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for name, e in p["paper"].items():
+            for s in STRATEGIES:
+                r = e[s]
+                lines.append("| %s | %s | %.0f | %.0f | %.0f | %.3f | %d | %d "
+                             "| %.1f |" % (
+                                 name, s, r["peak_live_bytes"] / mib,
+                                 r["planned_bytes"] / mib,
+                                 r["lower_bound_bytes"] / mib,
+                                 r["planned_over_lower_bound"], r["buffers"],
+                                 r["in_place"], r["plan_pass_ms"]))
+    lines += ["", "Pass time on synthetic steps (a forward chain, every value "
+              "stashed for the backward chain):", "",
+              "| buffers | echo-plan-buffers ms |", "|---|---|"]
+    for r in p["scaling"]:
+        lines.append("| %d | %.1f |" % (r["buffers"], r["plan_pass_ms"]))
+    return lines
 
 
 if __name__ == "__main__":

@@ -29,9 +29,8 @@ echo "training step written to $TRAIN"
 echo "== memory of the training step of $MODEL under each recompute strategy"
 reports=()
 for s in none mirror sublinear echo; do
-  "$BUILD_DIR/bin/echo-opt" "$MODEL" --echo-autodiff \
-    --echo-recompute=strategy=$s \
-    --echo-memory-report=output="$BUILD_DIR/memory-$s.json" -o /dev/null
+  "$BUILD_DIR/bin/echo-opt" "$MODEL" \
+    --echo-pipeline="strategy=$s report=$BUILD_DIR/memory-$s.json" -o /dev/null
   reports+=("$BUILD_DIR/memory-$s.json")
 done
 /usr/bin/python3 utils/memory-table.py "${reports[@]}"

@@ -238,17 +238,17 @@ mlir::echo::planArena(ArrayRef<ArenaBuffer> buffers,
   // Several orders, as XLA's heap simulator does; keep the smallest arena.
   using Less = std::function<bool(const Slot &, const Slot &)>;
   const std::pair<const char *, Less> heuristics[] = {
-      {"size",
-       [](const Slot &a, const Slot &b) {
-         return std::make_tuple(-a.bytes, -a.length(), a.live.start) <
-                std::make_tuple(-b.bytes, -b.length(), b.live.start);
-       }},
       // TFLite's greedy by breadth: the buffers of the busiest positions
       // first, so that the peak packs without holes.
       {"breadth",
        [](const Slot &a, const Slot &b) {
          return std::make_tuple(-a.breadth, -a.bytes, a.live.start) <
                 std::make_tuple(-b.breadth, -b.bytes, b.live.start);
+       }},
+      {"size",
+       [](const Slot &a, const Slot &b) {
+         return std::make_tuple(-a.bytes, -a.length(), a.live.start) <
+                std::make_tuple(-b.bytes, -b.length(), b.live.start);
        }},
       {"breadth-lifetime",
        [](const Slot &a, const Slot &b) {

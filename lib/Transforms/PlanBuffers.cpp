@@ -20,6 +20,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOPLANBUFFERS
@@ -105,9 +106,32 @@ struct EchoPlanBuffersPass
           << "' (expected 'alloc' or 'argument')";
       return signalPassFailure();
     }
+    SmallVector<func::FuncOp> funcs;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(plan(func)))
-        return signalPassFailure();
+      if (!func.isExternal())
+        funcs.push_back(func);
+    // Signatures change only where no call sees them (checked before the
+    // functions are planned in parallel: the check reads the whole module).
+    if (arena == "argument")
+      for (func::FuncOp func : funcs)
+        if (!func->hasAttr(EchoDialect::getBufferPlanAttrName()) &&
+            failed(checkArgumentArena(func)))
+          return signalPassFailure();
+    if (failed(failableParallelForEach(
+            &getContext(), funcs, [&](func::FuncOp f) { return plan(f); })))
+      return signalPassFailure();
+  }
+
+  LogicalResult checkArgumentArena(func::FuncOp func) {
+    if (!func.isPublic())
+      return func.emitError() << "echo-plan-buffers: arena=argument changes "
+                                 "the signature; @"
+                              << func.getSymName() << " must be public";
+    if (!SymbolTable::symbolKnownUseEmpty(func, getOperation()))
+      return func.emitError() << "echo-plan-buffers: arena=argument changes "
+                                 "the signature; @"
+                              << func.getSymName() << " must have no callers";
+    return success();
   }
 
   LogicalResult plan(func::FuncOp func);
@@ -121,14 +145,6 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
   if (failed(checkPlannable(func, "echo-plan-buffers")))
     return failure();
   bool argumentArena = arena == "argument";
-  if (argumentArena && !func.isPublic())
-    return func.emitError() << "echo-plan-buffers: arena=argument changes "
-                               "the signature; @"
-                            << func.getSymName() << " must be public";
-  if (argumentArena && !SymbolTable::symbolKnownUseEmpty(func, getOperation()))
-    return func.emitError() << "echo-plan-buffers: arena=argument changes "
-                               "the signature; @"
-                            << func.getSymName() << " must have no callers";
 
   Block &body = func.getBody().front();
   BufferLiveness liveness(func);
@@ -278,9 +294,13 @@ struct PlacedView {
 struct EchoVerifyBufferPlanPass
     : public echo::impl::EchoVerifyBufferPlanBase<EchoVerifyBufferPlanPass> {
   void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(verify(func)))
-        signalPassFailure();
+      if (!func.isExternal())
+        funcs.push_back(func);
+    if (failed(failableParallelForEach(
+            &getContext(), funcs, [&](func::FuncOp f) { return verify(f); })))
+      signalPassFailure();
     markAllAnalysesPreserved();
   }
 

@@ -94,9 +94,10 @@ struct ArenaPlan {
 /// Places `buffers` so that any two whose intervals overlap get disjoint
 /// bytes, except each pair (dying, born) of `inPlace`, which share an offset
 /// (their intervals may only touch at one position). Every offset is a
-/// multiple of the buffer's alignment. Tries several orders (by size, by
-/// lifetime, by size x lifetime, by start), each placed best-fit, and keeps
-/// the smallest arena; stops early when one reaches the lower bound.
+/// multiple of the buffer's alignment. Tries several orders (by breadth, by
+/// size, by lifetime, by size x lifetime, by start, ...), each placed
+/// best-fit and then first-fit, and keeps the smallest arena; stops early
+/// when one reaches the lower bound.
 ArenaPlan planArena(ArrayRef<ArenaBuffer> buffers,
                     ArrayRef<std::pair<unsigned, unsigned>> inPlace);
 

@@ -163,8 +163,10 @@ def EchoPlanBuffers : Pass<"echo-plan-buffers", "::mlir::ModuleOp"> {
     - In-place reuse: where an elementwise linalg op reads a buffer for the
       last time and writes a fresh buffer of the same size through the same
       map, the two share their bytes.
-    - Offsets: best-fit placement in four orders (by size, size x lifetime,
-      lifetime, start); the smallest arena is kept. Offsets are multiples of
+    - Offsets: best-fit, then first-fit, placement in seven orders (by
+      breadth, size, breadth then lifetime, breadth then start, size x
+      lifetime, lifetime, start); the smallest arena is kept, and the search
+      stops at the lower bound. Offsets are multiples of
       `alignment` (or of a larger alignment the alloc asks for).
     - The arena is one `memref.alloc` marked `echo.arena` at the top of the
       function (`arena=alloc`), or a trailing `memref<Nxi8>` argument marked

@@ -7,7 +7,7 @@
 // writes a buffer of the same size through the same map, so all three
 // buffers share offset 0 and the arena is one buffer (64 floats).
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: echo.buffer_plan = {alignment = 64 : i64, arena_bytes = 256 : i64, buffers = 3 : i64, heuristic = "size/best-fit", in_place = 2 : i64, lower_bound_bytes = 256 : i64}
+// CHECK-SAME: echo.buffer_plan = {alignment = 64 : i64, arena_bytes = 256 : i64, buffers = 3 : i64, heuristic = "breadth/best-fit", in_place = 2 : i64, lower_bound_bytes = 256 : i64}
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, echo.arena} : memref<256xi8>
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: memref.view %[[ARENA]][%[[C0]]][] : memref<256xi8> to memref<64xf32>
