@@ -34,10 +34,17 @@ int64_t BufferLiveness::getPosition(Operation *op) const {
   return positions.lookup(ancestor);
 }
 
+ArrayRef<Value> BufferLiveness::getAliases(Value root) const {
+  auto [it, inserted] = aliasCache.try_emplace(root);
+  if (inserted)
+    llvm::append_range(it->second, aliases.resolve(root));
+  return it->second;
+}
+
 FailureOr<LiveInterval> BufferLiveness::getInterval(Value root) const {
   int64_t start = std::numeric_limits<int64_t>::max();
   int64_t end = -1;
-  for (Value alias : aliases.resolve(root)) {
+  for (Value alias : getAliases(root)) {
     for (Operation *user : alias.getUsers()) {
       // A buffer the function hands back outlives it.
       if (user->getBlock() == body && user->hasTrait<OpTrait::ReturnLike>())

@@ -35,15 +35,15 @@ using namespace mlir::echo;
 /// the operands isInPlaceReuseLegal looked at: no other operand may alias
 /// either of them.
 static bool isInPlaceReuseSafe(Operation *op, Value dying, Value born,
-                               const BufferViewFlowAnalysis &aliases) {
+                               const BufferLiveness &liveness) {
   if (!isInPlaceReuseLegal(op, dying, born))
     return false;
-  auto dyingAliases = aliases.resolve(dying);
-  auto bornAliases = aliases.resolve(born);
+  ArrayRef<Value> dyingAliases = liveness.getAliases(dying);
+  ArrayRef<Value> bornAliases = liveness.getAliases(born);
   for (Value operand : op->getOperands()) {
-    if (operand != dying && dyingAliases.contains(operand))
+    if (operand != dying && llvm::is_contained(dyingAliases, operand))
       return false;
-    if (operand != born && bornAliases.contains(operand))
+    if (operand != born && llvm::is_contained(bornAliases, operand))
       return false;
   }
   return true;
@@ -70,13 +70,13 @@ static LogicalResult checkPlannable(func::FuncOp func, StringRef pass) {
 /// place in the arena serves every execution of the region: its interval is
 /// the top-level op that holds the region.
 static bool staysInItsBlock(memref::AllocOp alloc, func::FuncOp func,
-                            const BufferViewFlowAnalysis &aliases) {
+                            const BufferLiveness &liveness) {
   for (Operation *parent = alloc->getParentOp(); parent != func;
        parent = parent->getParentOp())
     if (parent->hasTrait<OpTrait::IsIsolatedFromAbove>())
       return false;
   Region *region = alloc->getParentRegion();
-  for (Value alias : aliases.resolve(alloc)) {
+  for (Value alias : liveness.getAliases(alloc)) {
     if (!region->isAncestor(alias.getParentRegion()))
       return false;
     for (Operation *user : alias.getUsers())
@@ -152,8 +152,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     StringRef why;
-    if (alloc->getBlock() != &body &&
-        !staysInItsBlock(alloc, func, liveness.getAliases()))
+    if (alloc->getBlock() != &body && !staysInItsBlock(alloc, func, liveness))
       why = "it is used outside the region that allocates it";
     else if (!type.hasStaticShape())
       why = "it is dynamically shaped";
@@ -215,8 +214,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
       if (given.contains(dying) || taken.contains(born) ||
           buffers[dying].live.end != buffer.live.start ||
           buffers[dying].bytes != buffer.bytes ||
-          !isInPlaceReuseSafe(op, planned[dying], planned[born],
-                              liveness.getAliases()))
+          !isInPlaceReuseSafe(op, planned[dying], planned[born], liveness))
         continue;
       inPlace.push_back({dying, unsigned(born)});
       given.insert(dying);
@@ -398,7 +396,7 @@ LogicalResult EchoVerifyBufferPlanPass::verify(func::FuncOp func) {
       Operation *at = liveness.getOperation(v.live.start);
       if (a->live.end == v.live.start && a->offset == v.offset &&
           isInPlaceReuseSafe(at, a->view->getResult(0), v.view->getResult(0),
-                             liveness.getAliases()))
+                             liveness))
         continue;
       InFlightDiagnostic diag =
           v.view->emitError()

@@ -54,11 +54,14 @@ public:
   /// The top-level op at `position`.
   Operation *getOperation(int64_t position) const { return topLevel[position]; }
 
-  const BufferViewFlowAnalysis &getAliases() const { return aliases; }
+  /// `root` and every value that may alias it (BufferViewFlowAnalysis's
+  /// resolve, computed once per root).
+  ArrayRef<Value> getAliases(Value root) const;
 
 private:
   Block *body;
   BufferViewFlowAnalysis aliases;
+  mutable DenseMap<Value, SmallVector<Value>> aliasCache;
   SmallVector<Operation *> topLevel;
   DenseMap<Operation *, int64_t> positions;
 };
