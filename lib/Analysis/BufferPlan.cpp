@@ -102,6 +102,21 @@ bool mlir::echo::isInPlaceReuseLegal(Operation *op, Value dying, Value born) {
   return read;
 }
 
+bool BufferLiveness::canReuseInPlace(Value dying, LiveInterval dyingLive,
+                                     Value born, LiveInterval bornLive) const {
+  if (dyingLive.end != bornLive.start)
+    return false;
+  Operation *op = getOperation(bornLive.start);
+  if (!isInPlaceReuseLegal(op, dying, born))
+    return false;
+  ArrayRef<Value> dyingAliases = getAliases(dying);
+  ArrayRef<Value> bornAliases = getAliases(born);
+  return llvm::none_of(op->getOperands(), [&](Value operand) {
+    return (operand != dying && llvm::is_contained(dyingAliases, operand)) ||
+           (operand != born && llvm::is_contained(bornAliases, operand));
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Offsets
 //===----------------------------------------------------------------------===//

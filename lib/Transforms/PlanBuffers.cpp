@@ -16,7 +16,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
@@ -30,24 +29,6 @@ namespace mlir::echo {
 
 using namespace mlir;
 using namespace mlir::echo;
-
-/// In-place reuse also needs the op to reach the two buffers only through
-/// the operands isInPlaceReuseLegal looked at: no other operand may alias
-/// either of them.
-static bool isInPlaceReuseSafe(Operation *op, Value dying, Value born,
-                               const BufferLiveness &liveness) {
-  if (!isInPlaceReuseLegal(op, dying, born))
-    return false;
-  ArrayRef<Value> dyingAliases = liveness.getAliases(dying);
-  ArrayRef<Value> bornAliases = liveness.getAliases(born);
-  for (Value operand : op->getOperands()) {
-    if (operand != dying && llvm::is_contained(dyingAliases, operand))
-      return false;
-    if (operand != born && llvm::is_contained(bornAliases, operand))
-      return false;
-  }
-  return true;
-}
 
 /// Fails with a diagnostic unless `func` can be planned or checked: one
 /// block, and no ownership-based deallocation yet.
@@ -204,17 +185,14 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
   DenseSet<unsigned> given, taken;
   for (auto [born, buffer] : llvm::enumerate(buffers)) {
     Operation *op = liveness.getOperation(buffer.live.start);
-    if (!isa<linalg::LinalgOp>(op))
-      continue;
     for (Value operand : op->getOperands()) {
       auto it = indexOf.find(operand);
       if (it == indexOf.end())
         continue;
       unsigned dying = it->second;
       if (given.contains(dying) || taken.contains(born) ||
-          buffers[dying].live.end != buffer.live.start ||
-          buffers[dying].bytes != buffer.bytes ||
-          !isInPlaceReuseSafe(op, planned[dying], planned[born], liveness))
+          !liveness.canReuseInPlace(planned[dying], buffers[dying].live,
+                                    planned[born], buffer.live))
         continue;
       inPlace.push_back({dying, unsigned(born)});
       given.insert(dying);
@@ -393,11 +371,11 @@ LogicalResult EchoVerifyBufferPlanPass::verify(func::FuncOp func) {
     for (PlacedView *a : active) {
       if (a->offset >= v.offset + v.bytes || v.offset >= a->offset + a->bytes)
         continue;
-      Operation *at = liveness.getOperation(v.live.start);
-      if (a->live.end == v.live.start && a->offset == v.offset &&
-          isInPlaceReuseSafe(at, a->view->getResult(0), v.view->getResult(0),
-                             liveness))
+      if (a->offset == v.offset &&
+          liveness.canReuseInPlace(a->view->getResult(0), a->live,
+                                   v.view->getResult(0), v.live))
         continue;
+      Operation *at = liveness.getOperation(v.live.start);
       InFlightDiagnostic diag =
           v.view->emitError()
           << "echo-verify-buffer-plan: bytes [" << v.offset << ", "

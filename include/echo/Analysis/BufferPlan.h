@@ -58,6 +58,13 @@ public:
   /// resolve, computed once per root).
   ArrayRef<Value> getAliases(Value root) const;
 
+  /// The in-place rule the planner applies and the checker accepts: the
+  /// buffer `born` may take the bytes of `dying` when `dying`'s interval ends
+  /// where `born`'s starts, at an op for which isInPlaceReuseLegal holds and
+  /// that reaches neither buffer through any other, aliasing operand.
+  bool canReuseInPlace(Value dying, LiveInterval dyingLive, Value born,
+                       LiveInterval bornLive) const;
+
 private:
   Block *body;
   BufferViewFlowAnalysis aliases;
