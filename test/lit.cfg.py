@@ -51,5 +51,26 @@ import subprocess
 if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
                   capture_output=True).returncode == 0:
     config.available_features.add("matplotlib")
+# target=nvvm needs the CUDA toolkit's libdevice (not a GPU); `ptxas` checks
+# the PTX; `cuda-runtime` is the Echo CUDA runtime library (built when the
+# toolkit's headers are there); `cuda-gpu` only where a GPU and its driver
+# answer.
+cuda = config.cuda_toolkit
+config.substitutions.append(("%extract_gpu_binary", "/usr/bin/python3 " +
+    os.path.join(config.echo_src_root, "utils", "extract-gpu-binary.py")))
+if cuda and os.path.exists(
+        os.path.join(cuda, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("cuda-toolkit")
+    ptxas = os.path.join(cuda, "bin", "ptxas")
+    if os.access(ptxas, os.X_OK):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas))
+if config.echo_cuda_runtime and os.path.exists(config.echo_cuda_runtime):
+    config.available_features.add("cuda-runtime")
+    config.substitutions.append(("%echo_cuda_runtime",
+                                 config.echo_cuda_runtime))
+if shutil.which("nvidia-smi") and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+    config.available_features.add("cuda-gpu")
 if shutil.which("ninja"):
     config.available_features.add("ninja")

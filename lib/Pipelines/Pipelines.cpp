@@ -8,14 +8,35 @@
 #include "echo/Conversion/Passes.h"
 #include "echo/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::echo;
+
+#ifndef ECHO_CUDA_TOOLKIT_DIR
+#define ECHO_CUDA_TOOLKIT_DIR ""
+#endif
+
+std::string mlir::echo::getCudaToolkitPath(const EchoPipelineOptions &options) {
+  if (!options.cudaPath.empty())
+    return options.cudaPath;
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  return ECHO_CUDA_TOOLKIT_DIR;
+}
+
+static std::string libdevicePath(StringRef cuda) {
+  SmallString<128> path(cuda);
+  llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+  return std::string(path);
+}
 
 LogicalResult mlir::echo::validateEchoPipelineOptions(
     const EchoPipelineOptions &options,
@@ -25,9 +46,30 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     return error("echo-pipeline: unknown recompute strategy '" +
                  options.strategy +
                  "' (expected 'none', 'mirror', 'sublinear' or 'echo')");
-  if (options.target != "cpu")
+  if (options.target != "cpu" && options.target != "nvvm")
     return error("echo-pipeline: unknown target '" + options.target +
-                 "' (expected 'cpu')");
+                 "' (expected 'cpu' or 'nvvm')");
+  if (options.target == "nvvm") {
+    if (!options.planBuffers)
+      return error("echo-pipeline: target=nvvm needs plan-buffers=true (a "
+                   "GPU step's memory is the planned arena)");
+    if (!StringRef(options.chip).starts_with("sm_"))
+      return error("echo-pipeline: chip '" + options.chip +
+                   "' is not an NVIDIA architecture (expected e.g. sm_90)");
+    if (options.gpuFormat != "fatbin" && options.gpuFormat != "bin" &&
+        options.gpuFormat != "isa")
+      return error("echo-pipeline: unknown gpu-format '" + options.gpuFormat +
+                   "' (expected 'fatbin', 'bin' or 'isa')");
+    if (options.gpuBlockSize < 1 || options.gpuBlockSize > 1024)
+      return error("echo-pipeline: gpu-block-size must be in [1, 1024]");
+    std::string cuda = getCudaToolkitPath(options);
+    if (cuda.empty() || !llvm::sys::fs::exists(libdevicePath(cuda)))
+      return error("echo-pipeline: target=nvvm needs a CUDA toolkit with " +
+                   (cuda.empty() ? std::string("libdevice")
+                                 : libdevicePath(cuda)) +
+                   " (the kernels' math functions); pass cuda-path= or set "
+                   "CUDA_HOME");
+  }
   if (options.optimizer != "none" && options.optimizer != "sgd")
     return error("echo-pipeline: unknown optimizer '" + options.optimizer +
                  "' (expected 'none' or 'sgd')");
@@ -83,23 +125,79 @@ static void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
 
 void mlir::echo::buildEchoBufferizationPipeline(
     OpPassManager &pm, const EchoPipelineOptions &options) {
+  bool gpu = options.target == "nvvm";
+  if (gpu)
+    pm.addPass(createEchoLibraryCalls());
   pm.addPass(createConvertEchoToLinalg());
-  pm.addPass(createEchoVectorizeContractions());
   // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
   // would merge recomputed values back into the stashed ones.
-  pm.addPass(createCanonicalizerPass());
+  if (gpu) {
+    pm.addPass(createCanonicalizerPass());
+    // A recomputed value fuses into the kernel that consumes it (what the
+    // paper's hand-written Echo kernels did); the GEMMs and convolutions
+    // are library calls by now, so only elementwise chains fuse.
+    addTextualPipeline(pm, "linalg-fuse-elementwise-ops");
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createEchoFillConstants());
+  } else {
+    pm.addPass(createEchoVectorizeContractions());
+    pm.addPass(createCanonicalizerPass());
+  }
   addTextualPipeline(pm, kBufferize);
   if (options.planBuffers) {
     EchoPlanBuffersOptions plan;
-    plan.alignment = 64;
+    // The GPU arena is one device allocation that the runtime passes in;
+    // 256 bytes is cudaMalloc's alignment.
+    plan.alignment = gpu ? 256 : 64;
+    plan.arena = gpu ? "argument" : "alloc";
     pm.addPass(createEchoPlanBuffers(plan));
     pm.addPass(createEchoVerifyBufferPlan());
   }
 }
 
+/// Kernels to NVVM and a gpu.binary, host code to the LLVM dialect calling
+/// the mgpu* runtime: upstream's gpu-lower-to-nvvm-pipeline, with the
+/// toolkit passed to gpu-module-to-binary (libdevice, ptxas) and all
+/// kernels in one module (one ptxas run).
+static void buildNVVMPipeline(OpPassManager &pm,
+                              const EchoPipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  EchoMapToGPUOptions map;
+  map.blockSize = options.gpuBlockSize;
+  pm.addNestedPass<func::FuncOp>(createEchoMapToGPU(map));
+  addTextualPipeline(pm, "convert-parallel-loops-to-gpu,canonicalize,"
+                         "echo-strip-markers,"
+                         "func.func(llvm-request-c-wrappers),"
+                         "gpu-kernel-outlining");
+  pm.addPass(createEchoMergeGPUModules());
+  addTextualPipeline(pm, "convert-scf-to-cf,convert-func-to-llvm,"
+                         "expand-strided-metadata");
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = options.chip;
+  attach.features = options.gpuFeatures;
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  addTextualPipeline(
+      pm, "lower-affine,convert-arith-to-llvm,convert-index-to-llvm,"
+          "canonicalize,cse,"
+          "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
+          "llvm-optimize-for-nvvm-target,canonicalize,cse,"
+          "reconcile-unrealized-casts),"
+          "gpu-to-llvm");
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = getCudaToolkitPath(options);
+  binary.compilationTarget = options.gpuFormat;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  addTextualPipeline(pm, "convert-math-to-llvm,canonicalize,cse,"
+                         "reconcile-unrealized-casts");
+}
+
 void mlir::echo::buildEchoLLVMPipeline(OpPassManager &pm,
                                        const EchoPipelineOptions &options) {
-  addTextualPipeline(pm, kCpuToLLVM);
+  if (options.target == "nvvm")
+    buildNVVMPipeline(pm, options);
+  else
+    addTextualPipeline(pm, kCpuToLLVM);
 }
 
 void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,

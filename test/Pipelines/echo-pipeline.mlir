@@ -31,7 +31,7 @@
 // NOAD-NOT: f_train
 // NOAD: llvm.func @_mlir_ciface_f(
 
-// TARGET: error: echo-pipeline: unknown target 'tpu' (expected 'cpu')
+// TARGET: error: echo-pipeline: unknown target 'tpu' (expected 'cpu' or 'nvvm')
 // STRATEGY: error: echo-pipeline: unknown recompute strategy 'bogus' (expected 'none', 'mirror', 'sublinear' or 'echo')
 // OPT: error: echo-pipeline: unknown optimizer 'adam'
 // The footprint is measured on the tensor-level step; the report is written

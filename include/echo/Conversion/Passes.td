@@ -39,4 +39,99 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Turn compute-heavy Echo ops into calls to the vendor-library runtime";
+  let description = [{
+    Every op that implements `LibraryCallOpInterface` (matmul, batch_matmul,
+    linear, conv2d and the convolution gradients) becomes, at the tensor
+    level,
+
+    ```mlir
+    %xb = bufferization.to_buffer %x read_only : memref<..., strided<[?, ...], offset: ?>>
+    %out = memref.alloc() : memref<...>
+    func.call @echo_conv2d_forward(%xb', %wb', %out', %c1, %c1, %c0, %c0)
+        : (memref<?x?x?x?xf32, strided<...>>, ..., i64, i64, i64, i64) -> ()
+    %y = bufferization.to_tensor %out restrict writable
+    ```
+
+    so that one-shot bufferization passes the calls through and the buffer
+    planner places each output in the arena like any other buffer. The
+    callee is declared `private` with `llvm.emit_c_interface`; the Echo CUDA
+    runtime implements `_mlir_ciface_<name>` on cuBLAS and cuDNN. Only f32
+    is supported (the runtime's element type); other element types are an
+    error. Run it before `convert-echo-to-linalg`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def EchoFillConstants : Pass<"echo-fill-constants", "::mlir::ModuleOp"> {
+  let summary = "Splat tensor constants become linalg.fill for device memory";
+  let description = [{
+    One-shot bufferization puts a tensor constant in a host `memref.global`,
+    which GPU kernels cannot read. This pass replaces every splat
+    `arith.constant dense<v> : tensor<...>` inside a function with
+    `linalg.fill ins(v) outs(tensor.empty())`, so that the buffer is
+    planned into the arena and filled on the device. A non-splat tensor
+    constant is an error (the GPU path has no way to upload it yet).
+    Run it after the last canonicalization, before bufferization.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def EchoMergeGPUModules : Pass<"echo-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel in one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, and
+    `gpu-module-to-binary` then runs the PTX assembler once per module
+    (hundreds of times for a training step). This pass moves every kernel
+    into one module, `@echo_kernels`, renaming each after the module it came
+    from, and retargets the `gpu.launch_func` ops. Run it right after
+    outlining, before a target is attached.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def EchoMapToGPU : Pass<"echo-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map a bufferized step's loops onto GPU blocks and threads";
+  let description = [{
+    Prepares a bufferized, planned function for `convert-parallel-loops-to-gpu`
+    and `gpu-kernel-outlining`, leaving on the host only what the host may
+    do (views and casts of device buffers, scalar arithmetic, library
+    calls):
+
+    1. `memref.copy` becomes `linalg.copy`, and every linalg op becomes a
+       nest of `scf.parallel` (its parallel dimensions) around `scf.for`
+       (its reductions).
+    2. Each top-level `scf.parallel` is collapsed to one dimension, tiled by
+       `block-size` and mapped to `blockIdx.x` × `threadIdx.x`: consecutive
+       threads touch consecutive elements of row-major buffers.
+    3. Each run of consecutive top-level ops that reads or writes memory
+       any other way (the `scf.for` of an embedding gradient's scatter) is
+       wrapped in one single-thread `gpu.launch`, with the parallel loops
+       inside it made sequential.
+
+    Allocations left in the function (buffers the planner did not place)
+    and global memrefs are errors: a GPU step's memory is its arguments and
+    the planned arena.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of the mapped loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // ECHO_CONVERSION_PASSES_TD

@@ -28,11 +28,34 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       llvm::cl::desc("Recompute strategy: none, mirror, sublinear or echo"),
       llvm::cl::init("echo")};
   PassOptions::Option<std::string> target{
-      *this, "target", llvm::cl::desc("Code generation target: cpu"),
+      *this, "target",
+      llvm::cl::desc("Code generation target: cpu, or nvvm (CUDA kernels in "
+                     "a gpu.binary, cuBLAS/cuDNN calls through the Echo CUDA "
+                     "runtime)"),
       llvm::cl::init("cpu")};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture for target=nvvm"),
       llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> gpuFeatures{
+      *this, "gpu-features",
+      llvm::cl::desc("NVPTX features for target=nvvm (PTX version)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> gpuFormat{
+      *this, "gpu-format",
+      llvm::cl::desc("What gpu.binary holds for target=nvvm: fatbin (cubin "
+                     "for `chip` plus PTX for the driver to JIT on other "
+                     "chips), bin (cubin) or isa (PTX only)"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit for target=nvvm (libdevice, ptxas, "
+                     "fatbinary); default: $CUDA_HOME, else the toolkit found "
+                     "when Echo was configured"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> gpuBlockSize{
+      *this, "gpu-block-size",
+      llvm::cl::desc("Threads per block of the generated kernels"),
+      llvm::cl::init(256)};
   PassOptions::Option<std::string> report{
       *this, "report",
       llvm::cl::desc("Write the memory report here ('-' = stdout)"),
@@ -60,6 +83,10 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
 LogicalResult
 validateEchoPipelineOptions(const EchoPipelineOptions &options,
                             function_ref<LogicalResult(const Twine &)> error);
+
+/// The CUDA toolkit target=nvvm uses: `cuda-path`, else $CUDA_HOME, else the
+/// toolkit found at configure time; empty when none is known.
+std::string getCudaToolkitPath(const EchoPipelineOptions &options);
 
 /// Appends the tensor-level half: echo-autodiff and echo-recompute.
 void buildEchoTrainingPipeline(OpPassManager &pm,

@@ -713,3 +713,73 @@ int64_t CrossEntropyOp::getIndexBound(unsigned operandIndex) {
 int64_t CrossEntropyGradOp::getIndexBound(unsigned operandIndex) {
   return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
 }
+
+//===----------------------------------------------------------------------===//
+// LibraryCallOpInterface
+//===----------------------------------------------------------------------===//
+//
+// The runtime entry points these name are implemented in
+// runtime/cuda/EchoCudaRuntime.cpp; keep the argument lists in sync with it.
+
+/// GEMM scalars: transpose_a, transpose_b, accumulate into the output.
+static SmallVector<int64_t> gemmScalars(bool transposeA, bool transposeB,
+                                        bool accumulate) {
+  return {transposeA, transposeB, accumulate};
+}
+
+/// Convolution scalars: strides (h, w), then padding (h, w).
+static SmallVector<int64_t> convScalars(ArrayRef<int64_t> strides,
+                                        ArrayRef<int64_t> padding) {
+  return {strides[0], strides[1], padding[0], padding[1]};
+}
+
+StringRef MatmulOp::getLibraryCallName() { return "echo_gemm"; }
+SmallVector<Value> MatmulOp::getLibraryCallInputs() { return {getA(), getB()}; }
+SmallVector<int64_t> MatmulOp::getLibraryCallScalars() {
+  return gemmScalars(getTransposeA(), getTransposeB(), false);
+}
+Value MatmulOp::getLibraryCallInit() { return {}; }
+
+StringRef BatchMatmulOp::getLibraryCallName() { return "echo_batched_gemm"; }
+SmallVector<Value> BatchMatmulOp::getLibraryCallInputs() {
+  return {getA(), getB()};
+}
+SmallVector<int64_t> BatchMatmulOp::getLibraryCallScalars() {
+  return gemmScalars(getTransposeA(), getTransposeB(), false);
+}
+Value BatchMatmulOp::getLibraryCallInit() { return {}; }
+
+// Y = X·Wᵀ + b: the output starts as b in every row and the GEMM adds X·Wᵀ.
+StringRef LinearOp::getLibraryCallName() { return "echo_gemm"; }
+SmallVector<Value> LinearOp::getLibraryCallInputs() { return {getX(), getW()}; }
+SmallVector<int64_t> LinearOp::getLibraryCallScalars() {
+  return gemmScalars(false, true, true);
+}
+Value LinearOp::getLibraryCallInit() { return getB(); }
+
+StringRef Conv2DOp::getLibraryCallName() { return "echo_conv2d_forward"; }
+SmallVector<Value> Conv2DOp::getLibraryCallInputs() { return {getX(), getW()}; }
+SmallVector<int64_t> Conv2DOp::getLibraryCallScalars() {
+  return convScalars(getStrides(), getPadding());
+}
+Value Conv2DOp::getLibraryCallInit() { return {}; }
+
+StringRef Conv2DGradInputOp::getLibraryCallName() {
+  return "echo_conv2d_backward_data";
+}
+SmallVector<Value> Conv2DGradInputOp::getLibraryCallInputs() {
+  return {getW(), getDy()};
+}
+SmallVector<int64_t> Conv2DGradInputOp::getLibraryCallScalars() {
+  return convScalars(getStrides(), getPadding());
+}
+
+StringRef Conv2DGradFilterOp::getLibraryCallName() {
+  return "echo_conv2d_backward_filter";
+}
+SmallVector<Value> Conv2DGradFilterOp::getLibraryCallInputs() {
+  return {getX(), getDy()};
+}
+SmallVector<int64_t> Conv2DGradFilterOp::getLibraryCallScalars() {
+  return convScalars(getStrides(), getPadding());
+}

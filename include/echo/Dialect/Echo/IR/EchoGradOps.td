@@ -216,7 +216,8 @@ def Echo_MseLossGradOp : Echo_GradOp<"mse_loss_grad",
 //===----------------------------------------------------------------------===//
 
 def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
-    [AllElementTypesMatch<["w", "dy", "result"]>]> {
+    [DeclareOpInterfaceMethods<Echo_LibraryCallOpInterface>,
+     AllElementTypesMatch<["w", "dy", "result"]>]> {
   let summary = "gradient of echo.conv2d with respect to its input";
   let description = [{
     The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
@@ -239,7 +240,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
 }
 
 def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
-    [AllElementTypesMatch<["x", "dy", "result"]>]> {
+    [DeclareOpInterfaceMethods<Echo_LibraryCallOpInterface>,
+     AllElementTypesMatch<["x", "dy", "result"]>]> {
   let summary = "gradient of echo.conv2d with respect to its filter";
   let description = [{
     Correlates the forward input `x` with `dy` into the filter's type

@@ -133,4 +133,51 @@ def Echo_IndexOperandOpInterface : OpInterface<"IndexOperandOpInterface"> {
   ];
 }
 
+def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    A compute-heavy op that a target runs as a call into a vendor library
+    (cuBLAS GEMM, cuDNN convolution) instead of generated code.
+    `echo-library-calls` rewrites the op into
+
+    ```mlir
+    func.call @<name>(<inputs as memrefs>..., <output memref>, <scalars as i64>...)
+    ```
+
+    on a fresh output buffer, with every memref cast to a dynamic shape and
+    strided layout (the C ABI is `_mlir_ciface_<name>` taking
+    `StridedMemRefType` pointers, implemented by the Echo CUDA runtime).
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns the runtime function the op becomes.",
+      /*retTy=*/"::llvm::StringRef",
+      /*methodName=*/"getLibraryCallName">,
+    InterfaceMethod<
+      /*desc=*/"Returns the tensors the call reads, in call order.",
+      /*retTy=*/"::llvm::SmallVector<::mlir::Value>",
+      /*methodName=*/"getLibraryCallInputs">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the integer arguments that follow the buffers (transposes,
+        strides, padding, whether the call accumulates into its output).
+      }],
+      /*retTy=*/"::llvm::SmallVector<int64_t>",
+      /*methodName=*/"getLibraryCallScalars">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns a tensor the output buffer is initialised with before the
+        call, broadcast along the output's leading dimensions (the bias of
+        `linear`, into which the GEMM then accumulates), or null when the
+        call overwrites its output.
+      }],
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"getLibraryCallInit",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return {};">,
+  ];
+}
+
 #endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD

@@ -207,7 +207,9 @@ def Echo_TransposeOp : Echo_ForwardOp<"transpose",
 /// gradient: they never read the forward output, so echo-recompute never
 /// re-runs them (Echo, Fig. 14d).
 class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
-    : Echo_ForwardOp<mnemonic, traits> {
+    : Echo_ForwardOp<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<Echo_LibraryCallOpInterface,
+                                   ["getLibraryCallInit"]>])> {
   let computeHeavy = 1;
   let hasCustomFlops = 1;
   let hasVerifier = 1;

@@ -1,0 +1,94 @@
+// RUN: echo-opt %s --echo-library-calls --split-input-file --verify-diagnostics | FileCheck %s
+
+// Each compute-heavy op becomes one call on a fresh output buffer; inputs are
+// read-only views of their tensors, cast to the runtime's dynamic ABI type.
+
+// CHECK-LABEL: func.func private @echo_gemm(
+// CHECK-SAME: memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64, i64, i64)
+// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @matmul_transposed
+// CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[B:.*]]: tensor<16x8xf32>)
+// CHECK-DAG: %[[AB:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<8x4xf32> to memref<8x4xf32, strided<[?, ?], offset: ?>>
+// CHECK-DAG: %[[BB:.*]] = bufferization.to_buffer %[[B]] read_only
+// CHECK-DAG: %[[OUT:.*]] = memref.alloc() : memref<4x16xf32>
+// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<4x16xf32> to tensor<4x16xf32>
+// CHECK: return %[[R]]
+func.func @matmul_transposed(%a: tensor<8x4xf32>, %b: tensor<16x8xf32>) -> tensor<4x16xf32> {
+  %c = "echo.matmul"(%a, %b) {transpose_a = true, transpose_b = true} : (tensor<8x4xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// linear: the output starts as the bias in every row; the GEMM (x · wᵀ)
+// accumulates into it. The same @echo_gemm declaration is reused.
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[BIAS:.*]]: tensor<16xf32>)
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x16xf32>
+// CHECK: %[[BB:.*]] = bufferization.to_buffer %[[BIAS]] read_only
+// CHECK: linalg.broadcast ins(%[[BB]] : memref<16xf32, strided<[?], offset: ?>>) outs(%[[OUT]] : memref<4x16xf32>) dimensions = [0]
+// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK-NOT: func.func private @echo_gemm
+func.func @linear(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %y = "echo.linear"(%x, %w, %b) : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: call @echo_batched_gemm({{.*}}) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i64, i64, i64) -> ()
+func.func @batch_matmul(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  %c = "echo.batch_matmul"(%a, %b) : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  return %c : tensor<2x4x16xf32>
+}
+
+// Convolutions: strides (h, w) then padding (h, w).
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[DY:.*]]: tensor<2x4x4x4xf32>)
+// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK-NOT: echo.conv2d
+func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %dy: tensor<2x4x4x4xf32>) -> (tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) {
+  %y = "echo.conv2d"(%x, %w) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
+  %dx = "echo.conv2d_grad_input"(%w, %dy) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<4x3x3x3xf32>, tensor<2x4x4x4xf32>) -> tensor<2x3x8x8xf32>
+  %dw = "echo.conv2d_grad_filter"(%x, %dy) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x4x4x4xf32>) -> tensor<4x3x3x3xf32>
+  return %y, %dx, %dw : tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+}
+
+// Elementwise ops are not library calls.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: echo.tanh
+// CHECK-NOT: call
+func.func @elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = "echo.tanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// The runtime is f32 only.
+func.func @f16(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>) -> tensor<4x16xf16> {
+  // expected-error @+1 {{'echo.matmul' op echo-library-calls: the runtime's 'echo_gemm' takes f32 buffers, not 'tensor<4x8xf16>'}}
+  %c = "echo.matmul"(%a, %b) : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
+  return %c : tensor<4x16xf16>
+}
+
+// -----
+
+// expected-note @+1 {{defined here}}
+func.func private @echo_gemm(memref<?x?xf32>)
+
+func.func @taken(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'echo.matmul' op echo-library-calls: 'echo_gemm' is already defined with type '(memref<?x?xf32>) -> ()'}}
+  %c = "echo.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// -----
+
+memref.global "private" @echo_batched_gemm : memref<f32>
+
+func.func @not_a_function(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  // expected-error @+1 {{'echo.batch_matmul' op echo-library-calls: the symbol 'echo_batched_gemm' is taken by something other than a function}}
+  %c = "echo.batch_matmul"(%a, %b) : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  return %c : tensor<2x4x16xf32>
+}

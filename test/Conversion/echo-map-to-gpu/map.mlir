@@ -1,0 +1,122 @@
+// RUN: echo-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(echo-map-to-gpu))" | FileCheck %s
+// RUN: echo-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(echo-map-to-gpu{block-size=128}))" | FileCheck %s --check-prefix=B128
+// RUN: echo-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(echo-map-to-gpu),convert-parallel-loops-to-gpu)" | FileCheck %s --check-prefix=LAUNCH
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A 2-D elementwise op: one loop over its 8 x 64 = 512 elements, tiled by
+// the block size; tiles go to blocks, elements of a tile to threads (with a
+// bound check, since the tile count is rounded up).
+// CHECK-LABEL: func.func @elementwise
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C256:.*]])
+// CHECK:   scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%[[C256]])
+// CHECK:     scf.if
+// CHECK:       math.tanh
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// B128-LABEL: func.func @elementwise
+// B128: arith.constant 128 : index
+// LAUNCH-LABEL: func.func @elementwise
+// LAUNCH: gpu.launch blocks
+// LAUNCH-NOT: scf.parallel
+func.func @elementwise(%x: memref<8x64xf32>, %y: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x64xf32>) outs(%y : memref<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// A loop smaller than a block is one block of exactly its size; copies
+// become linalg.copy and then loops too. Views and library calls stay on
+// the host.
+// CHECK-LABEL: func.func @small_copy
+// CHECK: memref.view
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%[[C10:.*]])
+// CHECK:   scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[C10]])
+// CHECK-NOT: memref.copy
+// CHECK: call @echo_gemm
+func.func private @echo_gemm(memref<10xf32>)
+func.func @small_copy(%x: memref<10xf32>, %arena: memref<64xi8>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.view %arena[%c0][] : memref<64xi8> to memref<10xf32>
+  memref.copy %x, %v : memref<10xf32> to memref<10xf32>
+  call @echo_gemm(%v) : (memref<10xf32>) -> ()
+  return
+}
+
+// A sequential scatter (an embedding gradient): the loop and the store
+// before it go into one single-thread launch, the row loop inside made
+// sequential.
+// CHECK-LABEL: func.func @scatter
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]])
+// CHECK:   memref.store
+// CHECK:   scf.for
+// CHECK:     memref.load
+// CHECK:     scf.for
+// CHECK-NOT: scf.parallel
+// CHECK:   gpu.terminator
+func.func @scatter(%ids: memref<4xi32>, %dy: memref<4x16xf32>, %table: memref<10x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %table[%c0, %c0] : memref<10x16xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %id = memref.load %ids[%i] : memref<4xi32>
+    %row = arith.index_cast %id : i32 to index
+    scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+      %g = memref.load %dy[%i, %j] : memref<4x16xf32>
+      %t = memref.load %table[%row, %j] : memref<10x16xf32>
+      %s = arith.addf %g, %t : f32
+      memref.store %s, %table[%row, %j] : memref<10x16xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @unplanned(%x: memref<8xf32>) {
+  // expected-error @+1 {{'memref.alloc' op echo-map-to-gpu: a GPU step's memory is its arguments and the planned arena; run echo-plan-buffers first}}
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+memref.global "private" constant @c : memref<4xf32> = dense<1.0>
+func.func @global(%x: memref<4xf32>) {
+  // expected-error @+1 {{'memref.get_global' op echo-map-to-gpu: a GPU step's memory}}
+  %g = memref.get_global @c : memref<4xf32>
+  memref.copy %g, %x : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @host_use(%x: memref<4xf32>, %arena: memref<64xi8>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' op echo-map-to-gpu: a result of device code is used on the host}}
+  %v = memref.load %x[%c0] : memref<4xf32>
+  %i = arith.fptosi %v : f32 to i64
+  %j = arith.index_cast %i : i64 to index
+  %view = memref.view %arena[%j][] : memref<64xi8> to memref<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{echo-map-to-gpu: expects a single-block function body (run it before convert-scf-to-cf)}}
+func.func @blocks(%x: memref<4xf32>) {
+  cf.br ^bb1
+^bb1:
+  return
+}
