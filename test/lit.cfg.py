@@ -61,6 +61,8 @@ config.substitutions.append(("%extract_gpu_binary", "/usr/bin/python3 " +
 if cuda and os.path.exists(
         os.path.join(cuda, "nvvm", "libdevice", "libdevice.10.bc")):
     config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_stubs",
+                                 os.path.join(cuda, "lib64", "stubs")))
     ptxas = os.path.join(cuda, "bin", "ptxas")
     if os.access(ptxas, os.X_OK):
         config.available_features.add("ptxas")

@@ -4,7 +4,7 @@
 //
 // Part of the Echo project.
 //
-// echo-run <model.mlir> --strategy=<s> --target=cpu --steps=<n> --seed=<n>
+// echo-run <model.mlir> --strategy=<s> --target=cpu|cuda --steps=<n> --seed=<n>
 //          [--check-gradients] [--report=<path>] [--inputs=<dir>]
 //          [--dump=<dir>]
 //
@@ -14,6 +14,12 @@
 // batch is used at every step. The step returns gradients (or, with
 // --optimizer=sgd, updated parameters); with gradients, echo-run applies
 // `p -= lr * g` itself between steps.
+//
+// --target=cuda compiles the step with `echo-pipeline target=nvvm` and runs
+// it through the Echo CUDA runtime (libEchoCudaRuntime.so, --cuda-runtime):
+// parameters, data, results and the planned arena live in device memory;
+// the report adds `device_peak_bytes` (what the runtime held at once) and
+// times the step with CUDA events.
 //
 // --check-gradients compares every parameter gradient of the first step with
 // central finite differences of the loss computed in double precision (the
@@ -42,12 +48,14 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -72,7 +80,17 @@ static cl::opt<std::string>
                 cl::desc("Recompute strategy: none, mirror, sublinear, echo"),
                 cl::init("echo"));
 static cl::opt<std::string>
-    targetOpt("target", cl::desc("Execution target: cpu"), cl::init("cpu"));
+    targetOpt("target",
+              cl::desc("Execution target: cpu, or cuda (an NVIDIA GPU through "
+                       "the Echo CUDA runtime)"),
+              cl::init("cpu"));
+#ifndef ECHO_CUDA_RUNTIME_PATH
+#define ECHO_CUDA_RUNTIME_PATH ""
+#endif
+static cl::opt<std::string> cudaRuntimeOpt(
+    "cuda-runtime",
+    cl::desc("The Echo CUDA runtime library for --target=cuda"),
+    cl::init(ECHO_CUDA_RUNTIME_PATH));
 static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
                                   cl::init(1));
 static cl::opt<uint64_t>
@@ -424,13 +442,15 @@ struct Compiled {
 
 /// Lowers `module` with `pm` and JIT-compiles it.
 FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
-                            StringRef function) {
+                            StringRef function,
+                            ArrayRef<StringRef> sharedLibs = {}) {
   if (failed(pm.run(module)))
     return failure();
   auto transformer = makeOptimizingTransformer(/*optLevel=*/optLevelOpt,
                                                /*sizeLevel=*/0, nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;
+  options.sharedLibPaths = sharedLibs;
   options.jitCodeGenOptLevel = optLevelOpt == 0
                                    ? llvm::CodeGenOptLevel::None
                                    : llvm::CodeGenOptLevel::Aggressive;
@@ -462,10 +482,153 @@ FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
   return c;
 }
 
+//===----------------------------------------------------------------------===//
+// --target=cuda
+//===----------------------------------------------------------------------===//
+
+/// The Echo CUDA runtime's host API (runtime/cuda/EchoCudaRuntime.h),
+/// resolved from the library that the JIT-compiled step links against.
+struct CudaRuntime {
+  int (*init)(int);
+  const char *(*getError)();
+  const char *(*deviceName)();
+  void *(*malloc)(size_t);
+  void (*free)(void *);
+  int (*copyToDevice)(void *, const void *, size_t);
+  int (*copyToHost)(void *, const void *, size_t);
+  int (*synchronize)();
+  size_t (*peakBytes)();
+  void (*timerStart)();
+  double (*timerStop)();
+
+  /// Loads the library and initializes GPU 0; reports what is missing.
+  LogicalResult load(StringRef path) {
+    if (path.empty() || !llvm::sys::fs::exists(path)) {
+      llvm::errs() << "echo-run: --target=cuda needs the Echo CUDA runtime "
+                      "library (not found"
+                   << (path.empty() ? std::string()
+                                    : (" at '" + path + "'").str())
+                   << "; build Echo with the CUDA toolkit, or pass "
+                      "--cuda-runtime=)\n";
+      return failure();
+    }
+    std::string error;
+    auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(),
+                                                              &error);
+    if (!lib.isValid()) {
+      llvm::errs() << "echo-run: cannot load " << path << ": " << error
+                   << "\n";
+      return failure();
+    }
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          lib.getAddressOfSymbol(name));
+      return fn != nullptr;
+    };
+    if (!get(init, "echoCudaInit") || !get(getError, "echoCudaGetError") ||
+        !get(deviceName, "echoCudaDeviceName") ||
+        !get(malloc, "echoCudaMalloc") || !get(free, "echoCudaFree") ||
+        !get(copyToDevice, "echoCudaCopyToDevice") ||
+        !get(copyToHost, "echoCudaCopyToHost") ||
+        !get(synchronize, "echoCudaSynchronize") ||
+        !get(peakBytes, "echoCudaPeakBytes") ||
+        !get(timerStart, "echoCudaTimerStart") ||
+        !get(timerStop, "echoCudaTimerStop")) {
+      llvm::errs() << "echo-run: " << path
+                   << " is not the Echo CUDA runtime (missing symbols)\n";
+      return failure();
+    }
+    if (init(0) != 0)
+      return fail();
+    return success();
+  }
+  LogicalResult fail() {
+    const char *error = getError();
+    llvm::errs() << "echo-run: --target=cuda: "
+                 << (error ? error : "unknown CUDA runtime error") << "\n";
+    return failure();
+  }
+};
+
+/// The device copies of a step's arguments, results and arena.
+struct CudaStep {
+  CudaRuntime &cuda;
+  Compiled &compiled;
+  struct Buffer {
+    void *ptr = nullptr;
+    size_t bytes = 0;
+    std::vector<int64_t> descriptor;
+  };
+  SmallVector<Buffer> args, outs;
+  Buffer arena;
+
+  CudaStep(CudaRuntime &cuda, Compiled &compiled)
+      : cuda(cuda), compiled(compiled) {}
+  ~CudaStep() {
+    for (Buffer &b : llvm::concat<Buffer>(args, outs))
+      cuda.free(b.ptr);
+    cuda.free(arena.ptr);
+  }
+
+  LogicalResult allocate(Buffer &b, size_t bytes,
+                         ArrayRef<int64_t> hostDescriptor) {
+    b.bytes = bytes;
+    b.ptr = cuda.malloc(bytes);
+    if (!b.ptr)
+      return cuda.fail();
+    b.descriptor.assign(hostDescriptor.begin(), hostDescriptor.end());
+    b.descriptor[0] = b.descriptor[1] = reinterpret_cast<int64_t>(b.ptr);
+    return success();
+  }
+
+  LogicalResult allocate(ArrayRef<HostTensor> hostArgs,
+                         ArrayRef<HostTensor> hostOuts, int64_t arenaBytes) {
+    args.resize(hostArgs.size());
+    outs.resize(hostOuts.size());
+    for (auto [b, t] : llvm::zip(args, hostArgs))
+      if (failed(allocate(b, t.byteSize(), t.descriptor)))
+        return failure();
+    for (auto [b, t] : llvm::zip(outs, hostOuts))
+      if (failed(allocate(b, t.byteSize(), t.descriptor)))
+        return failure();
+    // memref<Nxi8>: allocated, aligned, offset, size, stride.
+    int64_t arenaDescriptor[] = {0, 0, 0, arenaBytes, 1};
+    return allocate(arena, arenaBytes, arenaDescriptor);
+  }
+
+  /// Uploads `hostArgs`, runs the step, downloads `hostOuts`; `ms` is the
+  /// device time of the step alone.
+  LogicalResult call(ArrayRef<HostTensor> hostArgs,
+                     MutableArrayRef<HostTensor> hostOuts, double &ms) {
+    for (auto [b, t] : llvm::zip(args, hostArgs))
+      if (cuda.copyToDevice(b.ptr, t.data(), b.bytes) != 0)
+        return cuda.fail();
+    SmallVector<void *> descPtrs, packed;
+    for (Buffer &b : llvm::concat<Buffer>(args, outs))
+      descPtrs.push_back(b.descriptor.data());
+    descPtrs.push_back(arena.descriptor.data());
+    for (void *&p : descPtrs)
+      packed.push_back(&p);
+    cuda.timerStart();
+    if (llvm::Error err = compiled.engine->invokePacked(compiled.entry, packed)) {
+      llvm::errs() << "echo-run: calling " << compiled.entry
+                   << " failed: " << llvm::toString(std::move(err)) << "\n";
+      return failure();
+    }
+    ms = cuda.timerStop();
+    if (ms < 0 || cuda.getError())
+      return cuda.fail();
+    for (auto [b, t] : llvm::zip(outs, hostOuts))
+      if (cuda.copyToHost(t.data(), b.ptr, b.bytes) != 0)
+        return cuda.fail();
+    return success();
+  }
+};
+
 void setPipelineOptions(echo::EchoPipelineOptions &o, bool autodiff,
                         StringRef optimizer) {
   o.strategy = strategyOpt;
-  o.target = targetOpt;
+  o.target = targetOpt == "cuda" ? "nvvm" : targetOpt.getValue();
   o.autodiff = autodiff;
   o.optimizer = optimizer.str();
   o.lr = lrOpt;
@@ -560,9 +723,20 @@ LogicalResult checkAllGradients(Compiled &forward64,
 }
 
 int run(MLIRContext &context) {
-  if (targetOpt != "cpu") {
+  if (targetOpt != "cpu" && targetOpt != "cuda") {
     llvm::errs() << "echo-run: unknown target '" << targetOpt
-                 << "' (expected 'cpu')\n";
+                 << "' (expected 'cpu' or 'cuda')\n";
+    return 1;
+  }
+  bool onGPU = targetOpt == "cuda";
+  if (onGPU && checkGradients) {
+    llvm::errs() << "echo-run: --check-gradients runs on --target=cpu (its "
+                    "finite differences are computed in f64)\n";
+    return 1;
+  }
+  if (onGPU && !planBuffersOpt) {
+    llvm::errs() << "echo-run: --target=cuda needs --plan-buffers (the "
+                    "step's memory is the planned arena)\n";
     return 1;
   }
   if (optLevelOpt > 3) {
@@ -589,6 +763,11 @@ int run(MLIRContext &context) {
         })))
       return 1;
   }
+
+  // The driver and the GPU are checked before anything is compiled.
+  CudaRuntime cuda;
+  if (onGPU && failed(cuda.load(cudaRuntimeOpt)))
+    return 1;
 
   std::string error;
   auto file = openInputFile(inputFilename, &error);
@@ -695,7 +874,10 @@ int run(MLIRContext &context) {
   PassManager pm(&context, ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
   echo::buildEchoLLVMPipeline(pm, trainOptions);
-  FailureOr<Compiled> train = compile(*trainModule, pm, trainName);
+  SmallVector<StringRef> sharedLibs;
+  if (onGPU)
+    sharedLibs.push_back(cudaRuntimeOpt);
+  FailureOr<Compiled> train = compile(*trainModule, pm, trainName, sharedLibs);
   if (failed(train))
     return 1;
 
@@ -704,6 +886,17 @@ int run(MLIRContext &context) {
   for (unsigned i : paramArgs)
     outs.emplace_back(args[i].type);
 
+  std::optional<CudaStep> gpuStep;
+  if (onGPU) {
+    gpuStep.emplace(cuda, *train);
+    int64_t arenaBytes = 0;
+    if (memory.bufferPlan)
+      if (auto bytes = memory.bufferPlan->getAs<IntegerAttr>("arena_bytes"))
+        arenaBytes = bytes.getInt();
+    if (failed(gpuStep->allocate(args, outs, arenaBytes)))
+      return 1;
+  }
+
   SmallVector<double> losses, times;
   for (unsigned step = 0; step < stepsOpt; ++step) {
     SmallVector<HostTensor *> argPtrs, outPtrs;
@@ -711,12 +904,19 @@ int run(MLIRContext &context) {
       argPtrs.push_back(&t);
     for (HostTensor &t : outs)
       outPtrs.push_back(&t);
-    auto start = std::chrono::steady_clock::now();
-    if (failed(train->call(argPtrs, outPtrs)))
-      return 1;
-    auto end = std::chrono::steady_clock::now();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(end - start).count());
+    if (gpuStep) {
+      double ms = 0;
+      if (failed(gpuStep->call(args, outs, ms)))
+        return 1;
+      times.push_back(ms);
+    } else {
+      auto start = std::chrono::steady_clock::now();
+      if (failed(train->call(argPtrs, outPtrs)))
+        return 1;
+      auto end = std::chrono::steady_clock::now();
+      times.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
+    }
     double loss = outs[0].get(0);
     losses.push_back(loss);
     if (!quietOpt)
@@ -779,6 +979,11 @@ int run(MLIRContext &context) {
     entry["losses"] = std::move(losses_);
     // The first step includes one-time page faults; report the median.
     entry["step_time_ms"] = median(times);
+    if (onGPU) {
+      entry["device"] = std::string(cuda.deviceName());
+      // Parameters, data, results, the arena and library workspaces.
+      entry["device_peak_bytes"] = static_cast<int64_t>(cuda.peakBytes());
+    }
     llvm::json::Array report;
     report.push_back(std::move(entry));
     std::string error;
@@ -806,6 +1011,8 @@ int main(int argc, char **argv) {
   echo::registerAllDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  // --target=cuda: the step holds a gpu.binary.
+  registerAllGPUToLLVMIRTranslations(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics point at the model's source; the op dump only adds noise.

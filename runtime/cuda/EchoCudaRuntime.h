@@ -1,0 +1,67 @@
+//===- EchoCudaRuntime.h - Host API of the Echo CUDA runtime ------*- C -*-===//
+//
+// Part of the Echo project.
+//
+// libEchoCudaRuntime.so runs a training step compiled with
+// `echo-pipeline target=nvvm`. It exports
+//   - the mgpu* entry points that MLIR 22's gpu-to-llvm host code calls
+//     (module load, kernel launch, streams, memory), over the CUDA driver;
+//   - `_mlir_ciface_echo_*`, the cuBLAS/cuDNN calls that echo-library-calls
+//     emits for GEMMs and convolutions;
+//   - the host API below, for the program that drives the step (echo-run
+//     --target=cuda, or an ahead-of-time executable).
+// libcuda, libcublas and libcudnn are opened at run time (dlopen), so the
+// library builds and links on machines without a GPU or a driver; the
+// first call reports what is missing.
+//
+// Errors are sticky: the first failure is printed once ("echo-cuda: ...")
+// and kept; every later entry point returns without touching the device,
+// and echoCudaGetError() returns the message (NULL while all is well).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_RUNTIME_CUDA_ECHOCUDARUNTIME_H
+#define ECHO_RUNTIME_CUDA_ECHOCUDARUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Opens the driver and the libraries, makes `device`'s primary context
+/// current and creates the runtime's stream. Returns 0 on success.
+int echoCudaInit(int device);
+/// The first error, or NULL.
+const char *echoCudaGetError(void);
+/// The device's name ("" before a successful echoCudaInit).
+const char *echoCudaDeviceName(void);
+
+/// Device memory, counted in the runtime's peak. On failure (out of
+/// memory: requested vs free bytes) returns NULL and records the error.
+void *echoCudaMalloc(size_t bytes);
+void echoCudaFree(void *ptr);
+/// Synchronous copies.
+int echoCudaCopyToDevice(void *dst, const void *src, size_t bytes);
+int echoCudaCopyToHost(void *dst, const void *src, size_t bytes);
+/// Waits for the runtime's stream; reports a kernel fault as an error.
+int echoCudaSynchronize(void);
+
+/// Peak of the device bytes the runtime holds at once (allocations,
+/// library workspaces) since echoCudaResetPeak().
+size_t echoCudaPeakBytes(void);
+void echoCudaResetPeak(void);
+/// Device memory in use by the whole process (cuMemGetInfo), bytes.
+size_t echoCudaDeviceUsedBytes(void);
+
+/// Times work on the runtime's stream: returns milliseconds between the
+/// previous echoCudaTimerStart() and now (synchronizes).
+void echoCudaTimerStart(void);
+double echoCudaTimerStop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // ECHO_RUNTIME_CUDA_ECHOCUDARUNTIME_H
