@@ -157,8 +157,27 @@ def write_markdown(results):
             lines.append("| %s | %.3f |" % (name, r["step_time_ms"]))
         lines.append("| linear 512³ (%.1f GFLOP/s) | %.1f |" % (
             c["linear_512"]["gflops_per_s"], c["linear_512"]["step_time_ms"]))
+    lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def gpu_markdown():
+    """The GPU section: bench/gpu/run.py's table, or what is owed."""
+    lines = ["", "## GPU (NMT-like, B=128 T=50 H=512, `bench/gpu/run.py`)", ""]
+    path = os.path.join(ROOT, "bench", "results", "gpu.json")
+    if not os.path.exists(path):
+        return lines + [
+            "Not measured yet: no session so far had a GPU machine that can "
+            "run",
+            "`echo-run --target=cuda` (the lent H100/H200 machines have no "
+            "LLVM/MLIR,",
+            "and the step is JIT-compiled). Targets: echo device peak ≤ 1/3 "
+            "of none's",
+            "and below PyTorch eager's; echo step time ≤ 1.05 × none's."]
+    sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
+    from run import markdown  # noqa: E402
+    return lines + markdown(json.load(open(path))).splitlines()
 
 
 def plan_markdown(p):

@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""GPU benchmark of the NMT-like model (not a test; writes JSON).
+
+On a machine with an NVIDIA GPU and Echo built with the CUDA toolkit, runs
+the paper-size NMT model (B=128, T=50, H=512, MLP attention, dropout 0.3;
+bench/recompute.py's configuration) with `echo-run --target=cuda` for
+none, mirror and echo, recording `step_time_ms` (median of CUDA-event
+times) and `device_peak_bytes`. When PyTorch is importable it also trains
+the same architecture in PyTorch (eager; torch.utils.checkpoint around each
+decoder step; torch.compile) and records torch.cuda.max_memory_allocated()
+and the median step time. Writes bench/results/gpu.json and prints the
+markdown table that docs/results.md shows.
+
+Usage: bench/gpu/run.py [--build build] [--steps 10] [--no-torch]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.dirname(HERE))
+from echo import models  # noqa: E402
+from recompute import CONFIGS  # noqa: E402
+
+STRATEGIES = ["none", "mirror", "echo"]
+
+
+def run_echo(echo_run, model, strategy, steps, tmp):
+    report = os.path.join(tmp, f"{strategy}.json")
+    subprocess.run([echo_run, model, "--target=cuda", f"--strategy={strategy}",
+                    f"--steps={steps}", "--quiet", f"--report={report}"],
+                   check=True)
+    with open(report) as f:
+        r = json.load(f)[0]
+    return {"step_time_ms": r["step_time_ms"],
+            "device_peak_bytes": r["device_peak_bytes"],
+            "arena_bytes": r.get("planned_bytes"),
+            "peak_live_bytes": r.get("peak_live_bytes"),
+            "losses": r["losses"], "device": r.get("device")}
+
+
+def run_torch(cfg, steps):
+    """The NMT model of python/echo/models.py:nmt in PyTorch."""
+    import torch
+    import torch.nn as nn
+    from torch.utils.checkpoint import checkpoint
+
+    dev = torch.device("cuda")
+    B, S, T = cfg["batch"], cfg["src_len"], cfg["tgt_len"]
+    V, E, H, A = cfg["vocab"], cfg["embed"], cfg["hidden"], cfg["attention"]
+    p = cfg["dropout"]
+
+    class NMT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.src_embed = nn.Embedding(V, E)
+            self.tgt_embed = nn.Embedding(V, E)
+            self.encoder = nn.LSTMCell(E, H)
+            self.init = nn.Linear(H, H)
+            self.decoder = nn.LSTMCell(E + H, H)
+            self.key = nn.Linear(H, A, bias=False)
+            self.query = nn.Linear(H, A, bias=False)
+            self.v = nn.Linear(A, 1, bias=False)
+            self.attn_out = nn.Linear(2 * H, H)
+            self.out = nn.Linear(H, V)
+            self.drop = nn.Dropout(p)
+
+        def step(self, y, a, h, c, keys, enc):
+            h, c = self.decoder(torch.cat([y, a], 1), (h, c))
+            score = self.v(torch.tanh(keys + self.query(h)[:, None])).squeeze(2)
+            alpha = torch.softmax(score, 1)
+            ctx = torch.bmm(alpha[:, None], enc).squeeze(1)
+            a = self.drop(torch.tanh(self.attn_out(torch.cat([h, ctx], 1))))
+            return a, h, c
+
+        def forward(self, src, tgt, labels, ckpt):
+            x = self.drop(self.src_embed(src))
+            h = c = torch.zeros(B, H, device=dev)
+            hs = []
+            for s in range(S):
+                h, c = self.encoder(x[:, s], (h, c))
+                hs.append(h)
+            enc = torch.stack(hs, 1)
+            keys = self.key(enc)
+            h, c = torch.tanh(self.init(hs[-1])), torch.zeros(B, H, device=dev)
+            a = torch.zeros(B, H, device=dev)
+            y = self.tgt_embed(tgt)
+            outs = []
+            for t in range(T):
+                if ckpt:
+                    a, h, c = checkpoint(self.step, y[:, t], a, h, c, keys,
+                                         enc, use_reentrant=False)
+                else:
+                    a, h, c = self.step(y[:, t], a, h, c, keys, enc)
+                outs.append(a)
+            logits = self.out(torch.cat(outs, 0))
+            return nn.functional.cross_entropy(logits, labels)
+
+    results = {}
+    for variant in ["eager", "checkpoint", "compile"]:
+        torch.manual_seed(0)
+        model = NMT().to(dev)
+        fn = model
+        if variant == "compile":
+            fn = torch.compile(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        src = torch.randint(0, V, (B, S), device=dev)
+        tgt = torch.randint(0, V, (B, T), device=dev)
+        labels = torch.randint(0, V, (T * B,), device=dev)
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        times = []
+        for _ in range(steps):
+            start = time.perf_counter()
+            opt.zero_grad(set_to_none=True)
+            loss = fn(src, tgt, labels, variant == "checkpoint")
+            loss.backward()
+            opt.step()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - start) * 1e3)
+        results[variant] = {
+            "step_time_ms": statistics.median(times[1:] or times),
+            "device_peak_bytes": torch.cuda.max_memory_allocated(),
+            "device": torch.cuda.get_device_name()}
+    return results
+
+
+def markdown(results):
+    rows = ["| run | device peak (MiB) | step time (ms) |", "|---|---|---|"]
+    for name, r in list(results["echo"].items()) + \
+            [("pytorch " + k, v) for k, v in results.get("torch", {}).items()]:
+        rows.append(f"| {name} | {r['device_peak_bytes'] / 2**20:.0f} | "
+                    f"{r['step_time_ms']:.2f} |")
+    return "\n".join(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--output",
+                    default=os.path.join(ROOT, "bench", "results", "gpu.json"))
+    args = ap.parse_args()
+    builder, cfg = CONFIGS["nmt"]
+    results = {"config": cfg, "echo": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "nmt.mlir")
+        with open(model, "w") as f:
+            f.write(getattr(models, builder)(**cfg))
+        echo_run = os.path.join(args.build, "bin", "echo-run")
+        for s in STRATEGIES:
+            results["echo"][s] = run_echo(echo_run, model, s, args.steps, tmp)
+    if not args.no_torch:
+        try:
+            import torch  # noqa: F401
+            results["torch"] = run_torch(cfg, args.steps)
+        except ImportError:
+            print("PyTorch is not installed: skipping its runs",
+                  file=sys.stderr)
+    none, echo = results["echo"]["none"], results["echo"]["echo"]
+    results["targets"] = {
+        "echo_peak_over_none": echo["device_peak_bytes"]
+        / none["device_peak_bytes"],
+        "echo_time_over_none": echo["step_time_ms"] / none["step_time_ms"]}
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        json.dump(results, f, indent=2)
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()
