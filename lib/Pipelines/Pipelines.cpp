@@ -64,11 +64,11 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
       return error("echo-pipeline: gpu-block-size must be in [1, 1024]");
     std::string cuda = getCudaToolkitPath(options);
     if (cuda.empty() || !llvm::sys::fs::exists(libdevicePath(cuda)))
-      return error("echo-pipeline: target=nvvm needs a CUDA toolkit with " +
-                   (cuda.empty() ? std::string("libdevice")
-                                 : libdevicePath(cuda)) +
-                   " (the kernels' math functions); pass cuda-path= or set "
-                   "CUDA_HOME");
+      return error(
+          "echo-pipeline: target=nvvm needs a CUDA toolkit with " +
+          (cuda.empty() ? std::string("libdevice") : libdevicePath(cuda)) +
+          " (the kernels' math functions); pass cuda-path= or set "
+          "CUDA_HOME");
   }
   if (options.optimizer != "none" && options.optimizer != "sgd")
     return error("echo-pipeline: unknown optimizer '" + options.optimizer +
@@ -177,13 +177,13 @@ static void buildNVVMPipeline(OpPassManager &pm,
   attach.features = options.gpuFeatures;
   attach.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(attach));
-  addTextualPipeline(
-      pm, "lower-affine,convert-arith-to-llvm,convert-index-to-llvm,"
-          "canonicalize,cse,"
-          "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
-          "llvm-optimize-for-nvvm-target,canonicalize,cse,"
-          "reconcile-unrealized-casts),"
-          "gpu-to-llvm");
+  addTextualPipeline(pm,
+                     "lower-affine,convert-arith-to-llvm,convert-index-to-llvm,"
+                     "canonicalize,cse,"
+                     "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
+                     "llvm-optimize-for-nvvm-target,canonicalize,cse,"
+                     "reconcile-unrealized-casts),"
+                     "gpu-to-llvm");
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = getCudaToolkitPath(options);
   binary.compilationTarget = options.gpuFormat;

@@ -157,9 +157,8 @@ struct Blas {
   }
   bool load() {
     std::string tried;
-    void *lib = openFirst({"libcublas.so.13", "libcublas.so.12",
-                           "libcublas.so"},
-                          tried);
+    void *lib = openFirst(
+        {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, tried);
     if (!lib) {
       fail("cannot open cuBLAS (%s): add its directory to LD_LIBRARY_PATH",
            tried.c_str());
@@ -346,13 +345,15 @@ bool librariesReady() {
     fail("cublasCreate failed: %s", rt.blas.cublasGetStatusName(status));
     return false;
   }
-  rt.blas.cublasSetStream(rt.blasHandle, reinterpret_cast<cudaStream_t>(rt.stream));
+  rt.blas.cublasSetStream(rt.blasHandle,
+                          reinterpret_cast<cudaStream_t>(rt.stream));
   cudnnStatus_t dnnStatus = rt.dnn.cudnnCreate(&rt.dnnHandle);
   if (dnnStatus != CUDNN_STATUS_SUCCESS) {
     fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(dnnStatus));
     return false;
   }
-  rt.dnn.cudnnSetStream(rt.dnnHandle, reinterpret_cast<cudaStream_t>(rt.stream));
+  rt.dnn.cudnnSetStream(rt.dnnHandle,
+                        reinterpret_cast<cudaStream_t>(rt.stream));
   return true;
 }
 
@@ -472,8 +473,8 @@ void gemm(const MemRef<N> *a, const MemRef<N> *b, const MemRef<N> *c,
   int64_t ldc = std::max<int64_t>(c->strides[r], 1);
   if (N == 2) {
     blasOk(rt.blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
-                               b->data(), ldb, a->data(), lda, &beta,
-                               c->data(), ldc),
+                               b->data(), ldb, a->data(), lda, &beta, c->data(),
+                               ldc),
            "cublasSgemm");
     return;
   }
@@ -505,16 +506,18 @@ struct Convolution {
         fail("echo_conv2d: the filter is not contiguous");
         return;
       }
-    ok = dnnOk(d.cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor") &&
-         dnnOk(d.cudnnCreateTensorDescriptor(&y), "cudnnCreateTensorDescriptor") &&
-         dnnOk(d.cudnnCreateFilterDescriptor(&w), "cudnnCreateFilterDescriptor") &&
+    ok = dnnOk(d.cudnnCreateTensorDescriptor(&x),
+               "cudnnCreateTensorDescriptor") &&
+         dnnOk(d.cudnnCreateTensorDescriptor(&y),
+               "cudnnCreateTensorDescriptor") &&
+         dnnOk(d.cudnnCreateFilterDescriptor(&w),
+               "cudnnCreateFilterDescriptor") &&
          dnnOk(d.cudnnCreateConvolutionDescriptor(&conv),
                "cudnnCreateConvolutionDescriptor") &&
          tensor(x, xm) && tensor(y, ym) &&
-         dnnOk(d.cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT,
-                                            CUDNN_TENSOR_NCHW, wm.sizes[0],
-                                            wm.sizes[1], wm.sizes[2],
-                                            wm.sizes[3]),
+         dnnOk(d.cudnnSetFilter4dDescriptor(
+                   w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, wm.sizes[0],
+                   wm.sizes[1], wm.sizes[2], wm.sizes[3]),
                "cudnnSetFilter4dDescriptor") &&
          dnnOk(d.cudnnSetConvolution2dDescriptor(conv, ph, pw, sh, sw, 1, 1,
                                                  CUDNN_CROSS_CORRELATION,
@@ -536,9 +539,9 @@ struct Convolution {
   }
   static bool tensor(cudnnTensorDescriptor_t desc, const MemRef<4> &m) {
     return dnnOk(rt.dnn.cudnnSetTensor4dDescriptorEx(
-                     desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1],
-                     m.sizes[2], m.sizes[3], m.strides[0], m.strides[1],
-                     m.strides[2], m.strides[3]),
+                     desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1], m.sizes[2],
+                     m.sizes[3], m.strides[0], m.strides[1], m.strides[2],
+                     m.strides[3]),
                  "cudnnSetTensor4dDescriptorEx");
   }
 };
@@ -593,14 +596,13 @@ ECHO_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   intptr_t gridY, intptr_t gridZ,
                                   intptr_t blockX, intptr_t blockY,
                                   intptr_t blockZ, int32_t smem,
-                                  CUstream stream, void **params,
-                                  void **extra, size_t /*paramsCount*/) {
+                                  CUstream stream, void **params, void **extra,
+                                  size_t /*paramsCount*/) {
   if (!function || hasError)
     return;
-  CUresult result =
-      rt.cu.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                           blockZ, smem, stream ? stream : rt.stream, params,
-                           extra);
+  CUresult result = rt.cu.cuLaunchKernel(
+      function, gridX, gridY, gridZ, blockX, blockY, blockZ, smem,
+      stream ? stream : rt.stream, params, extra);
   if (result == CUDA_SUCCESS && rt.syncEachLaunch)
     result = rt.cu.cuStreamSynchronize(stream ? stream : rt.stream);
   if (result != CUDA_SUCCESS)
@@ -703,9 +705,10 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(MemRef<4> *x, MemRef<4> *w,
         "cudnnConvolutionForward");
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
-    MemRef<4> *w, MemRef<4> *dy, MemRef<4> *dx, int64_t sh, int64_t sw,
-    int64_t ph, int64_t pw) {
+ECHO_EXPORT void
+_mlir_ciface_echo_conv2d_backward_data(MemRef<4> *w, MemRef<4> *dy,
+                                       MemRef<4> *dx, int64_t sh, int64_t sw,
+                                       int64_t ph, int64_t pw) {
   if (!librariesReady())
     return;
   Convolution c(*dx, *w, *dy, sh, sw, ph, pw);
@@ -730,9 +733,10 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
         "cudnnConvolutionBackwardData");
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
-    MemRef<4> *x, MemRef<4> *dy, MemRef<4> *dw, int64_t sh, int64_t sw,
-    int64_t ph, int64_t pw) {
+ECHO_EXPORT void
+_mlir_ciface_echo_conv2d_backward_filter(MemRef<4> *x, MemRef<4> *dy,
+                                         MemRef<4> *dw, int64_t sh, int64_t sw,
+                                         int64_t ph, int64_t pw) {
   if (!librariesReady())
     return;
   Convolution c(*x, *dw, *dy, sh, sw, ph, pw);
@@ -775,10 +779,9 @@ ECHO_EXPORT void *echoCudaMalloc(size_t bytes) {
 
 ECHO_EXPORT void echoCudaFree(void *ptr) { release(ptr); }
 
-ECHO_EXPORT int echoCudaCopyToDevice(void *dst, const void *src,
-                                     size_t bytes) {
-  return ready() && check(rt.cu.cuMemcpyHtoD(
-                              reinterpret_cast<CUdeviceptr>(dst), src, bytes),
+ECHO_EXPORT int echoCudaCopyToDevice(void *dst, const void *src, size_t bytes) {
+  return ready() && check(rt.cu.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst),
+                                             src, bytes),
                           "cuMemcpyHtoD")
              ? 0
              : 1;
@@ -800,9 +803,9 @@ ECHO_EXPORT int echoCudaSynchronize(void) {
 ECHO_EXPORT int echoCudaCopyToHost(void *dst, const void *src, size_t bytes) {
   if (echoCudaSynchronize() != 0)
     return 1;
-  return check(rt.cu.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src),
-                                  bytes),
-               "cuMemcpyDtoH")
+  return check(
+             rt.cu.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes),
+             "cuMemcpyDtoH")
              ? 0
              : 1;
 }

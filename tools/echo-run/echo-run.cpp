@@ -87,10 +87,10 @@ static cl::opt<std::string>
 #ifndef ECHO_CUDA_RUNTIME_PATH
 #define ECHO_CUDA_RUNTIME_PATH ""
 #endif
-static cl::opt<std::string> cudaRuntimeOpt(
-    "cuda-runtime",
-    cl::desc("The Echo CUDA runtime library for --target=cuda"),
-    cl::init(ECHO_CUDA_RUNTIME_PATH));
+static cl::opt<std::string>
+    cudaRuntimeOpt("cuda-runtime",
+                   cl::desc("The Echo CUDA runtime library for --target=cuda"),
+                   cl::init(ECHO_CUDA_RUNTIME_PATH));
 static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
                                   cl::init(1));
 static cl::opt<uint64_t>
@@ -513,11 +513,10 @@ struct CudaRuntime {
       return failure();
     }
     std::string error;
-    auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(),
-                                                              &error);
+    auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(
+        path.str().c_str(), &error);
     if (!lib.isValid()) {
-      llvm::errs() << "echo-run: cannot load " << path << ": " << error
-                   << "\n";
+      llvm::errs() << "echo-run: cannot load " << path << ": " << error << "\n";
       return failure();
     }
     auto get = [&](auto &fn, const char *name) {
@@ -610,7 +609,8 @@ struct CudaStep {
     for (void *&p : descPtrs)
       packed.push_back(&p);
     cuda.timerStart();
-    if (llvm::Error err = compiled.engine->invokePacked(compiled.entry, packed)) {
+    if (llvm::Error err =
+            compiled.engine->invokePacked(compiled.entry, packed)) {
       llvm::errs() << "echo-run: calling " << compiled.entry
                    << " failed: " << llvm::toString(std::move(err)) << "\n";
       return failure();

@@ -74,18 +74,16 @@ struct EchoLibraryCallsPass
     for (Type type : llvm::concat<Type>(operation->getOperandTypes(),
                                         operation->getResultTypes()))
       if (!getElementTypeOrSelf(type).isF32())
-        return op.emitOpError()
-               << "echo-library-calls: the runtime's '"
-               << op.getLibraryCallName() << "' takes f32 buffers, not "
-               << type;
+        return op.emitOpError() << "echo-library-calls: the runtime's '"
+                                << op.getLibraryCallName()
+                                << "' takes f32 buffers, not " << type;
 
     OpBuilder b(operation);
     SmallVector<Value> args;
     auto toABI = [&](Value buffer) {
       auto type = cast<MemRefType>(buffer.getType());
       return memref::CastOp::create(
-                 b, loc, abiType(type.getRank(), type.getElementType()),
-                 buffer)
+                 b, loc, abiType(type.getRank(), type.getElementType()), buffer)
           .getResult();
     };
     auto toBuffer = [&](Value tensor) {
@@ -178,9 +176,8 @@ struct EchoFillConstantsPass
       rewriter.setInsertionPoint(op);
       Value scalar = arith::ConstantOp::create(
           rewriter, op.getLoc(), value.getSplatValue<TypedAttr>());
-      Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(),
-                                            type.getShape(),
-                                            type.getElementType());
+      Value empty = tensor::EmptyOp::create(
+          rewriter, op.getLoc(), type.getShape(), type.getElementType());
       rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
     }
   }
@@ -224,8 +221,7 @@ struct EchoMapToGPUPass
   }
 
   /// memref.copy -> linalg.copy, then every linalg op -> scf.parallel.
-  LogicalResult lowerToParallelLoops(func::FuncOp func,
-                                     IRRewriter &rewriter) {
+  LogicalResult lowerToParallelLoops(func::FuncOp func, IRRewriter &rewriter) {
     SmallVector<memref::CopyOp> copies;
     func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies) {
@@ -298,9 +294,8 @@ struct EchoMapToGPUPass
     MLIRContext *ctx = &getContext();
     AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
     auto map = [&](scf::ParallelOp ploop, gpu::Processor processor) {
-      return gpu::setMappingAttr(
-          ploop, {gpu::ParallelLoopDimMappingAttr::get(ctx, processor, id,
-                                                       id)});
+      return gpu::setMappingAttr(ploop, {gpu::ParallelLoopDimMappingAttr::get(
+                                            ctx, processor, id, id)});
     };
     if (failed(map(outer, gpu::Processor::BlockX)) ||
         failed(map(inner, gpu::Processor::ThreadX)))
@@ -361,7 +356,6 @@ struct EchoMapToGPUPass
     }
     return success();
   }
-
 };
 
 } // namespace
@@ -395,8 +389,9 @@ struct EchoMergeGPUModulesPass
     // are renamed after the module (unique in the host module's table).
     DenseMap<SymbolRefAttr, StringAttr> renamed;
     for (gpu::GPUModuleOp kernels : kernelModules) {
-      SmallVector<Operation *> members = llvm::to_vector(llvm::map_range(
-          kernels.getBody()->getOperations(), [](Operation &op) { return &op; }));
+      SmallVector<Operation *> members =
+          llvm::to_vector(llvm::map_range(kernels.getBody()->getOperations(),
+                                          [](Operation &op) { return &op; }));
       for (Operation *op : members) {
         auto symbol = dyn_cast<SymbolOpInterface>(op);
         if (!symbol) {
@@ -406,10 +401,9 @@ struct EchoMergeGPUModulesPass
         }
         StringAttr oldName = symbol.getNameAttr();
         StringAttr newName =
-            members.size() == 1
-                ? kernels.getNameAttr()
-                : StringAttr::get(ctx, kernels.getName() + "_" +
-                                           oldName.getValue());
+            members.size() == 1 ? kernels.getNameAttr()
+                                : StringAttr::get(ctx, kernels.getName() + "_" +
+                                                           oldName.getValue());
         if (failed(SymbolTable::replaceAllSymbolUses(oldName, newName,
                                                      kernels.getOperation())))
           return signalPassFailure();

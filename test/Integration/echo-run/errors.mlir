@@ -2,7 +2,7 @@
 // RUN: not echo-run %s --strategy=bogus 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // STRATEGY: echo-run: echo-pipeline: unknown recompute strategy 'bogus'
 // RUN: not echo-run %s --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: echo-run: unknown target 'tpu' (expected 'cpu')
+// TARGET: echo-run: unknown target 'tpu' (expected 'cpu' or 'cuda')
 // RUN: not echo-run %s --optimizer=adam 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: echo-run: unknown optimizer 'adam'
 // RUN: not echo-run %s --optimizer=sgd --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
