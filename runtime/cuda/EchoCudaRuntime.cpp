@@ -562,6 +562,32 @@ bool pickAlgorithm(Get get, const char *what, Perf &chosen) {
   return false;
 }
 
+/// One cuDNN convolution call in direction `direction` (Forward,
+/// BackwardData, BackwardFilter): the heuristics' first algorithm, its
+/// workspace, then the call with alpha = 1, beta = 0.
+template <typename Perf, typename GetAlgorithms, typename GetBytes,
+          typename Run>
+void convolve(const Convolution &c, const char *direction,
+              GetAlgorithms getAlgorithms, GetBytes getBytes, Run run) {
+  if (!c.ok)
+    return;
+  std::string heuristics =
+      std::string("cudnnGetConvolution") + direction + "Algorithm_v7";
+  std::string sizing =
+      std::string("cudnnGetConvolution") + direction + "WorkspaceSize";
+  std::string call = std::string("cudnnConvolution") + direction;
+  Perf algo;
+  size_t bytes = 0;
+  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), algo) ||
+      !dnnOk(getBytes(algo.algo, &bytes), sizing.c_str()))
+    return;
+  void *ws = workspace(bytes);
+  if (bytes && !ws)
+    return;
+  const float alpha = 1.0f, beta = 0.0f;
+  dnnOk(run(algo.algo, ws, bytes, &alpha, &beta), call.c_str());
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -684,25 +710,24 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(MemRef<4> *x, MemRef<4> *w,
   if (!librariesReady())
     return;
   Convolution c(*x, *w, *y, sh, sw, ph, pw);
-  cudnnConvolutionFwdAlgoPerf_t algo;
-  size_t bytes = 0;
-  if (!c.ok ||
-      !pickAlgorithm(
-          [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
-            return rt.dnn.cudnnGetConvolutionForwardAlgorithm_v7(
-                rt.dnnHandle, c.x, c.w, c.conv, c.y, n, found, perf);
-          },
-          "cudnnGetConvolutionForwardAlgorithm_v7", algo) ||
-      !dnnOk(rt.dnn.cudnnGetConvolutionForwardWorkspaceSize(
-                 rt.dnnHandle, c.x, c.w, c.conv, c.y, algo.algo, &bytes),
-             "cudnnGetConvolutionForwardWorkspaceSize"))
-    return;
-  void *ws = workspace(bytes);
-  const float alpha = 1.0f, beta = 0.0f;
-  dnnOk(rt.dnn.cudnnConvolutionForward(rt.dnnHandle, &alpha, c.x, x->data(),
-                                       c.w, w->data(), c.conv, algo.algo, ws,
-                                       bytes, &beta, c.y, y->data()),
-        "cudnnConvolutionForward");
+  Dnn &d = rt.dnn;
+  cudnnHandle_t h = rt.dnnHandle;
+  convolve<cudnnConvolutionFwdAlgoPerf_t>(
+      c, "Forward",
+      [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
+        return d.cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv,
+                                                        c.y, n, found, perf);
+      },
+      [&](cudnnConvolutionFwdAlgo_t algo, size_t *bytes) {
+        return d.cudnnGetConvolutionForwardWorkspaceSize(h, c.x, c.w, c.conv,
+                                                         c.y, algo, bytes);
+      },
+      [&](cudnnConvolutionFwdAlgo_t algo, void *ws, size_t bytes,
+          const float *alpha, const float *beta) {
+        return d.cudnnConvolutionForward(h, alpha, c.x, x->data(), c.w,
+                                         w->data(), c.conv, algo, ws, bytes,
+                                         beta, c.y, y->data());
+      });
 }
 
 ECHO_EXPORT void
@@ -712,25 +737,24 @@ _mlir_ciface_echo_conv2d_backward_data(MemRef<4> *w, MemRef<4> *dy,
   if (!librariesReady())
     return;
   Convolution c(*dx, *w, *dy, sh, sw, ph, pw);
-  cudnnConvolutionBwdDataAlgoPerf_t algo;
-  size_t bytes = 0;
-  if (!c.ok ||
-      !pickAlgorithm(
-          [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
-            return rt.dnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                rt.dnnHandle, c.w, c.y, c.conv, c.x, n, found, perf);
-          },
-          "cudnnGetConvolutionBackwardDataAlgorithm_v7", algo) ||
-      !dnnOk(rt.dnn.cudnnGetConvolutionBackwardDataWorkspaceSize(
-                 rt.dnnHandle, c.w, c.y, c.conv, c.x, algo.algo, &bytes),
-             "cudnnGetConvolutionBackwardDataWorkspaceSize"))
-    return;
-  void *ws = workspace(bytes);
-  const float alpha = 1.0f, beta = 0.0f;
-  dnnOk(rt.dnn.cudnnConvolutionBackwardData(
-            rt.dnnHandle, &alpha, c.w, w->data(), c.y, dy->data(), c.conv,
-            algo.algo, ws, bytes, &beta, c.x, dx->data()),
-        "cudnnConvolutionBackwardData");
+  Dnn &d = rt.dnn;
+  cudnnHandle_t h = rt.dnnHandle;
+  convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
+      c, "BackwardData",
+      [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
+        return d.cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            h, c.w, c.y, c.conv, c.x, n, found, perf);
+      },
+      [&](cudnnConvolutionBwdDataAlgo_t algo, size_t *bytes) {
+        return d.cudnnGetConvolutionBackwardDataWorkspaceSize(
+            h, c.w, c.y, c.conv, c.x, algo, bytes);
+      },
+      [&](cudnnConvolutionBwdDataAlgo_t algo, void *ws, size_t bytes,
+          const float *alpha, const float *beta) {
+        return d.cudnnConvolutionBackwardData(h, alpha, c.w, w->data(), c.y,
+                                              dy->data(), c.conv, algo, ws,
+                                              bytes, beta, c.x, dx->data());
+      });
 }
 
 ECHO_EXPORT void
@@ -740,25 +764,24 @@ _mlir_ciface_echo_conv2d_backward_filter(MemRef<4> *x, MemRef<4> *dy,
   if (!librariesReady())
     return;
   Convolution c(*x, *dw, *dy, sh, sw, ph, pw);
-  cudnnConvolutionBwdFilterAlgoPerf_t algo;
-  size_t bytes = 0;
-  if (!c.ok ||
-      !pickAlgorithm(
-          [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
-            return rt.dnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                rt.dnnHandle, c.x, c.y, c.conv, c.w, n, found, perf);
-          },
-          "cudnnGetConvolutionBackwardFilterAlgorithm_v7", algo) ||
-      !dnnOk(rt.dnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(
-                 rt.dnnHandle, c.x, c.y, c.conv, c.w, algo.algo, &bytes),
-             "cudnnGetConvolutionBackwardFilterWorkspaceSize"))
-    return;
-  void *ws = workspace(bytes);
-  const float alpha = 1.0f, beta = 0.0f;
-  dnnOk(rt.dnn.cudnnConvolutionBackwardFilter(
-            rt.dnnHandle, &alpha, c.x, x->data(), c.y, dy->data(), c.conv,
-            algo.algo, ws, bytes, &beta, c.w, dw->data()),
-        "cudnnConvolutionBackwardFilter");
+  Dnn &d = rt.dnn;
+  cudnnHandle_t h = rt.dnnHandle;
+  convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      c, "BackwardFilter",
+      [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
+        return d.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            h, c.x, c.y, c.conv, c.w, n, found, perf);
+      },
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t *bytes) {
+        return d.cudnnGetConvolutionBackwardFilterWorkspaceSize(
+            h, c.x, c.y, c.conv, c.w, algo, bytes);
+      },
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, void *ws, size_t bytes,
+          const float *alpha, const float *beta) {
+        return d.cudnnConvolutionBackwardFilter(h, alpha, c.x, x->data(), c.y,
+                                                dy->data(), c.conv, algo, ws,
+                                                bytes, beta, c.w, dw->data());
+      });
 }
 
 //===----------------------------------------------------------------------===//
