@@ -687,7 +687,7 @@ ECHO_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
 
 //===----------------------------------------------------------------------===//
 // Library calls (echo-library-calls; argument lists as in
-// LibraryCallOpInterface's implementations, lib/Dialect/Echo/IR/EchoOps.cpp)
+// the libraryCall* fields of the ops in EchoOps.td and EchoGradOps.td)
 //===----------------------------------------------------------------------===//
 
 ECHO_EXPORT void _mlir_ciface_echo_gemm(MemRef<2> *a, MemRef<2> *b,

@@ -31,6 +31,15 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   /// Compute-heavy ops (GEMM, convolution) partition the recompute graph.
   bit computeHeavy = 0;
 
+  /// Ops with the LibraryCallOpInterface trait: the runtime function, the
+  /// operands (getter suffixes) it reads in order, the C++ braced list of
+  /// its i64 arguments, and an optional C++ expression for the output's
+  /// initial contents (see the interface).
+  string libraryCall = "";
+  list<string> libraryCallInputs = [];
+  code libraryCallScalars = "{}";
+  code libraryCallInit = "";
+
   /// Declarations added by subclasses (interface glue).
   code echoInterfaceDecls = "";
   /// Op-specific declarations; use this instead of `extraClassDeclaration`.
@@ -48,8 +57,27 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
       return ::mlir::echo::detail::estimatePerElementFlops(getOperation(), }]
         # flopsPerElement # [{);
     }
+  }]) # !if(!empty(libraryCall), "", [{
+    //===------------------------------------------------------------------===//
+    // LibraryCallOpInterface
+    //===------------------------------------------------------------------===//
+    ::llvm::StringRef getLibraryCallName() { return "}] # libraryCall # [{"; }
+    ::llvm::SmallVector<::mlir::Value> getLibraryCallInputs() {
+      return {}] # !interleave(!foreach(n, libraryCallInputs, "get" # n # "()"),
+                               ", ") # [{};
+    }
+    ::llvm::SmallVector<int64_t> getLibraryCallScalars() {
+      return }] # libraryCallScalars # [{;
+    }
+  }]) # !if(!empty(libraryCallInit), "", [{
+    ::mlir::Value getLibraryCallInit() { return }] # libraryCallInit # [{; }
   }]) # echoInterfaceDecls # echoExtraDecls;
 }
+
+/// The i64 arguments of the convolution library calls: strides (h, w), then
+/// padding (h, w).
+defvar Echo_ConvLibraryCallScalars =
+    "{getStrides()[0], getStrides()[1], getPadding()[0], getPadding()[1]}";
 
 /// A forward op that `echo-autodiff` differentiates. The gradient of the op
 /// reads exactly the operands and results listed here; `buildGradient` is

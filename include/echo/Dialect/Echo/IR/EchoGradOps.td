@@ -216,8 +216,11 @@ def Echo_MseLossGradOp : Echo_GradOp<"mse_loss_grad",
 //===----------------------------------------------------------------------===//
 
 def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
-    [DeclareOpInterfaceMethods<Echo_LibraryCallOpInterface>,
+    [Echo_LibraryCallOpInterface,
      AllElementTypesMatch<["w", "dy", "result"]>]> {
+  let libraryCall = "echo_conv2d_backward_data";
+  let libraryCallInputs = ["W", "Dy"];
+  let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "gradient of echo.conv2d with respect to its input";
   let description = [{
     The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
@@ -240,8 +243,11 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
 }
 
 def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
-    [DeclareOpInterfaceMethods<Echo_LibraryCallOpInterface>,
+    [Echo_LibraryCallOpInterface,
      AllElementTypesMatch<["x", "dy", "result"]>]> {
+  let libraryCall = "echo_conv2d_backward_filter";
+  let libraryCallInputs = ["X", "Dy"];
+  let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "gradient of echo.conv2d with respect to its filter";
   let description = [{
     Correlates the forward input `x` with `dy` into the filter's type

@@ -208,8 +208,7 @@ def Echo_TransposeOp : Echo_ForwardOp<"transpose",
 /// re-runs them (Echo, Fig. 14d).
 class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
     : Echo_ForwardOp<mnemonic, !listconcat(traits,
-        [DeclareOpInterfaceMethods<Echo_LibraryCallOpInterface,
-                                   ["getLibraryCallInit"]>])> {
+        [Echo_LibraryCallOpInterface])> {
   let computeHeavy = 1;
   let hasCustomFlops = 1;
   let hasVerifier = 1;
@@ -218,6 +217,9 @@ class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
 
 def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
     [AllElementTypesMatch<["a", "b", "result"]>]> {
+  let libraryCall = "echo_gemm";
+  let libraryCallInputs = ["A", "B"];
+  let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let summary = "matrix product";
   let description = [{
     `result = op(a) · op(b)` where `op` transposes its operand when
@@ -237,6 +239,9 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
 
 def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
     [AllElementTypesMatch<["a", "b", "result"]>]> {
+  let libraryCall = "echo_batched_gemm";
+  let libraryCallInputs = ["A", "B"];
+  let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let summary = "batched matrix product";
   let description = [{
     For each batch index: `result[i] = op(a[i]) · op(b[i])`, with `op` as in
@@ -256,6 +261,12 @@ def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
 
 def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
     [AllElementTypesMatch<["x", "w", "b", "result"]>]> {
+  // Y = X·Wᵀ + b: the output starts as b in every row and the GEMM adds
+  // X·Wᵀ (transpose_b, accumulate).
+  let libraryCall = "echo_gemm";
+  let libraryCallInputs = ["X", "W"];
+  let libraryCallScalars = "{false, true, true}";
+  let libraryCallInit = "getB()";
   let summary = "fully connected layer, Y = X·Wᵀ + b";
   let description = [{
     `x` is M×K, `w` is N×K (one row per output feature), `b` has N entries;
@@ -276,6 +287,9 @@ def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
 
 def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
     [AllElementTypesMatch<["x", "w", "result"]>]> {
+  let libraryCall = "echo_conv2d_forward";
+  let libraryCallInputs = ["X", "W"];
+  let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "2-D convolution (cross-correlation), NCHW";
   let description = [{
     `x` is N×C×H×W, `w` is F×C×KH×KW; zero `padding` on both sides of each
