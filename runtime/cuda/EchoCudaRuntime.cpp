@@ -21,6 +21,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -434,8 +435,7 @@ bool dnnOk(cudnnStatus_t status, const char *what) {
   return false;
 }
 
-/// Rows of a row-major matrix view: inner stride 1, returns the leading
-/// dimension (row stride).
+/// Checks that `m`'s rows are contiguous (inner stride 1), as cuBLAS needs.
 template <int N> bool rowMajor(const MemRef<N> &m, const char *what) {
   if (m.strides[N - 1] != 1 && m.sizes[N - 1] > 1) {
     fail("echo_gemm: %s has inner stride %" PRId64 " (expected 1)", what,
@@ -453,14 +453,15 @@ void gemm(const MemRef<N> *a, const MemRef<N> *b, const MemRef<N> *c,
   if (!librariesReady())
     return;
   constexpr int r = N - 2;
+  // op(A) is M×K and op(B) K×N; a transposed operand is stored the other
+  // way round.
   int64_t m = c->sizes[r], n = c->sizes[r + 1];
-  int64_t k = transA ? a->sizes[r] : a->sizes[r + 1];
-  int64_t aRows = transA ? k : m, bRows = transB ? n : k;
-  if (a->sizes[r] != aRows || b->sizes[r] != bRows ||
-      (transB ? b->sizes[r + 1] : b->sizes[r + 1]) != (transB ? k : n)) {
-    fail("echo_gemm: shapes do not agree (C is %" PRId64 "x%" PRId64
-         ", K = %" PRId64 ")",
-         m, n, k);
+  int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
+  int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
+  if (aM != m || bK != k || bN != n) {
+    fail("echo_gemm: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
+         ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
+         aM, k, bK, bN, m, n);
     return;
   }
   if (!rowMajor(*a, "A") || !rowMajor(*b, "B") || !rowMajor(*c, "C"))
@@ -468,9 +469,12 @@ void gemm(const MemRef<N> *a, const MemRef<N> *b, const MemRef<N> *c,
   const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  int64_t lda = std::max<int64_t>(a->strides[r], 1);
-  int64_t ldb = std::max<int64_t>(b->strides[r], 1);
-  int64_t ldc = std::max<int64_t>(c->strides[r], 1);
+  // The row stride; cuBLAS wants at least the row length even when a
+  // single row makes the stride meaningless.
+  auto ld = [](const MemRef<N> *x) {
+    return std::max({x->strides[r], x->sizes[r + 1], int64_t(1)});
+  };
+  int64_t lda = ld(a), ldb = ld(b), ldc = ld(c);
   if (N == 2) {
     blasOk(rt.blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
                                b->data(), ldb, a->data(), lda, &beta, c->data(),
