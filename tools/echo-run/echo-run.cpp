@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EchoCudaRuntime.h"
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 #include "echo/InitAllEcho.h"
@@ -422,13 +423,18 @@ struct Compiled {
 
   /// Calls the entry with `args` then `outs` (results are out-parameters).
   LogicalResult call(ArrayRef<HostTensor *> args, ArrayRef<HostTensor *> outs) {
-    SmallVector<void *> descPtrs, packed;
-    for (HostTensor *t : llvm::concat<HostTensor *const>(args, outs))
+    SmallVector<int64_t *> descriptors;
+    for (HostTensor *t : llvm::concat<HostTensor *const>(args, outs)) {
       t->refreshDescriptor();
-    for (HostTensor *t : args)
-      descPtrs.push_back(t->descriptor.data());
-    for (HostTensor *t : outs)
-      descPtrs.push_back(t->descriptor.data());
+      descriptors.push_back(t->descriptor.data());
+    }
+    return invoke(descriptors);
+  }
+
+  /// Calls the entry with one memref descriptor per argument.
+  LogicalResult invoke(ArrayRef<int64_t *> descriptors) {
+    SmallVector<void *> descPtrs(descriptors.begin(), descriptors.end());
+    SmallVector<void *> packed;
     for (void *&p : descPtrs)
       packed.push_back(&p);
     if (llvm::Error err = engine->invokePacked(entry, packed)) {
@@ -489,17 +495,16 @@ FailureOr<Compiled> compile(ModuleOp module, PassManager &pm,
 /// The Echo CUDA runtime's host API (runtime/cuda/EchoCudaRuntime.h),
 /// resolved from the library that the JIT-compiled step links against.
 struct CudaRuntime {
-  int (*init)(int);
-  const char *(*getError)();
-  const char *(*deviceName)();
-  void *(*malloc)(size_t);
-  void (*free)(void *);
-  int (*copyToDevice)(void *, const void *, size_t);
-  int (*copyToHost)(void *, const void *, size_t);
-  int (*synchronize)();
-  size_t (*peakBytes)();
-  void (*timerStart)();
-  double (*timerStop)();
+  decltype(&echoCudaInit) init;
+  decltype(&echoCudaGetError) getError;
+  decltype(&echoCudaDeviceName) deviceName;
+  decltype(&echoCudaMalloc) malloc;
+  decltype(&echoCudaFree) free;
+  decltype(&echoCudaCopyToDevice) copyToDevice;
+  decltype(&echoCudaCopyToHost) copyToHost;
+  decltype(&echoCudaPeakBytes) peakBytes;
+  decltype(&echoCudaTimerStart) timerStart;
+  decltype(&echoCudaTimerStop) timerStop;
 
   /// Loads the library and initializes GPU 0; reports what is missing.
   LogicalResult load(StringRef path) {
@@ -529,7 +534,6 @@ struct CudaRuntime {
         !get(malloc, "echoCudaMalloc") || !get(free, "echoCudaFree") ||
         !get(copyToDevice, "echoCudaCopyToDevice") ||
         !get(copyToHost, "echoCudaCopyToHost") ||
-        !get(synchronize, "echoCudaSynchronize") ||
         !get(peakBytes, "echoCudaPeakBytes") ||
         !get(timerStart, "echoCudaTimerStart") ||
         !get(timerStop, "echoCudaTimerStop")) {
@@ -602,19 +606,13 @@ struct CudaStep {
     for (auto [b, t] : llvm::zip(args, hostArgs))
       if (cuda.copyToDevice(b.ptr, t.data(), b.bytes) != 0)
         return cuda.fail();
-    SmallVector<void *> descPtrs, packed;
+    SmallVector<int64_t *> descriptors;
     for (Buffer &b : llvm::concat<Buffer>(args, outs))
-      descPtrs.push_back(b.descriptor.data());
-    descPtrs.push_back(arena.descriptor.data());
-    for (void *&p : descPtrs)
-      packed.push_back(&p);
+      descriptors.push_back(b.descriptor.data());
+    descriptors.push_back(arena.descriptor.data());
     cuda.timerStart();
-    if (llvm::Error err =
-            compiled.engine->invokePacked(compiled.entry, packed)) {
-      llvm::errs() << "echo-run: calling " << compiled.entry
-                   << " failed: " << llvm::toString(std::move(err)) << "\n";
+    if (failed(compiled.invoke(descriptors)))
       return failure();
-    }
     ms = cuda.timerStop();
     if (ms < 0 || cuda.getError())
       return cuda.fail();

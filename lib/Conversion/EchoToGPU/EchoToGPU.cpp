@@ -206,7 +206,7 @@ struct EchoMapToGPUPass
     if (blockSize < 1 || blockSize > 1024) {
       func.emitError() << "echo-map-to-gpu: block-size must be in [1, 1024], "
                           "got "
-                       << blockSize;
+                       << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     if (!func.getBody().hasOneBlock()) {

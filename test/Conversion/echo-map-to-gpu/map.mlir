@@ -1,6 +1,10 @@
-// RUN: echo-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(echo-map-to-gpu))" | FileCheck %s
+// RUN: echo-opt %s --split-input-file --verify-diagnostics --echo-map-to-gpu | FileCheck %s
 // RUN: echo-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(echo-map-to-gpu{block-size=128}))" | FileCheck %s --check-prefix=B128
 // RUN: echo-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(echo-map-to-gpu),convert-parallel-loops-to-gpu)" | FileCheck %s --check-prefix=LAUNCH
+
+// RUN: not echo-opt %s --split-input-file --echo-map-to-gpu=block-size=0 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK
+// RUN: not echo-opt %s --split-input-file --echo-map-to-gpu=block-size=2048 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK
+// BAD-BLOCK: error: echo-map-to-gpu: block-size must be in [1, 1024], got {{0|2048}}
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
