@@ -12,6 +12,11 @@ and the median step time. Writes bench/results/gpu.json and prints the
 markdown table that docs/results.md shows.
 
 Usage: bench/gpu/run.py [--build build] [--steps 10] [--no-torch]
+                        [--make-bundles DIR | --bundles DIR]
+
+The GPU machines lent to this project have no MLIR: there, compile first
+with --make-bundles (here) and run with --bundles (there); see
+bench/gpu/device.sh.
 """
 import argparse
 import json
@@ -32,11 +37,11 @@ from recompute import CONFIGS  # noqa: E402
 STRATEGIES = ["none", "mirror", "echo"]
 
 
-def run_echo(echo_run, model, strategy, steps, tmp):
+def run_echo(command, steps, tmp, strategy):
+    """Runs `command` (echo-run --target=cuda, or a bundle's echo-step)."""
     report = os.path.join(tmp, f"{strategy}.json")
-    subprocess.run([echo_run, model, "--target=cuda", f"--strategy={strategy}",
-                    f"--steps={steps}", "--quiet", f"--report={report}"],
-                   check=True)
+    subprocess.run(command + [f"--steps={steps}", "--quiet",
+                              f"--report={report}"], check=True)
     with open(report) as f:
         r = json.load(f)[0]
     return {"step_time_ms": r["step_time_ms"],
@@ -146,18 +151,38 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--make-bundles", metavar="DIR",
+                    help="only compile the three steps ahead of time into "
+                         "DIR/nmt-<strategy> (echo-run --emit-aot; no GPU "
+                         "needed), for a GPU machine without MLIR")
+    ap.add_argument("--bundles", metavar="DIR",
+                    help="run the bundles of --make-bundles instead of "
+                         "echo-run")
     ap.add_argument("--output",
                     default=os.path.join(ROOT, "bench", "results", "gpu.json"))
     args = ap.parse_args()
     builder, cfg = CONFIGS["nmt"]
     results = {"config": cfg, "echo": {}}
+    echo_run = os.path.join(args.build, "bin", "echo-run")
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "nmt.mlir")
         with open(model, "w") as f:
             f.write(getattr(models, builder)(**cfg))
-        echo_run = os.path.join(args.build, "bin", "echo-run")
         for s in STRATEGIES:
-            results["echo"][s] = run_echo(echo_run, model, s, args.steps, tmp)
+            if args.make_bundles:
+                subprocess.run([echo_run, model, "--target=cuda",
+                                f"--strategy={s}", "--emit-aot=" +
+                                os.path.join(args.make_bundles, f"nmt-{s}")],
+                               check=True)
+                continue
+            if args.bundles:
+                command = [os.path.join(args.bundles, f"nmt-{s}", "echo-step")]
+            else:
+                command = [echo_run, model, "--target=cuda",
+                           f"--strategy={s}"]
+            results["echo"][s] = run_echo(command, args.steps, tmp, s)
+    if args.make_bundles:
+        return
     if not args.no_torch:
         try:
             import torch  # noqa: F401

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EchoCudaRuntime.h"
+#include "EchoHostData.h"
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 #include "echo/InitAllEcho.h"
@@ -52,9 +53,14 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -62,9 +68,11 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
 #include <cmath>
@@ -137,6 +145,23 @@ static cl::opt<unsigned>
                 cl::init(2));
 static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
                               cl::init(false));
+static cl::opt<std::string> emitAotOpt(
+    "emit-aot",
+    cl::desc("Instead of running, compile the step ahead of time into "
+             "DIR/echo-step, an executable that needs no MLIR or LLVM (with "
+             "manifest.txt, memory.json and, for --target=cuda, the runtime "
+             "library)"),
+    cl::value_desc("DIR"), cl::init(""));
+#ifndef ECHO_AOT_CXX
+#define ECHO_AOT_CXX "c++"
+#endif
+#ifndef ECHO_STEP_MAIN_PATH
+#define ECHO_STEP_MAIN_PATH ""
+#endif
+static cl::opt<std::string>
+    aotCxxOpt("aot-cxx",
+              cl::desc("C++ compiler driver that links --emit-aot bundles"),
+              cl::init(ECHO_AOT_CXX));
 static cl::opt<bool> planBuffersOpt(
     "plan-buffers",
     cl::desc("Place the step's buffers in one arena (echo-plan-buffers); "
@@ -198,19 +223,7 @@ struct HostTensor {
   }
 };
 
-/// SplitMix64: deterministic, platform-independent pseudo-random numbers.
-struct Rng {
-  uint64_t state;
-  explicit Rng(uint64_t seed) : state(seed) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, 1).
-  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-};
+using echo::host::Rng;
 
 //===----------------------------------------------------------------------===//
 // NumPy .npy files
@@ -227,19 +240,9 @@ std::string npyDescr(Type et) {
 }
 
 LogicalResult writeNpy(StringRef path, const HostTensor &t) {
-  std::string shape = "(";
-  for (int64_t d : t.type.getShape())
-    shape += std::to_string(d) + ", ";
-  if (t.type.getRank() > 1)
-    shape.resize(shape.size() - 2);
-  else if (t.type.getRank() == 1)
-    shape.resize(shape.size() - 1);
-  shape += ")";
-  std::string header = "{'descr': '" + npyDescr(t.type.getElementType()) +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
+  std::string header = echo::host::npyHeader(
+      npyDescr(t.type.getElementType()),
+      std::vector<int64_t>(t.type.getShape().begin(), t.type.getShape().end()));
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
@@ -247,8 +250,6 @@ LogicalResult writeNpy(StringRef path, const HostTensor &t) {
                  << "\n";
     return failure();
   }
-  os << "\x93NUMPY" << char(1) << char(0);
-  os << char(header.size() & 0xff) << char((header.size() >> 8) & 0xff);
   os << header;
   os.write(static_cast<const char *>(t.data()), t.byteSize());
   return success();
@@ -623,6 +624,191 @@ struct CudaStep {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// --emit-aot
+//===----------------------------------------------------------------------===//
+
+/// What DIR/manifest.txt records for runtime/aot/EchoStepMain.cpp.
+struct AotStep {
+  StringRef model, target;
+  ArrayRef<HostTensor> args, outs;
+  ArrayRef<echo::host::ArgumentDraw> draws;
+  ArrayRef<unsigned> paramArgs;
+  int64_t arenaBytes; // -1: the step allocates its own
+};
+
+LogicalResult aotError(const Twine &msg) {
+  llvm::errs() << "echo-run: --emit-aot: " << msg << "\n";
+  return failure();
+}
+
+/// Translates the lowered `module` to LLVM IR, adds `echo_aot_step(void **)`
+/// (calls `_mlir_ciface_<entry>` with the descriptors it is given) and
+/// `echo_aot_num_descriptors`, optimizes and writes an object file.
+LogicalResult emitStepObject(ModuleOp module, StringRef entry, bool onGPU,
+                             StringRef path) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "echo-step");
+  if (!llvmModule)
+    return aotError("cannot translate the step to LLVM IR");
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return aotError(llvm::toString(builder.takeError()));
+  // The host code of a GPU step only launches work: build it for any
+  // x86-64 so that it runs on the GPU machine, whatever its processor.
+  if (onGPU) {
+    builder->setCPU("x86-64");
+    builder->getFeatures() = llvm::SubtargetFeatures();
+  }
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeGenOptLevel(optLevelOpt == 0
+                                  ? llvm::CodeGenOptLevel::None
+                                  : llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return aotError(llvm::toString(machine.takeError()));
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+
+  llvm::Function *callee =
+      llvmModule->getFunction(("_mlir_ciface_" + entry).str());
+  if (!callee)
+    return aotError("the step has no _mlir_ciface_" + entry);
+  llvm::Type *ptrType = llvm::PointerType::getUnqual(llvmContext);
+  auto *wrapper = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(llvmContext), {ptrType},
+                              /*isVarArg=*/false),
+      llvm::GlobalValue::ExternalLinkage, "echo_aot_step", *llvmModule);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(llvmContext, "entry", wrapper));
+  SmallVector<llvm::Value *> callArgs;
+  for (unsigned i = 0; i < callee->arg_size(); ++i)
+    callArgs.push_back(b.CreateLoad(
+        ptrType, b.CreateConstGEP1_64(ptrType, wrapper->getArg(0), i)));
+  b.CreateCall(callee, callArgs);
+  b.CreateRetVoid();
+  llvm::Type *i64 = llvm::Type::getInt64Ty(llvmContext);
+  new llvm::GlobalVariable(*llvmModule, i64, /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantInt::get(i64, callee->arg_size()),
+                           "echo_aot_num_descriptors");
+
+  auto transformer =
+      makeOptimizingTransformer(optLevelOpt, /*sizeLevel=*/0, machine->get());
+  if (llvm::Error err = transformer(llvmModule.get()))
+    return aotError(llvm::toString(std::move(err)));
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return aotError("cannot write " + path + ": " + ec.message());
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return aotError("the host target cannot emit object files");
+  codegen.run(*llvmModule);
+  return success();
+}
+
+/// Writes DIR/manifest.txt and DIR/memory.json.
+LogicalResult writeManifest(StringRef dir, const AotStep &step,
+                            const llvm::json::Object &memory) {
+  auto open = [&](StringRef name, auto &&write) -> LogicalResult {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, name);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return aotError("cannot write " + path + ": " + ec.message());
+    write(os);
+    return success();
+  };
+  auto shape = [](llvm::raw_ostream &os, const HostTensor &t) {
+    os << t.type.getRank();
+    for (int64_t d : t.type.getShape())
+      os << " " << d;
+    os << "\n";
+  };
+  if (failed(open("manifest.txt", [&](llvm::raw_ostream &os) {
+        os << "echo-step-bundle 1\n";
+        os << "model " << step.model << "\n";
+        os << "target " << step.target << "\n";
+        os << "seed " << seedOpt << "\n";
+        os << "optimizer " << optimizerOpt << "\n";
+        os << llvm::formatv("lr {0:e16}\n", lrOpt.getValue());
+        os << "arena_bytes " << step.arenaBytes << "\n";
+        for (auto [i, t] : llvm::enumerate(step.args)) {
+          bool isParam = llvm::is_contained(step.paramArgs, i);
+          os << "arg " << i << " " << (t.isF32() ? "f32" : "i32") << " "
+             << (isParam ? "param" : "data") << " "
+             << (step.draws[i].isInteger ? step.draws[i].range : 0) << " ";
+          shape(os, t);
+        }
+        for (auto [k, t] : llvm::enumerate(step.outs)) {
+          os << "out " << k << " f32 ";
+          shape(os, t);
+        }
+      })))
+    return failure();
+  return open("memory.json", [&](llvm::raw_ostream &os) {
+    os << llvm::json::Value(llvm::json::Object(memory)) << "\n";
+  });
+}
+
+/// Copies `from` into `dir` (keeping its file name) and returns the copy.
+FailureOr<std::string> copyInto(StringRef dir, StringRef from) {
+  SmallString<128> to(dir);
+  llvm::sys::path::append(to, llvm::sys::path::filename(from));
+  if (std::error_code ec = llvm::sys::fs::copy_file(from, to))
+    return aotError("cannot copy " + from + " to " + to + ": " + ec.message());
+  return std::string(to);
+}
+
+/// Compiles the lowered step into DIR: step.o, the manifest, the memory
+/// report and DIR/echo-step (linked with --aot-cxx).
+LogicalResult emitAotBundle(ModuleOp module, StringRef entry,
+                            const AotStep &step,
+                            const llvm::json::Object &memory) {
+  StringRef dir = emitAotOpt;
+  bool onGPU = step.target == "cuda";
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return aotError("cannot create " + dir + ": " + ec.message());
+  SmallString<128> object(dir), executable(dir);
+  llvm::sys::path::append(object, "step.o");
+  llvm::sys::path::append(executable, "echo-step");
+  if (failed(emitStepObject(module, entry, onGPU, object)) ||
+      failed(writeManifest(dir, step, memory)))
+    return failure();
+
+  StringRef stepMain = ECHO_STEP_MAIN_PATH;
+  if (stepMain.empty() || !llvm::sys::fs::exists(stepMain))
+    return aotError("the step driver library (libEchoStepMain.a) is missing" +
+                    (stepMain.empty() ? Twine() : " at '" + stepMain + "'"));
+  auto cxx = llvm::sys::findProgramByName(aotCxxOpt);
+  if (!cxx)
+    return aotError("cannot find the C++ compiler '" + aotCxxOpt +
+                    "' to link the bundle (pass --aot-cxx=)");
+  SmallVector<std::string> command = {*cxx, std::string(object), stepMain.str(),
+                                      "-o", std::string(executable)};
+  if (onGPU) {
+    auto runtime = copyInto(dir, cudaRuntimeOpt);
+    if (failed(runtime))
+      return failure();
+    command.push_back(*runtime);
+  }
+  // The runtime library sits beside the executable. (Linked this way, a
+  // bundle needs glibc 2.34 and libstdc++ from GCC 11 or newer.)
+  command.append({"-Wl,-rpath,$ORIGIN", "-lm", "-ldl"});
+  SmallVector<StringRef> argv(command.begin(), command.end());
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(*cxx, argv, /*Env=*/std::nullopt, {}, 0, 0,
+                                     &error);
+  if (rc != 0)
+    return aotError("linking " + executable + " failed" +
+                    (error.empty() ? "" : ": " + error) +
+                    " (command: " + llvm::join(command, " ") + ")");
+  return success();
+}
+
 void setPipelineOptions(echo::EchoPipelineOptions &o, bool autodiff,
                         StringRef optimizer) {
   o.strategy = strategyOpt;
@@ -762,9 +948,28 @@ int run(MLIRContext &context) {
       return 1;
   }
 
-  // The driver and the GPU are checked before anything is compiled.
+  bool emitAot = !emitAotOpt.empty();
+  if (emitAot && (checkGradients || !inputsOpt.empty() || !dumpOpt.empty())) {
+    llvm::errs() << "echo-run: --emit-aot compiles the step without running "
+                    "it: --check-gradients, --inputs and --dump do not apply "
+                    "(the bundle's echo-step takes --dump)\n";
+    return 1;
+  }
+  if (emitAot && onGPU &&
+      (cudaRuntimeOpt.empty() || !llvm::sys::fs::exists(cudaRuntimeOpt))) {
+    llvm::errs() << "echo-run: --emit-aot with --target=cuda needs the Echo "
+                    "CUDA runtime library to put in the bundle (not found"
+                 << (cudaRuntimeOpt.empty() ? std::string()
+                                            : (" at '" + cudaRuntimeOpt + "'"))
+                 << "; build Echo with the CUDA toolkit, or pass "
+                    "--cuda-runtime=)\n";
+    return 1;
+  }
+
+  // The driver and the GPU are checked before anything is compiled (a
+  // bundle is compiled here and runs elsewhere).
   CudaRuntime cuda;
-  if (onGPU && failed(cuda.load(cudaRuntimeOpt)))
+  if (onGPU && !emitAot && failed(cuda.load(cudaRuntimeOpt)))
     return 1;
 
   std::string error;
@@ -790,6 +995,7 @@ int run(MLIRContext &context) {
   // Arguments: parameters and data drawn from the seed (or --inputs).
   SmallVector<HostTensor> args;
   SmallVector<unsigned> paramArgs;
+  SmallVector<echo::host::ArgumentDraw> draws;
   for (auto [i, type] : llvm::enumerate(model.getArgumentTypes())) {
     auto tt = dyn_cast<RankedTensorType>(type);
     if (!tt ||
@@ -799,28 +1005,18 @@ int run(MLIRContext &context) {
       return 1;
     }
     HostTensor t(tt);
-    Rng rng(seedOpt * 1000003ULL + i);
     bool isParam = echo::isParamArgument(model, i);
     if (isParam)
       paramArgs.push_back(i);
-    if (tt.getElementType().isInteger(32)) {
-      int64_t range = integerRange(model.getArgument(i));
-      for (int64_t e = 0; e < t.numElements(); ++e)
-        t.set(e, static_cast<double>(rng.next() % range));
-    } else {
-      // Parameters: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in the
-      // product of all dims but the first; vectors U(-0.5, 0.5). Data:
-      // U(-1, 1).
-      double bound = 1.0;
-      if (isParam) {
-        int64_t fanIn = 1;
-        for (int64_t d = 1; d < tt.getRank(); ++d)
-          fanIn *= tt.getDimSize(d);
-        bound = tt.getRank() >= 2 ? 1.0 / std::sqrt(double(fanIn)) : 0.5;
-      }
-      for (int64_t e = 0; e < t.numElements(); ++e)
-        t.set(e, (2 * rng.uniform() - 1) * bound);
-    }
+    echo::host::ArgumentDraw draw =
+        tt.getElementType().isInteger(32)
+            ? echo::host::ArgumentDraw::forInteger(
+                  integerRange(model.getArgument(i)))
+            : echo::host::ArgumentDraw::forFloat(
+                  isParam, std::vector<int64_t>(tt.getShape().begin(),
+                                                tt.getShape().end()));
+    draw.fill(t.data(), t.numElements(), seedOpt, i);
+    draws.push_back(draw);
     if (!inputsOpt.empty()) {
       SmallString<128> path(inputsOpt);
       llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
@@ -872,6 +1068,30 @@ int run(MLIRContext &context) {
   PassManager pm(&context, ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
   echo::buildEchoLLVMPipeline(pm, trainOptions);
+  int64_t arenaBytes = 0;
+  if (memory.bufferPlan)
+    if (auto bytes = memory.bufferPlan->getAs<IntegerAttr>("arena_bytes"))
+      arenaBytes = bytes.getInt();
+
+  SmallVector<HostTensor> outs;
+  outs.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
+  for (unsigned i : paramArgs)
+    outs.emplace_back(args[i].type);
+
+  if (emitAot) {
+    if (failed(pm.run(*trainModule)))
+      return 1;
+    AotStep step{modelName,
+                 targetOpt,
+                 args,
+                 outs,
+                 draws,
+                 paramArgs,
+                 onGPU ? arenaBytes : -1};
+    return failed(
+        emitAotBundle(*trainModule, trainName, step, memory.toJSON()));
+  }
+
   SmallVector<StringRef> sharedLibs;
   if (onGPU)
     sharedLibs.push_back(cudaRuntimeOpt);
@@ -879,18 +1099,9 @@ int run(MLIRContext &context) {
   if (failed(train))
     return 1;
 
-  SmallVector<HostTensor> outs;
-  outs.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
-  for (unsigned i : paramArgs)
-    outs.emplace_back(args[i].type);
-
   std::optional<CudaStep> gpuStep;
   if (onGPU) {
     gpuStep.emplace(cuda, *train);
-    int64_t arenaBytes = 0;
-    if (memory.bufferPlan)
-      if (auto bytes = memory.bufferPlan->getAs<IntegerAttr>("arena_bytes"))
-        arenaBytes = bytes.getInt();
     if (failed(gpuStep->allocate(args, outs, arenaBytes)))
       return 1;
   }

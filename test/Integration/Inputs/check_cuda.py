@@ -1,61 +1,131 @@
 """CUDA against CPU over the bundled models (see cuda/against-cpu.test).
 
-For each model and strategy, runs three steps on both targets from the same
-seed and checks: every loss within 1e-4 relative; every result of the first
-step (loss and gradients) within 1e-3 norm-wise relative error; the device
-peak of `echo` at most that of `none`. Prints one line per run.
+For each model and strategy (none, echo), runs three steps on both targets
+from the same seed and checks: every loss within 1e-4 relative; every result
+of the first step (loss and gradients) within 1e-3 norm-wise relative error;
+the device peak of `echo` at most that of `none`. Prints one line per run.
+
+Three ways to run it:
+  check_cuda.py MODELS TMP
+      echo-run on both targets (a machine with MLIR and a GPU).
+  check_cuda.py --make-bundles MODELS DIR
+      here, without a GPU: the CPU reference runs (echo-run) and one
+      `echo-run --emit-aot --target=cuda` bundle per model and strategy.
+  check_cuda.py --bundles DIR
+      on a GPU machine without MLIR: runs the bundles against the references.
 """
 import json
 import os
 import subprocess
 import sys
 
-import numpy as np
-
-models_dir, tmp = sys.argv[1], sys.argv[2]
-os.makedirs(tmp, exist_ok=True)
-failures = []
+STRATEGIES = ["none", "echo"]
+RUN_FLAGS = ["--steps=3", "--quiet"]
 
 
-def run(model, strategy, target):
-    tag = f"{os.path.basename(model)}.{strategy}.{target}"
-    dump = os.path.join(tmp, tag)
-    report = dump + ".json"
+def report(path):
+    with open(path) as f:
+        return json.load(f)[0]
+
+
+def run_jit(model, strategy, target, out):
     subprocess.run(["echo-run", model, f"--target={target}",
-                    f"--strategy={strategy}", "--steps=3", "--quiet",
-                    f"--dump={dump}", f"--report={report}"], check=True)
-    with open(report) as f:
-        return json.load(f)[0], dump
+                    f"--strategy={strategy}", *RUN_FLAGS, f"--dump={out}",
+                    f"--report={out}.json"], check=True)
+    return report(out + ".json"), out
 
 
-for name in sorted(os.listdir(models_dir)):
-    if not name.endswith(".mlir"):
-        continue
-    model = os.path.join(models_dir, name)
-    peaks = {}
-    for strategy in ["none", "echo"]:
-        cpu, cpu_dump = run(model, strategy, "cpu")
-        gpu, gpu_dump = run(model, strategy, "cuda")
-        peaks[strategy] = gpu["device_peak_bytes"]
-        for step, (a, b) in enumerate(zip(cpu["losses"], gpu["losses"])):
-            if abs(a - b) > 1e-4 * max(abs(a), 1e-6):
-                failures.append(f"{name} {strategy}: loss of step {step} "
-                                f"{b} on cuda vs {a} on cpu")
-        worst = 0.0
-        for out in sorted(os.listdir(cpu_dump)):
-            a = np.load(os.path.join(cpu_dump, out)).astype(np.float64)
-            b = np.load(os.path.join(gpu_dump, out)).astype(np.float64)
-            err = np.linalg.norm(a - b) / max(np.linalg.norm(a), 1e-12)
-            worst = max(worst, err)
-            if err > 1e-3:
-                failures.append(f"{name} {strategy}: {out} differs by {err:.2e}")
-        print(f"{name} {strategy}: worst relative error {worst:.2e}, "
-              f"device peak {gpu['device_peak_bytes']} B, "
-              f"step {gpu['step_time_ms']:.3f} ms")
-    if peaks["echo"] > peaks["none"]:
-        failures.append(f"{name}: echo device peak {peaks['echo']} > none "
-                        f"{peaks['none']}")
+def run_bundle(bundle, out):
+    subprocess.run([os.path.join(bundle, "echo-step"), *RUN_FLAGS,
+                    f"--dump={out}", f"--report={out}.json"], check=True)
+    return report(out + ".json"), out
 
-for f in failures:
-    print("FAIL:", f)
-sys.exit(1 if failures else 0)
+
+def compare(tag, cpu, cpu_dump, gpu, gpu_dump, failures):
+    import numpy as np
+    for step, (a, b) in enumerate(zip(cpu["losses"], gpu["losses"])):
+        if abs(a - b) > 1e-4 * max(abs(a), 1e-6):
+            failures.append(f"{tag}: loss of step {step} {b} on cuda vs {a} "
+                            "on cpu")
+    worst = 0.0
+    for out in sorted(os.listdir(cpu_dump)):
+        a = np.load(os.path.join(cpu_dump, out)).astype(np.float64)
+        b = np.load(os.path.join(gpu_dump, out)).astype(np.float64)
+        err = np.linalg.norm(a - b) / max(np.linalg.norm(a), 1e-12)
+        worst = max(worst, err)
+        if err > 1e-3:
+            failures.append(f"{tag}: {out} differs by {err:.2e}")
+    print(f"{tag}: worst relative error {worst:.2e}, device peak "
+          f"{gpu['device_peak_bytes']} B, step {gpu['step_time_ms']:.3f} ms",
+          flush=True)
+
+
+def models(models_dir):
+    return [(name[:-5], os.path.join(models_dir, name))
+            for name in sorted(os.listdir(models_dir)) if name.endswith(".mlir")]
+
+
+def make_bundles(models_dir, out):
+    for name, model in models(models_dir):
+        for s in STRATEGIES:
+            tag = os.path.join(out, f"{name}.{s}")
+            run_jit(model, s, "cpu", tag + ".cpu")
+            subprocess.run(["echo-run", model, "--target=cuda",
+                            f"--strategy={s}", f"--emit-aot={tag}"],
+                           check=True)
+            print("bundled", tag, flush=True)
+
+
+def check(pairs):
+    """pairs: (model name, strategy) -> (cpu report, dump, gpu report, dump)"""
+    failures, peaks = [], {}
+    for (name, s), runs in pairs:
+        compare(f"{name} {s}", *runs, failures)
+        peaks.setdefault(name, {})[s] = runs[2]["device_peak_bytes"]
+    for name, p in peaks.items():
+        if p.get("echo", 0) > p.get("none", 0):
+            failures.append(f"{name}: echo device peak {p['echo']} > none "
+                            f"{p['none']}")
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
+
+
+def main(argv):
+    if argv[:1] == ["--make-bundles"]:
+        make_bundles(argv[1], argv[2])
+        return 0
+    if argv[:1] == ["--bundles"]:
+        root = argv[1]
+        names = sorted({d.split(".")[0] for d in os.listdir(root)
+                        if os.path.isfile(os.path.join(root, d, "echo-step"))})
+        pairs, crashed = [], []
+        for name in names:
+            for s in STRATEGIES:
+                tag = os.path.join(root, f"{name}.{s}")
+                try:
+                    gpu = run_bundle(tag, tag + ".cuda")
+                except subprocess.CalledProcessError as e:
+                    # Go on with the other models; fail at the end.
+                    crashed.append(f"{name} {s}: echo-step exited with "
+                                   f"{e.returncode}")
+                    continue
+                pairs.append(((name, s),
+                              (report(tag + ".cpu.json"), tag + ".cpu", *gpu)))
+        for c in crashed:
+            print("FAIL:", c)
+        return check(pairs) or (1 if crashed else 0)
+    models_dir, tmp = argv
+    os.makedirs(tmp, exist_ok=True)
+    pairs = []
+    for name, model in models(models_dir):
+        for s in STRATEGIES:
+            tag = os.path.join(tmp, f"{name}.{s}")
+            pairs.append(((name, s), (*run_jit(model, s, "cpu", tag + ".cpu"),
+                                      *run_jit(model, s, "cuda",
+                                               tag + ".cuda"))))
+    return check(pairs)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
