@@ -13,6 +13,11 @@
 //   backward pass reads; all backward reads are redirected to the region.
 // - Forward ops left without users are erased.
 //
+// echo also stashes 1-bit masks: dropout's (its i1 result) and, for ops
+// whose gradient needs only `x > 0` (ReLU), that predicate instead of `x`;
+// and it cuts chains of recomputed values (residual streams) so that no
+// region recomputes a stream from its start.
+//
 // Per-op knowledge comes from the op interfaces: compute-heaviness from
 // CostOpInterface; which forward values the backward pass reads is read off
 // the IR built by echo-autodiff (which asked DifferentiableOpInterface).
@@ -239,32 +244,92 @@ splitByFirstUse(const StepInfo &info,
   return out;
 }
 
+/// Stashes the i1 mask `v` (defined in the forward pass) 1-bit packed: packs
+/// it right after `after` and unpacks it before its first backward reader.
+void stashPacked(StepInfo &info, Value v, Operation *after) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Operation *first = nullptr;
+  for (OpOperand &use : v.getUses())
+    if (info.isBackwardUse(use)) {
+      Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
+      if (!first || top->isBeforeInBlock(first))
+        first = top;
+    }
+  if (!first)
+    return;
+  OpBuilder b(v.getContext());
+  b.setInsertionPointAfter(after);
+  int64_t bytes = (type.getNumElements() + 7) / 8;
+  auto packedType = RankedTensorType::get({bytes}, b.getI8Type());
+  Value packed = PackMaskOp::create(b, v.getLoc(), packedType, v);
+  b.setInsertionPoint(first);
+  Value unpacked = UnpackMaskOp::create(b, v.getLoc(), type, packed);
+  v.replaceUsesWithIf(unpacked, [&](OpOperand &use) {
+    return info.isBackwardUse(use) &&
+           use.getOwner() != unpacked.getDefiningOp();
+  });
+}
+
 /// Stashes the i1 masks read by the backward pass 1-bit packed.
 void packMasks(StepInfo &info) {
-  for (Operation *op : info.forwardCandidates()) {
+  for (Operation *op : info.forwardCandidates())
     for (Value v : op->getResults()) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (!type || !type.getElementType().isInteger(1) ||
-          !info.hasBackwardUse(v))
+      if (type && type.getElementType().isInteger(1) && info.hasBackwardUse(v))
+        stashPacked(info, v, op);
+    }
+}
+
+/// True when the backward pass reads `v` on behalf of `op` alone: no other
+/// forward op's gradient reads it (as an operand or as a result).
+bool readOnlyForGradientOf(Value v, Operation *op, const StepInfo &info) {
+  auto reads = [](Operation *user, Value v) {
+    auto diff = dyn_cast<DifferentiableOpInterface>(user);
+    if (!diff)
+      return true; // unknown: assume it reads
+    for (unsigned i : diff.getGradientReadOperands())
+      if (user->getOperand(i) == v)
+        return true;
+    for (unsigned i : diff.getGradientReadResults())
+      if (user->getResult(i) == v)
+        return true;
+    return false;
+  };
+  if (reads(v.getDefiningOp(), v))
+    return false;
+  for (Operation *user : v.getUsers())
+    if (user != op && info.isForward(user) && reads(user, v))
+      return false;
+  return true;
+}
+
+/// Ops whose gradient needs only `x > 0` of what it reads
+/// (isGradientReadBinarizable: ReLU) get that predicate, computed in the
+/// forward pass and stashed 1-bit packed, in place of `x` in the backward
+/// pass. `x` is then free to die (or to be recomputed) unless the gradient
+/// of another op reads it.
+void binarizeGradientReads(func::FuncOp func) {
+  StepInfo info(func);
+  for (Operation *op : info.forwardCandidates()) {
+    auto diff = cast<DifferentiableOpInterface>(op);
+    if (!diff.isGradientReadBinarizable())
+      continue;
+    for (unsigned index : diff.getGradientReadOperands()) {
+      Value x = op->getOperand(index);
+      auto type = dyn_cast<RankedTensorType>(x.getType());
+      if (isFreeValue(x) || !type || !isa<FloatType>(type.getElementType()) ||
+          !info.hasBackwardUse(x) || !readOnlyForGradientOf(x, op, info))
         continue;
-      Operation *first = nullptr;
-      for (OpOperand &use : v.getUses())
-        if (info.isBackwardUse(use)) {
-          Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
-          if (!first || top->isBeforeInBlock(first))
-            first = top;
-        }
-      OpBuilder b(op->getContext());
-      b.setInsertionPointAfter(op);
-      int64_t bytes = (type.getNumElements() + 7) / 8;
-      auto packedType = RankedTensorType::get({bytes}, b.getI8Type());
-      Value packed = PackMaskOp::create(b, v.getLoc(), packedType, v);
-      b.setInsertionPoint(first);
-      Value unpacked = UnpackMaskOp::create(b, v.getLoc(), type, packed);
-      v.replaceUsesWithIf(unpacked, [&](OpOperand &use) {
-        return info.isBackwardUse(use) &&
-               use.getOwner() != unpacked.getDefiningOp();
-      });
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Value zero = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+      Value mask =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+      x.replaceUsesWithIf(
+          mask, [&](OpOperand &use) { return info.isBackwardUse(use); });
+      stashPacked(info, mask, op);
     }
   }
 }
@@ -322,7 +387,7 @@ SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
 /// pass or R still reads, and releases the operands of `s` no one else
 /// needs: it is removed when that does not increase the stash. Use counts
 /// make a tensor shared by several ops count once (Fig. 8/13).
-SmallVector<SmallVector<Operation *>> planEcho(const StepInfo &info) {
+SmallVector<Operation *> planEcho(const StepInfo &info) {
   SmallVector<Operation *> candidates;
   for (Operation *op : info.forwardCandidates())
     if (!isComputeHeavy(op) && !producesMask(op))
@@ -367,7 +432,51 @@ SmallVector<SmallVector<Operation *>> planEcho(const StepInfo &info) {
   for (Operation *op : candidates)
     if (inR.contains(op))
       r.push_back(op);
-  return connectedGroups(info, r);
+  return r;
+}
+
+/// Cuts chains of recomputed values: when recomputing a value the backward
+/// pass reads needs another such value (through ops of `r`), that other
+/// value is stashed instead, so a chain alternates stashed and recomputed
+/// values. A residual stream (ResNet's block outputs, each
+/// read by the next block's weight gradient) otherwise makes every region
+/// recompute the stream from its start: all of it live at once in one
+/// region, or cloned again for every reader.
+SmallVector<Operation *> cutChains(const StepInfo &info,
+                                   ArrayRef<Operation *> r) {
+  DenseSet<Operation *> inR(r.begin(), r.end());
+  auto isRead = [&](Operation *op) {
+    return llvm::any_of(op->getResults(),
+                        [&](Value v) { return info.hasBackwardUse(v); });
+  };
+  // From the last op back: a value that is cut is stashed, so what
+  // recomputing it would need does not matter.
+  DenseSet<Operation *> cut;
+  for (Operation *op : llvm::reverse(r)) {
+    if (!isRead(op) || cut.contains(op))
+      continue;
+    // The ops recomputing `op` needs, up to the next value read by the
+    // backward pass (which is cut, so the walk stops there).
+    SmallVector<Operation *> worklist = {op};
+    DenseSet<Operation *> visited = {op};
+    while (!worklist.empty()) {
+      Operation *cur = worklist.pop_back_val();
+      for (Value operand : cur->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || !inR.contains(def) || !visited.insert(def).second)
+          continue;
+        if (isRead(def))
+          cut.insert(def);
+        else
+          worklist.push_back(def);
+      }
+    }
+  }
+  SmallVector<Operation *> out;
+  for (Operation *op : r)
+    if (!cut.contains(op))
+      out.push_back(op);
+  return out;
 }
 
 /// sublinear: Chen et al. Alg. 2/3. Walking the forward pass, the results
@@ -495,40 +604,78 @@ struct EchoRecomputePass
              << "by an op of the step)";
     if (strategy == "none")
       return success();
-    SmallVector<SmallVector<Operation *>> groups;
-    if (strategy == "mirror")
-      groups = planMirror(info);
-    else if (strategy == "sublinear")
-      groups = planSublinear(info);
-    else
-      groups = planEcho(info);
+    if (strategy == "echo")
+      return rewriteEcho(func, info);
+    SmallVector<SmallVector<Operation *>> groups =
+        strategy == "mirror" ? planMirror(info) : planSublinear(info);
+    apply(func, groups, /*pack=*/false);
+    eraseDeadForward(func);
+    return success();
+  }
 
-    if (strategy != "echo") {
-      apply(func, groups, /*pack=*/false);
-      eraseDeadForward(func);
-      return success();
-    }
-
-    // Two placements of the same plan: one region per connected group, or
-    // one per first backward reader. Keep the one with the lower estimated
-    // peak; echo never exceeds the baseline's peak, so if neither fits, keep
-    // only the groups that do not raise it.
+  /// echo: the selection of planEcho, with and without cutChains, each
+  /// placed as one region per connected group or one per first backward
+  /// reader. The plan with the lowest estimated peak wins; echo never
+  /// exceeds the baseline's peak, so if no plan fits, only the groups that
+  /// do not raise it are kept.
+  LogicalResult rewriteEcho(func::FuncOp func, StepInfo &info) {
     int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
-    SmallVector<SmallVector<Operation *>> split = splitByFirstUse(info, groups);
-    int64_t groupedPeak = peakIfApplied(func, groups, /*pack=*/true);
-    int64_t splitPeak = peakIfApplied(func, split, /*pack=*/true);
-    if (std::min(groupedPeak, splitPeak) <= basePeak) {
-      apply(func, splitPeak < groupedPeak ? split : groups, /*pack=*/true);
-      eraseDeadForward(func);
+    // Plans are made on a copy with 1-bit ReLU masks; if none keeps the
+    // peak at or below the baseline's, the original is rewritten group by
+    // group instead.
+    // Masks help where the input of a ReLU is stashed for its gradient
+    // alone, and cost a little where it is kept anyway (recomputing the
+    // ReLU's output needs it): the plans are made with and without them.
+    OpBuilder b(func);
+    auto binarized = cast<func::FuncOp>(b.clone(*func));
+    auto plain = cast<func::FuncOp>(b.clone(*func));
+    binarizeGradientReads(binarized);
+    FailureOr<int64_t> withMasks = applyBestPlan(binarized, basePeak);
+    FailureOr<int64_t> without = applyBestPlan(plain, basePeak);
+    if (succeeded(withMasks) || succeeded(without)) {
+      bool masks =
+          succeeded(withMasks) && (failed(without) || *withMasks < *without);
+      func.getBody().takeBody((masks ? binarized : plain).getBody());
+      binarized.erase();
+      plain.erase();
       return success();
     }
+    binarized.erase();
+    plain.erase();
     // Masks first (they never raise the peak), then group by group.
     packMasks(info);
-    for (const auto &group : groups)
+    for (const auto &group : connectedGroups(info, planEcho(info)))
       if (peakIfApplied(func, {group}, /*pack=*/false) <= basePeak)
         apply(func, {group}, /*pack=*/false);
     eraseDeadForward(func);
     return success();
+  }
+
+  /// Applies to `func` the plan with the lowest estimated peak, if that
+  /// peak is at most `basePeak`, and returns the peak.
+  FailureOr<int64_t> applyBestPlan(func::FuncOp func, int64_t basePeak) {
+    StepInfo info(func);
+    SmallVector<Operation *> selection = planEcho(info);
+    SmallVector<Operation *> cut = cutChains(info, selection);
+    SmallVector<SmallVector<SmallVector<Operation *>>> plans;
+    for (ArrayRef<Operation *> s : {ArrayRef(selection), ArrayRef(cut)}) {
+      plans.push_back(connectedGroups(info, s));
+      plans.push_back(splitByFirstUse(info, plans.back()));
+    }
+    int64_t bestPeak = INT64_MAX;
+    unsigned best = 0;
+    for (auto [i, plan] : llvm::enumerate(plans)) {
+      int64_t peak = peakIfApplied(func, plan, /*pack=*/true);
+      if (peak < bestPeak) {
+        bestPeak = peak;
+        best = i;
+      }
+    }
+    if (bestPeak > basePeak)
+      return failure();
+    apply(func, plans[best], /*pack=*/true);
+    eraseDeadForward(func);
+    return bestPeak;
   }
 
   /// Rewrites `func` with `plan` (and packs its masks when `pack`).

@@ -243,10 +243,15 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       does not increase the bytes stashed for the whole subgraph, counting a
       tensor shared by several ops once (Fig. 8/13). Dropout masks read by
       the backward pass are stashed 1-bit packed (`echo.pack_mask` /
-      `echo.unpack_mask`). Regions are placed either one per connected
-      group or one per first backward reader (each cloning what it needs),
-      whichever gives the lower estimated peak; a group whose recomputation
-      would raise the peak above `none`'s is dropped.
+      `echo.unpack_mask`); so is `x > 0` in place of the input of an op
+      whose gradient needs only that (ReLU, `isGradientReadBinarizable`).
+      Chains of recomputed values that the backward pass reads (a residual
+      stream) may be cut: such a value needed to recompute another one is
+      stashed. Plans are made with and without ReLU masks and cuts, each
+      placed either one region per connected group or one per first
+      backward reader (each cloning what it needs); the lowest estimated
+      peak wins. If none stays at or below `none`'s peak, the groups that
+      would raise it are dropped.
 
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];

@@ -48,9 +48,11 @@ def Echo_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
       /*methodName=*/"getGradientReadResults">,
     InterfaceMethod<
       /*desc=*/[{
-        Returns true when the gradient needs only a 1-bit predicate of the
-        forward values it reads (ReLU needs `x > 0`, not `x`), so a stash of
-        them can be encoded with `echo.pack_mask`.
+        Returns true when the gradient needs only `v > 0` of each forward
+        value `v` it reads (ReLU), and its gradient op accepts that `i1` mask
+        in place of `v`. echo-recompute then stashes the mask, computed in
+        the forward pass with `arith.cmpf ogt` and packed with
+        `echo.pack_mask`, instead of `v`.
       }],
       /*retTy=*/"bool",
       /*methodName=*/"isGradientReadBinarizable",
