@@ -129,8 +129,6 @@ void mlir::echo::buildEchoBufferizationPipeline(
   if (gpu)
     pm.addPass(createEchoLibraryCalls());
   pm.addPass(createConvertEchoToLinalg());
-  // echo-recompute's ReLU masks are `arith.cmpf` on tensors.
-  addTextualPipeline(pm, "convert-elementwise-to-linalg");
   // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
   // would merge recomputed values back into the stashed ones.
   if (gpu) {

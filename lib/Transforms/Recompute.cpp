@@ -75,6 +75,17 @@ struct StepInfo {
     return top && !isa<func::ReturnOp>(top) && lossOp &&
            lossOp->isBeforeInBlock(top);
   }
+  /// The top-level op of the earliest backward read of `v`, or null.
+  Operation *firstBackwardReader(Value v) const {
+    Operation *first = nullptr;
+    for (OpOperand &use : v.getUses())
+      if (isBackwardUse(use)) {
+        Operation *top = body->findAncestorOpInBlock(*use.getOwner());
+        if (!first || top->isBeforeInBlock(first))
+          first = top;
+      }
+    return first;
+  }
   bool hasBackwardUse(Value v) const {
     return llvm::any_of(v.getUses(),
                         [&](OpOperand &u) { return isBackwardUse(u); });
@@ -112,17 +123,12 @@ int64_t buildRegion(StepInfo &info, ArrayRef<Operation *> group,
   Operation *insertBefore = nullptr;
   for (Operation *op : group) {
     for (Value v : op->getResults()) {
-      bool needed = false;
-      for (OpOperand &use : v.getUses()) {
-        if (!info.isBackwardUse(use))
-          continue;
-        needed = true;
-        Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
-        if (!insertBefore || top->isBeforeInBlock(insertBefore))
-          insertBefore = top;
-      }
-      if (needed)
-        targets.push_back(v);
+      Operation *first = info.firstBackwardReader(v);
+      if (!first)
+        continue;
+      targets.push_back(v);
+      if (!insertBefore || first->isBeforeInBlock(insertBefore))
+        insertBefore = first;
     }
   }
   if (targets.empty())
@@ -227,12 +233,9 @@ splitByFirstUse(const StepInfo &info,
     for (Operation *op : group) {
       Operation *at = nullptr;
       for (Value v : op->getResults())
-        for (OpOperand &use : v.getUses())
-          if (info.isBackwardUse(use)) {
-            Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
-            if (!at || top->isBeforeInBlock(at))
-              at = top;
-          }
+        if (Operation *first = info.firstBackwardReader(v))
+          if (!at || first->isBeforeInBlock(at))
+            at = first;
       if (!at)
         continue; // only needed to compute other values: cloned on demand
       auto [it, inserted] = clusterOf.try_emplace(at, out.size());
@@ -248,13 +251,7 @@ splitByFirstUse(const StepInfo &info,
 /// it right after `after` and unpacks it before its first backward reader.
 void stashPacked(StepInfo &info, Value v, Operation *after) {
   auto type = cast<RankedTensorType>(v.getType());
-  Operation *first = nullptr;
-  for (OpOperand &use : v.getUses())
-    if (info.isBackwardUse(use)) {
-      Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
-      if (!first || top->isBeforeInBlock(first))
-        first = top;
-    }
+  Operation *first = info.firstBackwardReader(v);
   if (!first)
     return;
   OpBuilder b(v.getContext());
@@ -308,8 +305,9 @@ bool readOnlyForGradientOf(Value v, Operation *op, const StepInfo &info) {
 /// forward pass and stashed 1-bit packed, in place of `x` in the backward
 /// pass. `x` is then free to die (or to be recomputed) unless the gradient
 /// of another op reads it.
-void binarizeGradientReads(func::FuncOp func) {
+int64_t binarizeGradientReads(func::FuncOp func) {
   StepInfo info(func);
+  int64_t masks = 0;
   for (Operation *op : info.forwardCandidates()) {
     auto diff = cast<DifferentiableOpInterface>(op);
     if (!diff.isGradientReadBinarizable())
@@ -330,8 +328,10 @@ void binarizeGradientReads(func::FuncOp func) {
       x.replaceUsesWithIf(
           mask, [&](OpOperand &use) { return info.isBackwardUse(use); });
       stashPacked(info, mask, op);
+      ++masks;
     }
   }
+  return masks;
 }
 
 /// Erases forward ops (and constants) whose results lost all their users.
@@ -590,6 +590,13 @@ struct EchoRecomputePass
       }
       if (failed(rewrite(func)))
         return signalPassFailure();
+      // Counted on the result: echo rewrites copies and keeps one.
+      func.walk([&](RecomputeOp region) {
+        ++numRegions;
+        for (Operation &op : region.getBody().front())
+          if (!isa<YieldOp, arith::ConstantOp>(op))
+            ++numRecomputed;
+      });
       func->setAttr(EchoDialect::getRecomputeStrategyAttrName(),
                     StringAttr::get(&getContext(), strategy));
     }
@@ -620,28 +627,28 @@ struct EchoRecomputePass
   /// do not raise it are kept.
   LogicalResult rewriteEcho(func::FuncOp func, StepInfo &info) {
     int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
-    // Plans are made on a copy with 1-bit ReLU masks; if none keeps the
-    // peak at or below the baseline's, the original is rewritten group by
-    // group instead.
     // Masks help where the input of a ReLU is stashed for its gradient
     // alone, and cost a little where it is kept anyway (recomputing the
-    // ReLU's output needs it): the plans are made with and without them.
+    // ReLU's output needs it): the plans are made with and without them,
+    // on copies. If no plan keeps the peak at or below the baseline's, the
+    // original is rewritten group by group instead.
     OpBuilder b(func);
-    auto binarized = cast<func::FuncOp>(b.clone(*func));
     auto plain = cast<func::FuncOp>(b.clone(*func));
-    binarizeGradientReads(binarized);
-    FailureOr<int64_t> withMasks = applyBestPlan(binarized, basePeak);
+    auto binarized = cast<func::FuncOp>(b.clone(*func));
     FailureOr<int64_t> without = applyBestPlan(plain, basePeak);
-    if (succeeded(withMasks) || succeeded(without)) {
-      bool masks =
-          succeeded(withMasks) && (failed(without) || *withMasks < *without);
+    FailureOr<int64_t> withMasks = failure();
+    if (binarizeGradientReads(binarized) > 0)
+      withMasks = applyBestPlan(binarized, basePeak);
+    bool done = succeeded(withMasks) || succeeded(without);
+    if (done) {
+      bool masks = succeeded(withMasks) &&
+                   (failed(without) || *withMasks < *without);
       func.getBody().takeBody((masks ? binarized : plain).getBody());
-      binarized.erase();
-      plain.erase();
-      return success();
     }
     binarized.erase();
     plain.erase();
+    if (done)
+      return success();
     // Masks first (they never raise the peak), then group by group.
     packMasks(info);
     for (const auto &group : connectedGroups(info, planEcho(info)))
@@ -661,6 +668,8 @@ struct EchoRecomputePass
     for (ArrayRef<Operation *> s : {ArrayRef(selection), ArrayRef(cut)}) {
       plans.push_back(connectedGroups(info, s));
       plans.push_back(splitByFirstUse(info, plans.back()));
+      if (cut.size() == selection.size())
+        break; // nothing was cut
     }
     int64_t bestPeak = INT64_MAX;
     unsigned best = 0;
@@ -681,8 +690,7 @@ struct EchoRecomputePass
   /// Rewrites `func` with `plan` (and packs its masks when `pack`).
   void apply(func::FuncOp func, ArrayRef<SmallVector<Operation *>> plan,
              bool pack) {
-    numRecomputed += applyGroups(func, plan);
-    numRegions += plan.size();
+    applyGroups(func, plan);
     if (pack) {
       StepInfo after(func);
       packMasks(after);

@@ -16,7 +16,9 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     tensors (`linalg.generic`, `linalg.matmul`, `linalg.batch_matmul`,
     `linalg.reduce`, `linalg.broadcast`, `linalg.transpose`,
     `tensor.extract_slice`/`insert_slice`/`pad`, and one `scf.for` for the
-    scatter of `embedding_grad`). `echo.recompute` regions are inlined in
+    scatter of `embedding_grad`); elementwise `arith` ops on tensors
+    (echo-recompute's ReLU masks) become `linalg.generic` with upstream's
+    elementwise-to-linalg patterns. `echo.recompute` regions are inlined in
     place first, so the recomputed values stay distinct SSA values (and
     buffers) from the forward ones: do not run CSE after this pass.
 

@@ -17,6 +17,7 @@
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -1480,11 +1481,17 @@ struct ConvertEchoToLinalgPass
     inlineRecomputeRegions(getOperation());
     RewritePatternSet patterns(&getContext());
     populateEchoToLinalgPatterns(patterns);
+    // Elementwise arith on tensors (echo-recompute's ReLU masks, `x > 0`)
+    // becomes linalg.generic too, with upstream's patterns.
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     ConversionTarget target(getContext());
     target.addIllegalDialect<EchoDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, scf::SCFDialect,
-                           tensor::TensorDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, math::MathDialect,
+                           scf::SCFDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalDialect<arith::ArithDialect>([](Operation *op) {
+      return !OpTrait::hasElementwiseMappableTraits(op) ||
+             llvm::none_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
+    });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -106,3 +106,19 @@ func.func @pool_grad(%dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
   %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32>
   return %dx : tensor<2x3x4x4xf32>
 }
+
+// -----
+
+// Elementwise arith on tensors (echo-recompute's ReLU masks) becomes a
+// linalg.generic; arith on scalars and constants stay.
+// CHECK-LABEL: func.func @relu_mask
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<4x8xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[ZERO]] : tensor<4x8xf32>, tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xi1>)
+// CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: arith.cmpf ogt, %{{.*}}, %{{.*}} : tensor
+func.func @relu_mask(%x: tensor<4x8xf32>) -> tensor<4x8xi1> {
+  %zero = arith.constant dense<0.000000e+00> : tensor<4x8xf32>
+  %m = arith.cmpf ogt, %x, %zero : tensor<4x8xf32>
+  return %m : tensor<4x8xi1>
+}
