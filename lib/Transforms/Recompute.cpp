@@ -641,8 +641,8 @@ struct EchoRecomputePass
       withMasks = applyBestPlan(binarized, basePeak);
     bool done = succeeded(withMasks) || succeeded(without);
     if (done) {
-      bool masks = succeeded(withMasks) &&
-                   (failed(without) || *withMasks < *without);
+      bool masks =
+          succeeded(withMasks) && (failed(without) || *withMasks < *without);
       func.getBody().takeBody((masks ? binarized : plain).getBody());
     }
     binarized.erase();
