@@ -114,10 +114,9 @@ bool isFreeValue(Value v) {
 //===----------------------------------------------------------------------===//
 
 /// Builds one recompute region for the ops of `group` (all in `inR`) and
-/// redirects the backward reads of their values to it. Returns the number
-/// of ops cloned.
-int64_t buildRegion(StepInfo &info, ArrayRef<Operation *> group,
-                    const DenseSet<Operation *> &inR) {
+/// redirects the backward reads of their values to it.
+void buildRegion(StepInfo &info, ArrayRef<Operation *> group,
+                 const DenseSet<Operation *> &inR) {
   // Values of the group read by the backward pass.
   SmallVector<Value> targets;
   Operation *insertBefore = nullptr;
@@ -132,7 +131,7 @@ int64_t buildRegion(StepInfo &info, ArrayRef<Operation *> group,
     }
   }
   if (targets.empty())
-    return 0;
+    return;
 
   // The ops to clone: producers of the targets within R, transitively.
   DenseSet<Operation *> needed;
@@ -193,7 +192,6 @@ int64_t buildRegion(StepInfo &info, ArrayRef<Operation *> group,
     v.replaceUsesWithIf(r, [&](OpOperand &use) {
       return info.isBackwardUse(use) && !region->isAncestor(use.getOwner());
     });
-  return clones.size();
 }
 
 /// Groups R into connected pieces (values flowing between ops of R).
@@ -345,17 +343,14 @@ void eraseDeadForward(func::FuncOp func) {
       op->erase();
 }
 
-/// Applies `groups` to `func`; returns the number of ops cloned.
-int64_t applyGroups(func::FuncOp func,
-                    ArrayRef<SmallVector<Operation *>> groups) {
+/// Applies `groups` to `func`.
+void applyGroups(func::FuncOp func, ArrayRef<SmallVector<Operation *>> groups) {
   StepInfo info(func);
   DenseSet<Operation *> inR;
   for (const auto &g : groups)
     inR.insert(g.begin(), g.end());
-  int64_t cloned = 0;
   for (const auto &g : groups)
-    cloned += buildRegion(info, g, inR);
-  return cloned;
+    buildRegion(info, g, inR);
 }
 
 //===----------------------------------------------------------------------===//
@@ -622,33 +617,41 @@ struct EchoRecomputePass
 
   /// echo: the selection of planEcho, with and without cutChains, each
   /// placed as one region per connected group or one per first backward
-  /// reader. The plan with the lowest estimated peak wins; echo never
-  /// exceeds the baseline's peak, so if no plan fits, only the groups that
-  /// do not raise it are kept.
+  /// reader, on the step as it is and on a copy with 1-bit ReLU masks
+  /// (they help where the input of a ReLU is stashed for its gradient
+  /// alone, and cost a little where it is kept anyway). Each plan is
+  /// applied to a copy; the copy with the lowest estimated peak wins. echo
+  /// never exceeds the baseline's peak: if no copy fits, the step is
+  /// rewritten group by group, keeping the groups that do not raise it.
   LogicalResult rewriteEcho(func::FuncOp func, StepInfo &info) {
     int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
-    // Masks help where the input of a ReLU is stashed for its gradient
-    // alone, and cost a little where it is kept anyway (recomputing the
-    // ReLU's output needs it): the plans are made with and without them,
-    // on copies. If no plan keeps the peak at or below the baseline's, the
-    // original is rewritten group by group instead.
     OpBuilder b(func);
-    auto plain = cast<func::FuncOp>(b.clone(*func));
     auto binarized = cast<func::FuncOp>(b.clone(*func));
-    FailureOr<int64_t> without = applyBestPlan(plain, basePeak);
-    FailureOr<int64_t> withMasks = failure();
+    SmallVector<func::FuncOp> variants = {func};
     if (binarizeGradientReads(binarized) > 0)
-      withMasks = applyBestPlan(binarized, basePeak);
-    bool done = succeeded(withMasks) || succeeded(without);
-    if (done) {
-      bool masks =
-          succeeded(withMasks) && (failed(without) || *withMasks < *without);
-      func.getBody().takeBody((masks ? binarized : plain).getBody());
+      variants.push_back(binarized);
+    func::FuncOp best;
+    int64_t bestPeak = basePeak + 1;
+    for (func::FuncOp variant : variants) {
+      for (const auto &plan : echoPlans(variant)) {
+        func::FuncOp trial = applyToCopy(variant, plan, /*pack=*/true);
+        int64_t peak = computeMemoryStats(trial).peakLiveBytes;
+        if (peak >= bestPeak) {
+          trial.erase();
+          continue;
+        }
+        if (best)
+          best.erase();
+        best = trial;
+        bestPeak = peak;
+      }
     }
     binarized.erase();
-    plain.erase();
-    if (done)
+    if (best) {
+      func.getBody().takeBody(best.getBody());
+      best.erase();
       return success();
+    }
     // Masks first (they never raise the peak), then group by group.
     packMasks(info);
     for (const auto &group : connectedGroups(info, planEcho(info)))
@@ -658,9 +661,11 @@ struct EchoRecomputePass
     return success();
   }
 
-  /// Applies to `func` the plan with the lowest estimated peak, if that
-  /// peak is at most `basePeak`, and returns the peak.
-  FailureOr<int64_t> applyBestPlan(func::FuncOp func, int64_t basePeak) {
+  /// echo's candidate plans for `func`: planEcho's selection and, when it
+  /// cuts anything, cutChains' version of it, each grouped and split by
+  /// first backward reader.
+  static SmallVector<SmallVector<SmallVector<Operation *>>>
+  echoPlans(func::FuncOp func) {
     StepInfo info(func);
     SmallVector<Operation *> selection = planEcho(info);
     SmallVector<Operation *> cut = cutChains(info, selection);
@@ -671,20 +676,7 @@ struct EchoRecomputePass
       if (cut.size() == selection.size())
         break; // nothing was cut
     }
-    int64_t bestPeak = INT64_MAX;
-    unsigned best = 0;
-    for (auto [i, plan] : llvm::enumerate(plans)) {
-      int64_t peak = peakIfApplied(func, plan, /*pack=*/true);
-      if (peak < bestPeak) {
-        bestPeak = peak;
-        best = i;
-      }
-    }
-    if (bestPeak > basePeak)
-      return failure();
-    apply(func, plans[best], /*pack=*/true);
-    eraseDeadForward(func);
-    return bestPeak;
+    return plans;
   }
 
   /// Rewrites `func` with `plan` (and packs its masks when `pack`).
@@ -697,19 +689,27 @@ struct EchoRecomputePass
     }
   }
 
-  /// The estimated peak of `func` if it were rewritten with `plan`
-  /// (measured on a clone).
+  /// A copy of `func` (inserted before it) rewritten with `plan`, masks
+  /// packed when `pack`, dead forward ops erased.
+  static func::FuncOp applyToCopy(func::FuncOp func,
+                                  ArrayRef<SmallVector<Operation *>> plan,
+                                  bool pack) {
+    StepInfo current(func);
+    OpBuilder b(func);
+    auto copy = cast<func::FuncOp>(b.clone(*func));
+    StepInfo copyInfo(copy);
+    applyGroups(copy, mapGroups(current, copyInfo, plan));
+    if (pack)
+      packMasks(copyInfo);
+    eraseDeadForward(copy);
+    return copy;
+  }
+
+  /// The estimated peak of `func` if it were rewritten with `plan`.
   static int64_t peakIfApplied(func::FuncOp func,
                                ArrayRef<SmallVector<Operation *>> plan,
                                bool pack) {
-    StepInfo current(func);
-    OpBuilder b(func);
-    auto trial = cast<func::FuncOp>(b.clone(*func));
-    StepInfo trialInfo(trial);
-    applyGroups(trial, mapGroups(current, trialInfo, plan));
-    if (pack)
-      packMasks(trialInfo);
-    eraseDeadForward(trial);
+    func::FuncOp trial = applyToCopy(func, plan, pack);
     int64_t peak = computeMemoryStats(trial).peakLiveBytes;
     trial.erase();
     return peak;

@@ -3,8 +3,9 @@
 // Part of the Echo project.
 //
 // What `echo-run` and the ahead-of-time driver (`echo-step`) share, so that
-// both train on bit-identical data: the seeded SplitMix64 generator, the rule
-// that draws each argument, and the NumPy .npy header. Header-only and free
+// both train bit-identically: the seeded SplitMix64 generator, the rule that
+// draws each argument, the memref descriptors, the parameter update between
+// steps, and the NumPy .npy header. Header-only and free
 // of MLIR/LLVM, because the driver runs on machines that have neither.
 //
 //===----------------------------------------------------------------------===//
@@ -74,6 +75,34 @@ struct ArgumentDraw {
     }
   }
 };
+
+/// The strided memref descriptor that `_mlir_ciface_` entry points take for
+/// a row-major buffer at `ptr`: allocated and aligned pointers, offset 0,
+/// sizes, strides. (The arena, `memref<Nxi8>`, is shape {N}.)
+inline std::vector<int64_t>
+rowMajorDescriptor(const void *ptr, const std::vector<int64_t> &shape) {
+  size_t rank = shape.size();
+  std::vector<int64_t> d(3 + 2 * rank, 0);
+  d[0] = d[1] = reinterpret_cast<int64_t>(ptr);
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    d[3 + i] = shape[i];
+    d[3 + rank + i] = stride;
+    stride *= shape[i];
+  }
+  return d;
+}
+
+/// Advances a parameter between steps from the step's result for it: with
+/// the in-graph optimizer the result is the updated parameter; otherwise it
+/// is the gradient, and `p -= lr * g` (in double, rounded once).
+inline void updateParameter(float *p, const float *result, int64_t n,
+                            bool inGraphSgd, double lr) {
+  for (int64_t e = 0; e < n; ++e)
+    p[e] = inGraphSgd
+               ? result[e]
+               : static_cast<float>(double(p[e]) - lr * double(result[e]));
+}
 
 /// The header (magic, version 1.0, padded dictionary) of a C-order .npy
 /// file of dtype `descr` ("<f4", "<f8", "<i4") and `shape`.

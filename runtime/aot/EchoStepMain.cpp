@@ -129,17 +129,8 @@ struct Tensor {
   }
   size_t bytes() const { return numElements() * 4; }
   void allocate() { host.assign(numElements(), 0); }
-  /// Points the descriptor at `ptr` with the row-major strides of `shape`.
   void describe(void *ptr) {
-    int64_t rank = shape.size();
-    descriptor.assign(3 + 2 * rank, 0);
-    descriptor[0] = descriptor[1] = reinterpret_cast<int64_t>(ptr);
-    int64_t stride = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      descriptor[3 + d] = shape[d];
-      descriptor[3 + rank + d] = stride;
-      stride *= shape[d];
-    }
+    descriptor = mlir::echo::host::rowMajorDescriptor(ptr, shape);
   }
   float *f32() { return reinterpret_cast<float *>(host.data()); }
 };
@@ -380,9 +371,8 @@ int main(int argc, char **argv) {
       void *arena = device.allocate(m.arenaBytes);
       if (!arena && m.arenaBytes > 0)
         return Device::error();
-      // memref<Nxi8>: allocated, aligned, offset, size, stride.
-      arenaDescriptor = {reinterpret_cast<int64_t>(arena),
-                         reinterpret_cast<int64_t>(arena), 0, m.arenaBytes, 1};
+      arenaDescriptor =
+          mlir::echo::host::rowMajorDescriptor(arena, {m.arenaBytes});
     }
   } else {
     for (std::vector<Tensor> *list : {&m.args, &m.outs})
@@ -435,7 +425,8 @@ int main(int argc, char **argv) {
       }
     }
     // Advance the parameters: results 1.. are the gradients (or, with the
-    // in-graph SGD, the updated parameters) of the parameters in order.
+    // in-graph SGD, the updated parameters) of the parameters in order. An
+    // integer parameter has no gradient: it stays.
     size_t k = 1;
     for (Tensor &p : m.args) {
       if (!p.isParam)
@@ -443,11 +434,13 @@ int main(int argc, char **argv) {
       if (k >= m.outs.size())
         return fail("the step returns fewer results than there are "
                     "parameters");
-      float *pv = p.f32(), *rv = m.outs[k++].f32();
-      for (int64_t e = 0; e < p.numElements(); ++e)
-        pv[e] = m.optimizer == "sgd"
-                    ? rv[e]
-                    : static_cast<float>(double(pv[e]) - m.lr * double(rv[e]));
+      if (p.dtype != "f32") {
+        ++k;
+        continue;
+      }
+      mlir::echo::host::updateParameter(p.f32(), m.outs[k++].f32(),
+                                        p.numElements(), m.optimizer == "sgd",
+                                        m.lr);
     }
   }
 

@@ -183,15 +183,10 @@ struct HostTensor {
 
   explicit HostTensor(RankedTensorType type) : type(type) {
     storage.resize((byteSize() + 7) / 8 + 1, 0);
-    int64_t rank = type.getRank();
-    descriptor.assign(3 + 2 * rank, 0);
-    refreshDescriptor();
-    int64_t stride = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      descriptor[3 + d] = type.getDimSize(d);
-      descriptor[3 + rank + d] = stride;
-      stride *= type.getDimSize(d);
-    }
+    descriptor = mlir::echo::host::rowMajorDescriptor(storage.data(), shape());
+  }
+  std::vector<int64_t> shape() const {
+    return std::vector<int64_t>(type.getShape().begin(), type.getShape().end());
   }
   /// Points the descriptor at `storage` (which moves when copied).
   void refreshDescriptor() {
@@ -240,9 +235,8 @@ std::string npyDescr(Type et) {
 }
 
 LogicalResult writeNpy(StringRef path, const HostTensor &t) {
-  std::string header = echo::host::npyHeader(
-      npyDescr(t.type.getElementType()),
-      std::vector<int64_t>(t.type.getShape().begin(), t.type.getShape().end()));
+  std::string header =
+      echo::host::npyHeader(npyDescr(t.type.getElementType()), t.shape());
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
@@ -575,13 +569,12 @@ struct CudaStep {
   }
 
   LogicalResult allocate(Buffer &b, size_t bytes,
-                         ArrayRef<int64_t> hostDescriptor) {
+                         const std::vector<int64_t> &shape) {
     b.bytes = bytes;
     b.ptr = cuda.malloc(bytes);
     if (!b.ptr)
       return cuda.fail();
-    b.descriptor.assign(hostDescriptor.begin(), hostDescriptor.end());
-    b.descriptor[0] = b.descriptor[1] = reinterpret_cast<int64_t>(b.ptr);
+    b.descriptor = mlir::echo::host::rowMajorDescriptor(b.ptr, shape);
     return success();
   }
 
@@ -590,14 +583,12 @@ struct CudaStep {
     args.resize(hostArgs.size());
     outs.resize(hostOuts.size());
     for (auto [b, t] : llvm::zip(args, hostArgs))
-      if (failed(allocate(b, t.byteSize(), t.descriptor)))
+      if (failed(allocate(b, t.byteSize(), t.shape())))
         return failure();
     for (auto [b, t] : llvm::zip(outs, hostOuts))
-      if (failed(allocate(b, t.byteSize(), t.descriptor)))
+      if (failed(allocate(b, t.byteSize(), t.shape())))
         return failure();
-    // memref<Nxi8>: allocated, aligned, offset, size, stride.
-    int64_t arenaDescriptor[] = {0, 0, 0, arenaBytes, 1};
-    return allocate(arena, arenaBytes, arenaDescriptor);
+    return allocate(arena, arenaBytes, {arenaBytes}); // memref<Nxi8>
   }
 
   /// Uploads `hostArgs`, runs the step, downloads `hostOuts`; `ms` is the
@@ -712,7 +703,7 @@ LogicalResult emitStepObject(ModuleOp module, StringRef entry, bool onGPU,
 /// Writes DIR/manifest.txt and DIR/memory.json.
 LogicalResult writeManifest(StringRef dir, const AotStep &step,
                             const llvm::json::Object &memory) {
-  auto open = [&](StringRef name, auto &&write) -> LogicalResult {
+  auto writeFile = [&](StringRef name, auto &&write) -> LogicalResult {
     SmallString<128> path(dir);
     llvm::sys::path::append(path, name);
     std::error_code ec;
@@ -728,7 +719,7 @@ LogicalResult writeManifest(StringRef dir, const AotStep &step,
       os << " " << d;
     os << "\n";
   };
-  if (failed(open("manifest.txt", [&](llvm::raw_ostream &os) {
+  if (failed(writeFile("manifest.txt", [&](llvm::raw_ostream &os) {
         os << "echo-step-bundle 1\n";
         os << "model " << step.model << "\n";
         os << "target " << step.target << "\n";
@@ -749,7 +740,7 @@ LogicalResult writeManifest(StringRef dir, const AotStep &step,
         }
       })))
     return failure();
-  return open("memory.json", [&](llvm::raw_ostream &os) {
+  return writeFile("memory.json", [&](llvm::raw_ostream &os) {
     os << llvm::json::Value(llvm::json::Object(memory)) << "\n";
   });
 }
@@ -1012,9 +1003,7 @@ int run(MLIRContext &context) {
         tt.getElementType().isInteger(32)
             ? echo::host::ArgumentDraw::forInteger(
                   integerRange(model.getArgument(i)))
-            : echo::host::ArgumentDraw::forFloat(
-                  isParam, std::vector<int64_t>(tt.getShape().begin(),
-                                                tt.getShape().end()));
+            : echo::host::ArgumentDraw::forFloat(isParam, t.shape());
     draw.fill(t.data(), t.numElements(), seedOpt, i);
     draws.push_back(draw);
     if (!inputsOpt.empty()) {
@@ -1169,12 +1158,14 @@ int run(MLIRContext &context) {
         return 1;
     }
 
-    // Advance the parameters.
+    // Advance the parameters (an integer one has no gradient: it stays).
     for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
       HostTensor &p = args[argIndex];
-      const HostTensor &r = outs[k + 1];
-      for (int64_t e = 0; e < p.numElements(); ++e)
-        p.set(e, sgdInGraph ? r.get(e) : p.get(e) - lrOpt * r.get(e));
+      if (p.isF32())
+        mlir::echo::host::updateParameter(
+            static_cast<float *>(p.data()),
+            static_cast<const float *>(outs[k + 1].data()), p.numElements(),
+            sgdInGraph, lrOpt);
     }
   }
 
