@@ -5,18 +5,22 @@
 // Each strategy picks a set R of forward ops whose results are recomputed in
 // the backward pass rather than stashed; the rewrite is shared:
 //
-// - R is split into groups (connected pieces of the forward graph, or
-//   sublinear's segments). Each group becomes one `echo.recompute` region,
-//   placed right before the first backward op that reads one of its values,
-//   cloning the ops of R those values need from stashed values (ops outside
-//   R, arguments; constants are cloned) and yielding every value the
-//   backward pass reads; all backward reads are redirected to the region.
+// - R is split into groups (connected pieces of the forward graph,
+//   sublinear's segments, or echo's values by first backward reader). Each
+//   group becomes one `echo.recompute` region, placed right before the
+//   first backward op that reads one of its values, cloning the ops of R
+//   those values need from stashed values (ops outside R, arguments;
+//   constants are cloned) or from values an earlier region yields, and
+//   yielding every value the backward pass reads; all backward reads are
+//   redirected to the region.
 // - Forward ops left without users are erased.
 //
-// echo also stashes 1-bit masks: dropout's (its i1 result) and, for ops
-// whose gradient needs only `x > 0` (ReLU), that predicate instead of `x`;
-// and it cuts chains of recomputed values (residual streams) so that no
-// region recomputes a stream from its start.
+// echo keeps dropout in the recompute path but stashes its mask 1-bit
+// packed, and for ops whose gradient needs only `x > 0` (ReLU) it stashes
+// that predicate instead of `x`; it cuts chains of recomputed values
+// (residual streams, recurrent states) so that no region rebuilds one from
+// its start, and stashes values whose recomputation would rebuild other
+// values long before their readers (a concat of all time steps).
 //
 // Per-op knowledge comes from the op interfaces: compute-heaviness from
 // CostOpInterface; which forward values the backward pass reads is read off
@@ -109,90 +113,181 @@ bool isFreeValue(Value v) {
   return !def || isa<arith::ConstantOp>(def);
 }
 
+/// True for an i1 tensor (a dropout mask, a ReLU predicate).
+bool isMask(Value v) {
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  return tensor && tensor.getElementType().isInteger(1);
+}
+
 //===----------------------------------------------------------------------===//
 // The rewrite
 //===----------------------------------------------------------------------===//
 
-/// Builds one recompute region for the ops of `group` (all in `inR`) and
-/// redirects the backward reads of their values to it.
-void buildRegion(StepInfo &info, ArrayRef<Operation *> group,
-                 const DenseSet<Operation *> &inR) {
-  // Values of the group read by the backward pass.
-  SmallVector<Value> targets;
-  Operation *insertBefore = nullptr;
-  for (Operation *op : group) {
-    for (Value v : op->getResults()) {
-      Operation *first = info.firstBackwardReader(v);
-      if (!first)
-        continue;
-      targets.push_back(v);
-      if (!insertBefore || first->isBeforeInBlock(insertBefore))
-        insertBefore = first;
-    }
-  }
-  if (targets.empty())
-    return;
-
-  // The ops to clone: producers of the targets within R, transitively.
-  DenseSet<Operation *> needed;
-  SmallVector<Operation *> worklist;
-  for (Value v : targets)
-    worklist.push_back(v.getDefiningOp());
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!needed.insert(op).second)
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        if (inR.contains(def))
-          worklist.push_back(def);
-  }
-  SmallVector<Operation *> clones(needed.begin(), needed.end());
-  llvm::sort(clones, [&](Operation *a, Operation *b) {
-    return info.index.lookup(a) < info.index.lookup(b);
-  });
-
-  // Region inputs: stashed values (defined outside the clones, not
-  // constants), in order of first use.
-  SmallVector<Value> inputs;
-  DenseSet<Value> seen;
-  for (Operation *op : clones)
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if ((def && needed.contains(def)) ||
-          (def && isa<arith::ConstantOp>(def)) || !seen.insert(operand).second)
-        continue;
-      inputs.push_back(operand);
-    }
-
-  OpBuilder builder(insertBefore);
-  SmallVector<Type> types;
-  for (Value v : targets)
-    types.push_back(v.getType());
-  Location loc = targets.front().getLoc();
-  auto region = RecomputeOp::create(builder, loc, types, inputs);
-  Block &block = region.getBody().front();
-  IRMapping mapping;
-  for (auto [in, arg] : llvm::zip(inputs, block.getArguments()))
-    mapping.map(in, arg);
-  OpBuilder inner = OpBuilder::atBlockEnd(&block);
-  for (Operation *op : clones) {
-    for (Value operand : op->getOperands())
-      if (auto cst = operand.getDefiningOp<arith::ConstantOp>())
-        if (!mapping.contains(operand))
-          inner.clone(*cst, mapping);
-    inner.clone(*op, mapping);
-  }
-  SmallVector<Value> yielded;
-  for (Value v : targets)
-    yielded.push_back(mapping.lookup(v));
-  YieldOp::create(inner, loc, yielded);
-
-  for (auto [v, r] : llvm::zip(targets, region.getResults()))
-    v.replaceUsesWithIf(r, [&](OpOperand &use) {
-      return info.isBackwardUse(use) && !region->isAncestor(use.getOwner());
+/// Builds the recompute regions of a plan, one per group, in backward
+/// order. An op that several regions need (a batch norm whose output every
+/// time step slices) is cloned into the first of them, which yields its
+/// results to the later ones, instead of being re-run for each. (A value
+/// that the backward pass reads and a region clones only as an
+/// intermediate is cloned again at its own readers: re-running a cheap op
+/// costs less memory than keeping its value alive in between.)
+class RegionBuilder {
+public:
+  /// With `stashMasks`, the backward pass keeps reading the forward pass's
+  /// masks (stashed packed): a recomputed dropout serves only its output.
+  RegionBuilder(StepInfo &info, ArrayRef<SmallVector<Operation *>> groups,
+                bool stashMasks)
+      : info(info), stashMasks(stashMasks) {
+    for (const auto &g : groups)
+      inR.insert(g.begin(), g.end());
+    // Regions in the order they will sit in the backward pass.
+    SmallVector<std::pair<Operation *, unsigned>> order;
+    for (auto [i, g] : llvm::enumerate(groups))
+      if (Operation *at = placement(g))
+        order.push_back({at, static_cast<unsigned>(i)});
+    llvm::sort(order, [&](auto &a, auto &b) {
+      return std::make_pair(info.index.lookup(a.first), a.second) <
+             std::make_pair(info.index.lookup(b.first), b.second);
     });
-}
+    for (auto [at, i] : order)
+      this->order.push_back(groups[i]);
+    // The ops of R some region clones.
+    SmallVector<Value> all;
+    for (const auto &g : groups)
+      llvm::append_range(all, targets(g));
+    for (Operation *op : closure(all))
+      needed.insert(op);
+  }
+
+  void build() {
+    for (ArrayRef<Operation *> group : order)
+      buildRegion(group);
+  }
+
+private:
+  /// Values of `group` the backward pass reads, except those an earlier
+  /// region already serves.
+  SmallVector<Value> targets(ArrayRef<Operation *> group) const {
+    SmallVector<Value> out;
+    for (Operation *op : group)
+      for (Value v : op->getResults())
+        if (!(stashMasks && isMask(v)) && info.hasBackwardUse(v))
+          out.push_back(v);
+    return out;
+  }
+
+  /// The earliest backward reader of a value of `group`, or null.
+  Operation *placement(ArrayRef<Operation *> group) const {
+    Operation *at = nullptr;
+    for (Value v : targets(group)) {
+      Operation *first = info.firstBackwardReader(v);
+      if (!at || first->isBeforeInBlock(at))
+        at = first;
+    }
+    return at;
+  }
+
+  /// The ops of R computing `values`, transitively, stopping at values an
+  /// earlier region yields; in forward order.
+  SmallVector<Operation *> closure(ArrayRef<Value> values) const {
+    DenseSet<Operation *> reached;
+    SmallVector<Operation *> worklist;
+    for (Value v : values)
+      worklist.push_back(v.getDefiningOp());
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!reached.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (inR.contains(def) && !available.contains(operand))
+            worklist.push_back(def);
+    }
+    SmallVector<Operation *> out(reached.begin(), reached.end());
+    llvm::sort(out, [&](Operation *a, Operation *b) {
+      return info.index.lookup(a) < info.index.lookup(b);
+    });
+    return out;
+  }
+
+  /// One region for `group`, right before its first backward reader: it
+  /// clones what the group's backward-read values need and yields them,
+  /// plus the values that ops cloned by later regions read.
+  void buildRegion(ArrayRef<Operation *> group) {
+    SmallVector<Value> yields = targets(group);
+    if (yields.empty())
+      return; // all given by earlier regions
+    Operation *insertBefore = placement(group);
+    SmallVector<Operation *> clones = closure(yields);
+    DenseSet<Operation *> cloned(clones.begin(), clones.end());
+    // Values that ops cloned elsewhere read are yielded too.
+    DenseSet<Value> yielded(yields.begin(), yields.end());
+    for (Operation *op : clones)
+      for (Value v : op->getResults())
+        if (!(stashMasks && isMask(v)) && !yielded.contains(v) &&
+            llvm::any_of(v.getUsers(), [&](Operation *user) {
+              return needed.contains(user) && !cloned.contains(user);
+            })) {
+          yielded.insert(v);
+          yields.push_back(v);
+        }
+
+    // Region inputs: stashed values and values earlier regions yield
+    // (defined outside the clones, not constants), in order of first use.
+    SmallVector<Value> inputs, operands;
+    DenseSet<Value> seen;
+    for (Operation *op : clones)
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if ((def && cloned.contains(def)) ||
+            (def && isa<arith::ConstantOp>(def)) ||
+            !seen.insert(operand).second)
+          continue;
+        inputs.push_back(operand);
+        operands.push_back(available.lookup(operand) ? available.lookup(operand)
+                                                     : operand);
+      }
+
+    OpBuilder builder(insertBefore);
+    SmallVector<Type> types;
+    for (Value v : yields)
+      types.push_back(v.getType());
+    Location loc = yields.front().getLoc();
+    auto region = RecomputeOp::create(builder, loc, types, operands);
+    Block &block = region.getBody().front();
+    IRMapping mapping;
+    for (auto [in, arg] : llvm::zip(inputs, block.getArguments()))
+      mapping.map(in, arg);
+    OpBuilder inner = OpBuilder::atBlockEnd(&block);
+    for (Operation *op : clones) {
+      for (Value operand : op->getOperands())
+        if (auto cst = operand.getDefiningOp<arith::ConstantOp>())
+          if (!mapping.contains(operand))
+            inner.clone(*cst, mapping);
+      inner.clone(*op, mapping);
+    }
+    SmallVector<Value> results;
+    for (Value v : yields)
+      results.push_back(mapping.lookup(v));
+    YieldOp::create(inner, loc, results);
+
+    for (auto [v, r] : llvm::zip(yields, region.getResults())) {
+      available[v] = r;
+      v.replaceUsesWithIf(r, [&](OpOperand &use) {
+        return info.isBackwardUse(use) && !region->isAncestor(use.getOwner());
+      });
+    }
+  }
+
+  StepInfo &info;
+  bool stashMasks;
+  DenseSet<Operation *> inR;
+  /// The groups in the order of their regions.
+  SmallVector<ArrayRef<Operation *>> order;
+  /// The ops of R that some region clones.
+  DenseSet<Operation *> needed;
+  /// Forward values of R and the region results that now serve them.
+  DenseMap<Value, Value> available;
+};
 
 /// Groups R into connected pieces (values flowing between ops of R).
 SmallVector<SmallVector<Operation *>> connectedGroups(const StepInfo &info,
@@ -225,23 +320,32 @@ SmallVector<SmallVector<Operation *>> connectedGroups(const StepInfo &info,
 SmallVector<SmallVector<Operation *>>
 splitByFirstUse(const StepInfo &info,
                 ArrayRef<SmallVector<Operation *>> groups) {
+  // (Only echo splits; its masks stay stashed, so they place nothing.)
+  // Ops only needed to compute other values go in a last group of their
+  // own, which places no region: they are cloned where they are needed.
   SmallVector<SmallVector<Operation *>> out;
+  SmallVector<Operation *> unread;
   for (const auto &group : groups) {
     DenseMap<Operation *, unsigned> clusterOf;
     for (Operation *op : group) {
       Operation *at = nullptr;
       for (Value v : op->getResults())
-        if (Operation *first = info.firstBackwardReader(v))
+        if (Operation *first =
+                isMask(v) ? nullptr : info.firstBackwardReader(v))
           if (!at || first->isBeforeInBlock(at))
             at = first;
-      if (!at)
-        continue; // only needed to compute other values: cloned on demand
+      if (!at) {
+        unread.push_back(op);
+        continue;
+      }
       auto [it, inserted] = clusterOf.try_emplace(at, out.size());
       if (inserted)
         out.emplace_back();
       out[it->second].push_back(op);
     }
   }
+  if (!unread.empty())
+    out.push_back(std::move(unread));
   return out;
 }
 
@@ -269,8 +373,7 @@ void stashPacked(StepInfo &info, Value v, Operation *after) {
 void packMasks(StepInfo &info) {
   for (Operation *op : info.forwardCandidates())
     for (Value v : op->getResults()) {
-      auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (type && type.getElementType().isInteger(1) && info.hasBackwardUse(v))
+      if (isMask(v) && info.hasBackwardUse(v))
         stashPacked(info, v, op);
     }
 }
@@ -343,14 +446,11 @@ void eraseDeadForward(func::FuncOp func) {
       op->erase();
 }
 
-/// Applies `groups` to `func`.
-void applyGroups(func::FuncOp func, ArrayRef<SmallVector<Operation *>> groups) {
+/// Applies `groups` to `func` (see RegionBuilder for `stashMasks`).
+void applyGroups(func::FuncOp func, ArrayRef<SmallVector<Operation *>> groups,
+                 bool stashMasks) {
   StepInfo info(func);
-  DenseSet<Operation *> inR;
-  for (const auto &g : groups)
-    inR.insert(g.begin(), g.end());
-  for (const auto &g : groups)
-    buildRegion(info, g, inR);
+  RegionBuilder(info, groups, stashMasks).build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -358,13 +458,9 @@ void applyGroups(func::FuncOp func, ArrayRef<SmallVector<Operation *>> groups) {
 //===----------------------------------------------------------------------===//
 
 /// True for ops that produce an i1 mask (dropout): mirror keeps them, as
-/// MXNet's mirror kept dropout, and echo stashes their masks packed instead
-/// of recomputing them (Alg. 1 line 18).
+/// MXNet's mirror kept dropout.
 bool producesMask(Operation *op) {
-  return llvm::any_of(op->getResultTypes(), [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && tensor.getElementType().isInteger(1);
-  });
+  return llvm::any_of(op->getResults(), isMask);
 }
 
 /// mirror: every forward op that is neither compute-heavy nor produces a
@@ -381,11 +477,13 @@ SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
 /// order. Removing `s` from R stashes the results of `s` that the backward
 /// pass or R still reads, and releases the operands of `s` no one else
 /// needs: it is removed when that does not increase the stash. Use counts
-/// make a tensor shared by several ops count once (Fig. 8/13).
+/// make a tensor shared by several ops count once (Fig. 8/13). A dropout
+/// stays in the recompute path like any other op; its mask is stashed
+/// 1-bit packed either way (Alg. 1 line 18), so it is not counted.
 SmallVector<Operation *> planEcho(const StepInfo &info) {
   SmallVector<Operation *> candidates;
   for (Operation *op : info.forwardCandidates())
-    if (!isComputeHeavy(op) && !producesMask(op))
+    if (!isComputeHeavy(op))
       candidates.push_back(op);
   DenseSet<Operation *> inR(candidates.begin(), candidates.end());
   // Reads of each value by ops of R (the clones that would need it).
@@ -406,7 +504,7 @@ SmallVector<Operation *> planEcho(const StepInfo &info) {
   for (Operation *s : candidates) {
     int64_t alloc = 0, released = 0;
     for (Value r : s->getResults())
-      if (backwardRead(r) || readsByR.lookup(r) > 0)
+      if (!isMask(r) && (backwardRead(r) || readsByR.lookup(r) > 0))
         alloc += getTensorBytes(r.getType());
     DenseSet<Value> once;
     for (Value v : s->getOperands()) {
@@ -430,46 +528,125 @@ SmallVector<Operation *> planEcho(const StepInfo &info) {
   return r;
 }
 
-/// Cuts chains of recomputed values: when recomputing a value the backward
-/// pass reads needs another such value (through ops of `r`), that other
-/// value is stashed instead, so a chain alternates stashed and recomputed
-/// values. A residual stream (ResNet's block outputs, each
-/// read by the next block's weight gradient) otherwise makes every region
-/// recompute the stream from its start: all of it live at once in one
-/// region, or cloned again for every reader.
+/// Cuts chains of recomputed values. A link is a value the backward pass
+/// reads whose recomputation needs another such value: a residual stream
+/// (ResNet's block outputs, each read by the next block's weight gradient)
+/// or a recurrent state (a GRU's h). Recomputing one link from another,
+/// and that one from the next, would rebuild the chain from its start in
+/// one region. Walking forward, the depth of an op is how many links its
+/// recomputation rebuilds one after the other; where it would reach two,
+/// the link it reads is stashed instead. A chain then alternates stashed
+/// and recomputed links, and no region rebuilds more than one.
 SmallVector<Operation *> cutChains(const StepInfo &info,
                                    ArrayRef<Operation *> r) {
   DenseSet<Operation *> inR(r.begin(), r.end());
   auto isRead = [&](Operation *op) {
-    return llvm::any_of(op->getResults(),
-                        [&](Value v) { return info.hasBackwardUse(v); });
+    return llvm::any_of(op->getResults(), [&](Value v) {
+      return !isMask(v) && info.hasBackwardUse(v);
+    });
   };
-  // From the last op back: a value that is cut is stashed, so what
-  // recomputing it would need does not matter.
-  DenseSet<Operation *> cut;
-  for (Operation *op : llvm::reverse(r)) {
-    if (!isRead(op) || cut.contains(op))
-      continue;
-    // The ops recomputing `op` needs, up to the next value read by the
-    // backward pass (which is cut, so the walk stops there).
-    SmallVector<Operation *> worklist = {op};
-    DenseSet<Operation *> visited = {op};
-    while (!worklist.empty()) {
-      Operation *cur = worklist.pop_back_val();
-      for (Value operand : cur->getOperands()) {
-        Operation *def = operand.getDefiningOp();
-        if (!def || !inR.contains(def) || !visited.insert(def).second)
-          continue;
-        if (isRead(def))
+  DenseSet<Operation *> link, cut;
+  DenseMap<Operation *, int> depth;
+  auto contribution = [&](Operation *def) {
+    if (cut.contains(def))
+      return 0; // stashed
+    return depth.lookup(def) + (link.contains(def) ? 1 : 0);
+  };
+  for (Operation *op : r) { // in forward order
+    SmallVector<Operation *> producers;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (inR.contains(def))
+          producers.push_back(def);
+    int d = 0;
+    bool needsRead = false;
+    for (Operation *def : producers) {
+      d = std::max(d, contribution(def));
+      needsRead |= isRead(def) && !cut.contains(def);
+    }
+    if (d >= 2) {
+      d = 0;
+      for (Operation *def : producers) {
+        if (link.contains(def) && contribution(def) >= 2)
           cut.insert(def);
-        else
-          worklist.push_back(def);
+        d = std::max(d, contribution(def));
       }
     }
+    depth[op] = d;
+    if (isRead(op) && (needsRead || d > 0))
+      link.insert(op);
   }
   SmallVector<Operation *> out;
   for (Operation *op : r)
     if (!cut.contains(op))
+      out.push_back(op);
+  return out;
+}
+
+/// Stashes values the backward pass reads whose recomputation would rebuild,
+/// long before their own readers, other values the backward pass reads: a
+/// concat of every time step's state, read by the classifier's weight
+/// gradient right after the loss, would recompute the whole last layer
+/// there and keep it alive for the layer's backward. Both choices are
+/// weighed in bytes times op positions: stashing `v` holds it from its
+/// definition to its first reader; recomputing it holds each value it
+/// rebuilds from `v`'s first reader to that value's own.
+SmallVector<Operation *> cutEarlyRebuilds(const StepInfo &info,
+                                          ArrayRef<Operation *> r) {
+  DenseSet<Operation *> inR(r.begin(), r.end());
+  // The first backward reader's position of an op's results, or -1.
+  DenseMap<Operation *, int64_t> firstRead;
+  auto readAt = [&](Operation *op) {
+    auto [it, inserted] = firstRead.try_emplace(op, -1);
+    if (inserted)
+      for (Value v : op->getResults())
+        if (!isMask(v))
+          if (Operation *first = info.firstBackwardReader(v)) {
+            int64_t at = info.index.lookup(first);
+            if (it->second < 0 || at < it->second)
+              it->second = at;
+          }
+    return it->second;
+  };
+  auto bytes = [](Operation *op) {
+    int64_t b = 0;
+    for (Value v : op->getResults())
+      if (!isMask(v))
+        b += getTensorBytes(v.getType());
+    return b;
+  };
+  DenseSet<Operation *> stash;
+  for (Operation *op : r) {
+    int64_t at = readAt(op);
+    if (at < 0)
+      continue;
+    double stashCost =
+        static_cast<double>(bytes(op)) * (at - info.index.lookup(op));
+    double rebuildCost = 0;
+    SmallVector<Operation *> worklist = {op};
+    DenseSet<Operation *> visited = {op};
+    while (!worklist.empty() && rebuildCost <= stashCost) {
+      Operation *cur = worklist.pop_back_val();
+      for (Value operand : cur->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || !inR.contains(def) || stash.contains(def) ||
+            !visited.insert(def).second)
+          continue;
+        int64_t defAt = readAt(def);
+        if (defAt < 0) {
+          worklist.push_back(def); // rebuilt in the region only
+          continue;
+        }
+        if (defAt > at)
+          rebuildCost += static_cast<double>(bytes(def)) * (defAt - at);
+      }
+    }
+    if (rebuildCost > stashCost)
+      stash.insert(op);
+  }
+  SmallVector<Operation *> out;
+  for (Operation *op : r)
+    if (!stash.contains(op))
       out.push_back(op);
   return out;
 }
@@ -668,7 +845,8 @@ struct EchoRecomputePass
   echoPlans(func::FuncOp func) {
     StepInfo info(func);
     SmallVector<Operation *> selection = planEcho(info);
-    SmallVector<Operation *> cut = cutChains(info, selection);
+    SmallVector<Operation *> cut =
+        cutEarlyRebuilds(info, cutChains(info, selection));
     SmallVector<SmallVector<SmallVector<Operation *>>> plans;
     for (ArrayRef<Operation *> s : {ArrayRef(selection), ArrayRef(cut)}) {
       plans.push_back(connectedGroups(info, s));
@@ -682,7 +860,7 @@ struct EchoRecomputePass
   /// Rewrites `func` with `plan` (and packs its masks when `pack`).
   void apply(func::FuncOp func, ArrayRef<SmallVector<Operation *>> plan,
              bool pack) {
-    applyGroups(func, plan);
+    applyGroups(func, plan, /*stashMasks=*/pack);
     if (pack) {
       StepInfo after(func);
       packMasks(after);
@@ -698,7 +876,7 @@ struct EchoRecomputePass
     OpBuilder b(func);
     auto copy = cast<func::FuncOp>(b.clone(*func));
     StepInfo copyInfo(copy);
-    applyGroups(copy, mapGroups(current, copyInfo, plan));
+    applyGroups(copy, mapGroups(current, copyInfo, plan), /*stashMasks=*/pack);
     if (pack)
       packMasks(copyInfo);
     eraseDeadForward(copy);

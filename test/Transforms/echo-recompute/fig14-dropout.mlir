@@ -67,3 +67,34 @@ func.func @chain(%x: tensor<4x64xf32>, %w: tensor<64x64xf32> {echo.param},
   %l = echo.reduce_sum %g dims = [0, 1] : (tensor<4x64xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Alg. 1 line 18: a dropout stays in the recompute path; only its mask is
+// stashed, 1-bit packed. Attention-style dropout on softmax probabilities
+// (kept anyway for the softmax gradient): the dropped probabilities the
+// matmul gradient reads are recomputed from them (the same seed gives the
+// same mask), and dropout_grad reads the unpacked mask.
+// Stash: p + y + mask = 16384 + 16384 + 4096 = 36864 -> p + 512 = 16896.
+// CHECK-LABEL: func.func @attention_dropout_train
+// CHECK: %[[Y:.*]], %[[M:.*]] = echo.dropout %[[P:[^ ]*]]
+// CHECK-NEXT: %[[PK:.*]] = echo.pack_mask %[[M]]
+// CHECK: %[[R:.*]] = echo.recompute (%[[P]]) : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<64x64xf32>):
+// CHECK-NEXT:   %[[RY:.*]], %{{.*}} = echo.dropout %[[A]] {ratio = 1.000000e-01 : f64, seed = 3 : i64}
+// CHECK-NEXT:   echo.yield %[[RY]] : tensor<64x64xf32>
+// CHECK: echo.matmul %[[R]], %{{.*}} {transpose_a = true}
+// CHECK: %[[U:.*]] = echo.unpack_mask %[[PK]]
+// CHECK-NEXT: echo.dropout_grad %[[U]]
+// NONE: "feature_map_bytes": 36864,
+// ECHO: "feature_map_bytes": 16896,
+// ECHO: "recomputed_ops": 1,
+func.func @attention_dropout(%x: tensor<64x64xf32>, %w: tensor<64x64xf32> {echo.param},
+                             %b: tensor<64xf32> {echo.param}, %v: tensor<64x64xf32> {echo.param}) -> tensor<f32> {
+  %s = echo.linear %x, %w, %b : (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<64x64xf32>
+  %p = echo.softmax %s {axis = 1 : i64} : tensor<64x64xf32>
+  %y, %m = echo.dropout %p {ratio = 1.000000e-01 : f64, seed = 3 : i64} : (tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xi1>)
+  %o = echo.matmul %y, %v : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %l = echo.reduce_sum %o dims = [0, 1] : (tensor<64x64xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
