@@ -123,8 +123,10 @@ def main():
                          for s, e in results["bundled"][name[:-5]].items()},
                   file=sys.stderr)
         if not args.skip_paper:
-            for name, (builder, kwargs) in recompute.CONFIGS.items():
-                path = os.path.join(tmp, name + ".mlir")
+            for name, (builder, kwargs, _) in recompute.CONFIGS.items():
+                if "variant" in name:
+                    continue
+                path = os.path.join(tmp, builder + ".mlir")
                 recompute.build_model(builder, kwargs, path)
                 results["paper"][name] = {
                     s: plan_model(echo_opt, path, s, tmp)

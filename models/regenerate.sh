@@ -26,7 +26,7 @@ gen lstm --batch=4 --seq_len=6 --input=8 --hidden=16 --classes=5 --layers=1
 gen nmt --batch=4 --src_len=5 --tgt_len=5 --vocab=20 --embed=16 --hidden=16 \
   --dropout=0.1 --seed=1
 gen transformer --batch=2 --seq=8 --d_model=16 --heads=2 --ff=32 --layers=2 \
-  --vocab=20 --dropout=0.1 --seed=1
+  --vocab=20 --dropout=0.1 --attention_dropout=0.1 --act_dropout=0.1 --seed=1
 gen resnet --batch=2 --channels=8 --image=16 --blocks=2 --classes=10 --stages=2
 gen deepspeech2 --batch=2 --freq=32 --time=16 --channels=4 --hidden=16 \
-  --classes=10 --rnn_layers=2
+  --classes=10 --rnn_layers=2 --cell=gru

@@ -161,7 +161,7 @@ def main():
     ap.add_argument("--output",
                     default=os.path.join(ROOT, "bench", "results", "gpu.json"))
     args = ap.parse_args()
-    builder, cfg = CONFIGS["nmt"]
+    builder, cfg, _ = CONFIGS["nmt"]
     results = {"config": cfg, "echo": {}}
     echo_run = os.path.join(args.build, "bin", "echo-run")
     with tempfile.TemporaryDirectory() as tmp:

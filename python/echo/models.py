@@ -580,6 +580,27 @@ def _lstm_cell(g, inputs, h, c, weights):
     return h, c
 
 
+def _gru_step(g, proj, t, batch, h, w_g, w_n):
+    """One GRU step of ``deepspeech2`` on rows ``t`` of ``proj`` [T*B, 3H]
+    (``h`` is None at the first step, standing for zeros)."""
+    hidden = w_n.shape[0]
+
+    def part(k, width):
+        return g.slice(proj, [t * batch, k * hidden], [batch, width])
+
+    x_n = part(2, hidden)
+    if h is None:  # z = sigmoid(x_z), n = tanh(x_n), h' = n - z*n
+        z = g.sigmoid(part(0, hidden))
+        n = g.tanh(x_n)
+        return g.sub(n, g.mul(z, n))
+    gates = g.sigmoid(g.add(part(0, 2 * hidden),
+                            g.matmul(h, w_g, transpose_b=True)))
+    z = g.slice(gates, [0, 0], [batch, hidden])
+    r = g.slice(gates, [0, hidden], [batch, hidden])
+    n = g.tanh(g.add(x_n, g.matmul(g.mul(r, h), w_n, transpose_b=True)))
+    return g.add(h, g.mul(z, g.sub(n, h)))
+
+
 def _time_step(g, seq, t):
     """Row ``t`` of a batch-major sequence [B,T,F], as a [B,F] matrix."""
     b, _, f = seq.shape
@@ -665,8 +686,8 @@ def nmt(batch=4, src_len=5, tgt_len=5, vocab=20, embed=16, hidden=16,
     tgt_ids = g.data("tgt_ids", [b, t_len], "i32")
     labels = g.data("labels", [t_len * b], "i32")
 
-    def drop(x):
-        return g.dropout(x, dropout)[0] if dropout else x
+    def drop(x, ratio=dropout):
+        return g.dropout(x, ratio)[0] if ratio else x
 
     g.comment("encoder")
     src = drop(g.embedding(src_ids, g.param("src_embed", [vocab, embed])))
@@ -715,7 +736,8 @@ def nmt(batch=4, src_len=5, tgt_len=5, vocab=20, embed=16, hidden=16,
 
 
 def transformer(batch=2, seq=8, d_model=16, heads=2, ff=32, layers=2,
-                vocab=20, dropout=0.1, seed=1):
+                vocab=20, dropout=0.1, attention_dropout=0.0, act_dropout=0.0,
+                seed=1):
     """Transformer encoder with a token-level classifier (post-LN blocks).
 
     Arguments: ``ids`` [batch, seq] and ``labels`` [batch*seq] (batch-major,
@@ -725,7 +747,10 @@ def transformer(batch=2, seq=8, d_model=16, heads=2, ff=32, layers=2,
     logits.  Attention heads are formed with reshape/transpose to
     [batch*heads, seq, d_model/heads]; scores use batch_matmul with
     ``transpose_b``, scaled by a constant, softmax over the keys.
-    ``dropout=0`` leaves the dropout ops out.
+    ``dropout`` applies to each sublayer's output before the residual add;
+    ``attention_dropout`` to the attention probabilities and
+    ``act_dropout`` to the feed-forward's relu output (Sockeye's
+    prepost, attention and act dropouts). A ratio of 0 leaves the op out.
     """
     _check(d_model % heads == 0, "transformer: heads (%d) must divide "
            "d_model (%d)", heads, d_model)
@@ -735,8 +760,8 @@ def transformer(batch=2, seq=8, d_model=16, heads=2, ff=32, layers=2,
     ids = g.data("ids", [batch, seq], "i32")
     labels = g.data("labels", [n], "i32")
 
-    def drop(x):
-        return g.dropout(x, dropout)[0] if dropout else x
+    def drop(x, ratio=dropout):
+        return g.dropout(x, ratio)[0] if ratio else x
 
     def split_heads(x):  # [B*S, D] -> [B*H, S, dh]
         x = g.reshape(x, [batch, seq, heads, dh])
@@ -755,14 +780,14 @@ def transformer(batch=2, seq=8, d_model=16, heads=2, ff=32, layers=2,
         v = split_heads(_dense(g, x, d_model, "l%d_v" % l))
         p = g.softmax(g.mul(g.batch_matmul(q, k, transpose_b=True), scale),
                       axis=2)
-        o = g.batch_matmul(p, v)  # [B*H, S, dh]
+        o = g.batch_matmul(drop(p, attention_dropout), v)  # [B*H, S, dh]
         o = g.reshape(o, [batch, heads, seq, dh])
         o = g.reshape(g.transpose(o, [0, 2, 1, 3]), [n, d_model])
         o = drop(_dense(g, o, d_model, "l%d_o" % l))
         x = g.layer_norm(g.add(x, o), g.param("l%d_ln1_g" % l, [d_model]),
                          g.param("l%d_ln1_b" % l, [d_model]))
         g.comment("block %d: feed-forward" % l)
-        f = g.relu(_dense(g, x, ff, "l%d_ff1" % l))
+        f = drop(g.relu(_dense(g, x, ff, "l%d_ff1" % l)), act_dropout)
         f = drop(_dense(g, f, d_model, "l%d_ff2" % l))
         x = g.layer_norm(g.add(x, f), g.param("l%d_ln2_g" % l, [d_model]),
                          g.param("l%d_ln2_b" % l, [d_model]))
@@ -816,7 +841,7 @@ def resnet(batch=2, channels=8, image=16, blocks=2, classes=10, stages=2,
 
 
 def deepspeech2(batch=2, freq=32, time=16, channels=4, hidden=16,
-                classes=10, rnn_layers=2, bidirectional=False):
+                classes=10, rnn_layers=2, bidirectional=False, cell="rnn"):
     """DeepSpeech2-like acoustic model (CTC replaced by per-frame labels).
 
     Arguments: ``x`` [batch, 1, freq, time] (a spectrogram, NCHW) and
@@ -826,11 +851,16 @@ def deepspeech2(batch=2, freq=32, time=16, channels=4, hidden=16,
     batch norm and relu.  The feature map is transposed to time-major and
     flattened to [T'*batch, channels*F'].  Each of ``rnn_layers`` layers
     projects its input for all steps at once (matmul + sequence-wise batch
-    norm, as in DS2) and runs an unrolled tanh RNN,
-    ``h_t = tanh(x_t + W_hh h_{t-1})`` (``h_0 = tanh(x_0)``); with
-    ``bidirectional`` a backward RNN runs too and the directions are summed.
+    norm, as in DS2) and runs an unrolled recurrence, the directions summed
+    with ``bidirectional``.  ``cell="rnn"``: ``h_t = tanh(x_t + W_hh
+    h_{t-1})`` (``h_0 = tanh(x_0)``).  ``cell="gru"`` (as MXNet's DS2
+    example): the projection has 3H columns ``[x_z, x_r, x_n]``;
+    ``z, r = sigmoid([x_z, x_r] + W_g h)``, ``n = tanh(x_n + W_n (r*h))``,
+    ``h' = h + z*(n - h)``, from ``h = 0`` (first step ``n - z*n``).
     A per-frame linear layer and cross-entropy over [T'*batch] rows.
     """
+    _check(cell in ("rnn", "gru"), "deepspeech2: cell %r is not 'rnn' or "
+           "'gru'", cell)
     g = GraphBuilder("deepspeech2")
     x = g.data("x", [batch, 1, freq, time])
 
@@ -855,14 +885,23 @@ def deepspeech2(batch=2, freq=32, time=16, channels=4, hidden=16,
         for direction in directions:
             name = "rnn%d_%s" % (l, direction)
             g.comment("RNN layer %d (%s)" % (l, direction))
-            w_ih = g.param(name + "_w_ih", [hidden, seq.shape[1]])
+            width = hidden * (3 if cell == "gru" else 1)
+            w_ih = g.param(name + "_w_ih", [width, seq.shape[1]])
             proj = g.batch_norm(g.matmul(seq, w_ih, transpose_b=True),
-                                g.param(name + "_bn_g", [hidden]),
-                                g.param(name + "_bn_b", [hidden]))
-            w_hh = g.param(name + "_w_hh", [hidden, hidden])
+                                g.param(name + "_bn_g", [width]),
+                                g.param(name + "_bn_b", [width]))
+            if cell == "gru":
+                w_g = g.param(name + "_w_hg", [2 * hidden, hidden])
+                w_n = g.param(name + "_w_hn", [hidden, hidden])
+            else:
+                w_hh = g.param(name + "_w_hh", [hidden, hidden])
             order = range(t2) if direction == "fwd" else range(t2 - 1, -1, -1)
             hs, prev = [None] * t2, None
             for t in order:
+                if cell == "gru":
+                    hs[t] = prev = _gru_step(g, proj, t, batch, prev,
+                                             w_g, w_n)
+                    continue
                 x_t = g.slice(proj, [t * batch, 0], [batch, hidden])
                 if prev is not None:
                     x_t = g.add(x_t, g.matmul(prev, w_hh, transpose_b=True))
