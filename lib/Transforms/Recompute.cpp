@@ -186,9 +186,17 @@ private:
     return at;
   }
 
-  /// The ops of R computing `values`, transitively, stopping at values an
-  /// earlier region yields; in forward order.
-  SmallVector<Operation *> closure(ArrayRef<Value> values) const {
+  /// The result of a region placed before `at` that serves the forward
+  /// value `v`, or null.
+  Value servedAt(Value v, Operation *at) const {
+    Value r = available.lookup(v);
+    return r && at && r.getDefiningOp()->isBeforeInBlock(at) ? r : Value();
+  }
+
+  /// The ops of R computing `values`, transitively, stopping at values a
+  /// region placed before `at` yields; in forward order.
+  SmallVector<Operation *> closure(ArrayRef<Value> values,
+                                   Operation *at = nullptr) const {
     DenseSet<Operation *> reached;
     SmallVector<Operation *> worklist;
     for (Value v : values)
@@ -199,7 +207,7 @@ private:
         continue;
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp())
-          if (inR.contains(def) && !available.contains(operand))
+          if (inR.contains(def) && !servedAt(operand, at))
             worklist.push_back(def);
     }
     SmallVector<Operation *> out(reached.begin(), reached.end());
@@ -217,7 +225,7 @@ private:
     if (yields.empty())
       return; // all given by earlier regions
     Operation *insertBefore = placement(group);
-    SmallVector<Operation *> clones = closure(yields);
+    SmallVector<Operation *> clones = closure(yields, insertBefore);
     DenseSet<Operation *> cloned(clones.begin(), clones.end());
     // Values that ops cloned elsewhere read are yielded too.
     DenseSet<Value> yielded(yields.begin(), yields.end());
@@ -243,8 +251,8 @@ private:
             !seen.insert(operand).second)
           continue;
         inputs.push_back(operand);
-        operands.push_back(available.lookup(operand) ? available.lookup(operand)
-                                                     : operand);
+        Value served = servedAt(operand, insertBefore);
+        operands.push_back(served ? served : operand);
       }
 
     OpBuilder builder(insertBefore);
@@ -270,10 +278,15 @@ private:
       results.push_back(mapping.lookup(v));
     YieldOp::create(inner, loc, results);
 
+    // Backward reads after the region now read it (a value yielded for
+    // later regions may also have readers before it: they keep theirs).
     for (auto [v, r] : llvm::zip(yields, region.getResults())) {
       available[v] = r;
       v.replaceUsesWithIf(r, [&](OpOperand &use) {
-        return info.isBackwardUse(use) && !region->isAncestor(use.getOwner());
+        if (!info.isBackwardUse(use) || region->isAncestor(use.getOwner()))
+          return false;
+        Operation *top = info.body->findAncestorOpInBlock(*use.getOwner());
+        return region->isBeforeInBlock(top);
       });
     }
   }
