@@ -541,6 +541,16 @@ SmallVector<Operation *> planEcho(const StepInfo &info) {
   return r;
 }
 
+/// The ops of `r` not in `removed`, in order.
+SmallVector<Operation *> without(ArrayRef<Operation *> r,
+                                 const DenseSet<Operation *> &removed) {
+  SmallVector<Operation *> out;
+  for (Operation *op : r)
+    if (!removed.contains(op))
+      out.push_back(op);
+  return out;
+}
+
 /// Cuts chains of recomputed values. A link is a value the backward pass
 /// reads whose recomputation needs another such value: a residual stream
 /// (ResNet's block outputs, each read by the next block's weight gradient)
@@ -589,11 +599,7 @@ SmallVector<Operation *> cutChains(const StepInfo &info,
     if (isRead(op) && (needsRead || d > 0))
       link.insert(op);
   }
-  SmallVector<Operation *> out;
-  for (Operation *op : r)
-    if (!cut.contains(op))
-      out.push_back(op);
-  return out;
+  return without(r, cut);
 }
 
 /// Stashes values the backward pass reads whose recomputation would rebuild,
@@ -657,11 +663,7 @@ SmallVector<Operation *> cutEarlyRebuilds(const StepInfo &info,
     if (rebuildCost > stashCost)
       stash.insert(op);
   }
-  SmallVector<Operation *> out;
-  for (Operation *op : r)
-    if (!stash.contains(op))
-      out.push_back(op);
-  return out;
+  return without(r, stash);
 }
 
 /// sublinear: Chen et al. Alg. 2/3. Walking the forward pass, the results
