@@ -126,10 +126,12 @@ bool isMask(Value v) {
 /// Builds the recompute regions of a plan, one per group, in backward
 /// order. An op that several regions need (a batch norm whose output every
 /// time step slices) is cloned into the first of them, which yields its
-/// results to the later ones, instead of being re-run for each. (A value
-/// that the backward pass reads and a region clones only as an
-/// intermediate is cloned again at its own readers: re-running a cheap op
-/// costs less memory than keeping its value alive in between.)
+/// results to the later ones, instead of being re-run for each. A value
+/// the backward pass reads that a region clones on the way to its own
+/// targets is re-run at its own readers (cheaper in memory than keeping it
+/// alive in between) unless its recomputation needs another value the
+/// backward pass reads: a chain's links are yielded, so no chain is
+/// rebuilt region after region.
 class RegionBuilder {
 public:
   /// With `stashMasks`, the backward pass keeps reading the forward pass's
@@ -150,6 +152,19 @@ public:
     });
     for (auto [at, i] : order)
       this->order.push_back(groups[i]);
+    // Ops of R whose recomputation needs a value the backward pass reads
+    // (a chain's links), in forward order.
+    SmallVector<Operation *> ops(inR.begin(), inR.end());
+    llvm::sort(ops, [&](Operation *a, Operation *b) {
+      return info.index.lookup(a) < info.index.lookup(b);
+    });
+    for (Operation *op : ops)
+      if (llvm::any_of(op->getOperands(), [&](Value v) {
+            Operation *def = v.getDefiningOp();
+            return def && inR.contains(def) &&
+                   (readBehind.contains(def) || !targetsOf(def).empty());
+          }))
+        readBehind.insert(op);
     // The ops of R some region clones.
     SmallVector<Value> all;
     for (const auto &g : groups)
@@ -169,9 +184,14 @@ private:
   SmallVector<Value> targets(ArrayRef<Operation *> group) const {
     SmallVector<Value> out;
     for (Operation *op : group)
-      for (Value v : op->getResults())
-        if (!(stashMasks && isMask(v)) && info.hasBackwardUse(v))
-          out.push_back(v);
+      llvm::append_range(out, targetsOf(op));
+    return out;
+  }
+  SmallVector<Value> targetsOf(Operation *op) const {
+    SmallVector<Value> out;
+    for (Value v : op->getResults())
+      if (!(stashMasks && isMask(v)) && info.hasBackwardUse(v))
+        out.push_back(v);
     return out;
   }
 
@@ -227,14 +247,16 @@ private:
     Operation *insertBefore = placement(group);
     SmallVector<Operation *> clones = closure(yields, insertBefore);
     DenseSet<Operation *> cloned(clones.begin(), clones.end());
-    // Values that ops cloned elsewhere read are yielded too.
+    // Values that ops cloned elsewhere read, and links the backward pass
+    // reads later, are yielded too.
     DenseSet<Value> yielded(yields.begin(), yields.end());
     for (Operation *op : clones)
       for (Value v : op->getResults())
         if (!(stashMasks && isMask(v)) && !yielded.contains(v) &&
-            llvm::any_of(v.getUsers(), [&](Operation *user) {
-              return needed.contains(user) && !cloned.contains(user);
-            })) {
+            ((info.hasBackwardUse(v) && readBehind.contains(op)) ||
+             llvm::any_of(v.getUsers(), [&](Operation *user) {
+               return needed.contains(user) && !cloned.contains(user);
+             }))) {
           yielded.insert(v);
           yields.push_back(v);
         }
@@ -298,6 +320,8 @@ private:
   SmallVector<ArrayRef<Operation *>> order;
   /// The ops of R that some region clones.
   DenseSet<Operation *> needed;
+  /// The ops of R whose recomputation needs a value the backward pass reads.
+  DenseSet<Operation *> readBehind;
   /// Forward values of R and the region results that now serve them.
   DenseMap<Value, Value> available;
 };
@@ -552,14 +576,15 @@ SmallVector<Operation *> without(ArrayRef<Operation *> r,
 }
 
 /// Cuts chains of recomputed values. A link is a value the backward pass
-/// reads whose recomputation needs another such value: a residual stream
-/// (ResNet's block outputs, each read by the next block's weight gradient)
-/// or a recurrent state (a GRU's h). Recomputing one link from another,
+/// reads whose recomputation needs another such value, directly or through
+/// values it does not read: a residual stream (ResNet's block outputs, each
+/// read by the next block's weight gradient) or a recurrent state (a GRU's
+/// h, an LSTM's c). Recomputing one link from another,
 /// and that one from the next, would rebuild the chain from its start in
 /// one region. Walking forward, the depth of an op is how many links its
 /// recomputation rebuilds one after the other; where it would reach two,
-/// the link it reads is stashed instead. A chain then alternates stashed
-/// and recomputed links, and no region rebuilds more than one.
+/// the link it reads is stashed instead, so no region rebuilds more than
+/// two links one after the other.
 SmallVector<Operation *> cutChains(const StepInfo &info,
                                    ArrayRef<Operation *> r) {
   DenseSet<Operation *> inR(r.begin(), r.end());
@@ -568,7 +593,9 @@ SmallVector<Operation *> cutChains(const StepInfo &info,
       return !isMask(v) && info.hasBackwardUse(v);
     });
   };
-  DenseSet<Operation *> link, cut;
+  // needsRead: the op's recomputation (through ops of R not cut) needs a
+  // value the backward pass reads, directly or through unread ops.
+  DenseSet<Operation *> link, cut, needsRead;
   DenseMap<Operation *, int> depth;
   auto contribution = [&](Operation *def) {
     if (cut.contains(def))
@@ -582,11 +609,8 @@ SmallVector<Operation *> cutChains(const StepInfo &info,
         if (inR.contains(def))
           producers.push_back(def);
     int d = 0;
-    bool needsRead = false;
-    for (Operation *def : producers) {
+    for (Operation *def : producers)
       d = std::max(d, contribution(def));
-      needsRead |= isRead(def) && !cut.contains(def);
-    }
     if (d >= 2) {
       d = 0;
       for (Operation *def : producers) {
@@ -596,7 +620,11 @@ SmallVector<Operation *> cutChains(const StepInfo &info,
       }
     }
     depth[op] = d;
-    if (isRead(op) && (needsRead || d > 0))
+    if (llvm::any_of(producers, [&](Operation *def) {
+          return !cut.contains(def) && (isRead(def) || needsRead.contains(def));
+        }))
+      needsRead.insert(op);
+    if (isRead(op) && needsRead.contains(op))
       link.insert(op);
   }
   return without(r, cut);
@@ -634,6 +662,16 @@ SmallVector<Operation *> cutEarlyRebuilds(const StepInfo &info,
         b += getTensorBytes(v.getType());
     return b;
   };
+  // Unread ops whose recomputation reaches a read value (the walks below
+  // skip the others: they rebuild nothing the backward pass reads).
+  DenseSet<Operation *> readBehind;
+  for (Operation *op : r)
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && inR.contains(def) &&
+                 (readAt(def) >= 0 || readBehind.contains(def));
+        }))
+      readBehind.insert(op);
   DenseSet<Operation *> stash;
   for (Operation *op : r) {
     int64_t at = readAt(op);
@@ -653,7 +691,8 @@ SmallVector<Operation *> cutEarlyRebuilds(const StepInfo &info,
           continue;
         int64_t defAt = readAt(def);
         if (defAt < 0) {
-          worklist.push_back(def); // rebuilt in the region only
+          if (readBehind.contains(def))
+            worklist.push_back(def); // rebuilt in the region only
           continue;
         }
         if (defAt > at)
