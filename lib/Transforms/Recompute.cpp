@@ -954,8 +954,10 @@ struct EchoRecomputePass
     SmallVector<SmallVector<Operation *>> out;
     for (const auto &g : groups) {
       out.emplace_back();
-      for (Operation *op : g)
+      for (Operation *op : g) {
+        assert(from.index.count(op) && "a planned op outside the step");
         out.back().push_back(to.ops[from.index.lookup(op)]);
+      }
     }
     return out;
   }
