@@ -142,16 +142,16 @@ public:
     for (const auto &g : groups)
       inR.insert(g.begin(), g.end());
     // Regions in the order they will sit in the backward pass.
-    SmallVector<std::pair<Operation *, unsigned>> order;
+    SmallVector<std::pair<Operation *, unsigned>> placed;
     for (auto [i, g] : llvm::enumerate(groups))
       if (Operation *at = placement(g))
-        order.push_back({at, static_cast<unsigned>(i)});
-    llvm::sort(order, [&](auto &a, auto &b) {
+        placed.push_back({at, static_cast<unsigned>(i)});
+    llvm::sort(placed, [&](auto &a, auto &b) {
       return std::make_pair(info.index.lookup(a.first), a.second) <
              std::make_pair(info.index.lookup(b.first), b.second);
     });
-    for (auto [at, i] : order)
-      this->order.push_back(groups[i]);
+    for (auto [at, i] : placed)
+      order.push_back(groups[i]);
     // Ops of R whose recomputation needs a value the backward pass reads
     // (a chain's links), in forward order.
     SmallVector<Operation *> ops(inR.begin(), inR.end());
