@@ -49,6 +49,12 @@ using namespace mlir::echo;
 
 namespace {
 
+/// True for an i1 tensor (a dropout mask, a ReLU predicate).
+bool isMask(Value v) {
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  return tensor && tensor.getElementType().isInteger(1);
+}
+
 /// The forward/backward structure of one training step.
 struct StepInfo {
   func::FuncOp func;
@@ -94,6 +100,13 @@ struct StepInfo {
     return llvm::any_of(v.getUses(),
                         [&](OpOperand &u) { return isBackwardUse(u); });
   }
+  /// True when the backward pass reads a result of `op` other than a mask
+  /// (echo stashes masks packed; they are never what a region serves).
+  bool isReadBack(Operation *op) const {
+    return llvm::any_of(op->getResults(), [&](Value v) {
+      return !isMask(v) && hasBackwardUse(v);
+    });
+  }
   /// Forward ops that may be recomputed at all: pure Echo forward ops other
   /// than the loss itself.
   SmallVector<Operation *> forwardCandidates() const {
@@ -113,10 +126,20 @@ bool isFreeValue(Value v) {
   return !def || isa<arith::ConstantOp>(def);
 }
 
-/// True for an i1 tensor (a dropout mask, a ReLU predicate).
-bool isMask(Value v) {
-  auto tensor = dyn_cast<RankedTensorType>(v.getType());
-  return tensor && tensor.getElementType().isInteger(1);
+/// The ops of `r` (in forward order) whose recomputation through ops of `r`
+/// needs a value the backward pass reads, directly or through values it
+/// does not read.
+DenseSet<Operation *> needingReadValues(const StepInfo &info,
+                                        ArrayRef<Operation *> r) {
+  DenseSet<Operation *> inR(r.begin(), r.end()), out;
+  for (Operation *op : r)
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && inR.contains(def) &&
+                 (info.isReadBack(def) || out.contains(def));
+        }))
+      out.insert(op);
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -152,19 +175,11 @@ public:
     });
     for (auto [at, i] : placed)
       order.push_back(groups[i]);
-    // Ops of R whose recomputation needs a value the backward pass reads
-    // (a chain's links), in forward order.
     SmallVector<Operation *> ops(inR.begin(), inR.end());
     llvm::sort(ops, [&](Operation *a, Operation *b) {
       return info.index.lookup(a) < info.index.lookup(b);
     });
-    for (Operation *op : ops)
-      if (llvm::any_of(op->getOperands(), [&](Value v) {
-            Operation *def = v.getDefiningOp();
-            return def && inR.contains(def) &&
-                   (readBehind.contains(def) || !targetsOf(def).empty());
-          }))
-        readBehind.insert(op);
+    readBehind = needingReadValues(info, ops);
     // The ops of R some region clones.
     SmallVector<Value> all;
     for (const auto &g : groups)
@@ -184,14 +199,9 @@ private:
   SmallVector<Value> targets(ArrayRef<Operation *> group) const {
     SmallVector<Value> out;
     for (Operation *op : group)
-      llvm::append_range(out, targetsOf(op));
-    return out;
-  }
-  SmallVector<Value> targetsOf(Operation *op) const {
-    SmallVector<Value> out;
-    for (Value v : op->getResults())
-      if (!(stashMasks && isMask(v)) && info.hasBackwardUse(v))
-        out.push_back(v);
+      for (Value v : op->getResults())
+        if (!(stashMasks && isMask(v)) && info.hasBackwardUse(v))
+          out.push_back(v);
     return out;
   }
 
@@ -320,7 +330,8 @@ private:
   SmallVector<ArrayRef<Operation *>> order;
   /// The ops of R that some region clones.
   DenseSet<Operation *> needed;
-  /// The ops of R whose recomputation needs a value the backward pass reads.
+  /// The ops of R whose recomputation needs a value the backward pass reads
+  /// (a chain's links among them).
   DenseSet<Operation *> readBehind;
   /// Forward values of R and the region results that now serve them.
   DenseMap<Value, Value> available;
@@ -588,11 +599,6 @@ SmallVector<Operation *> without(ArrayRef<Operation *> r,
 SmallVector<Operation *> cutChains(const StepInfo &info,
                                    ArrayRef<Operation *> r) {
   DenseSet<Operation *> inR(r.begin(), r.end());
-  auto isRead = [&](Operation *op) {
-    return llvm::any_of(op->getResults(), [&](Value v) {
-      return !isMask(v) && info.hasBackwardUse(v);
-    });
-  };
   // needsRead: the op's recomputation (through ops of R not cut) needs a
   // value the backward pass reads, directly or through unread ops.
   DenseSet<Operation *> link, cut, needsRead;
@@ -621,10 +627,11 @@ SmallVector<Operation *> cutChains(const StepInfo &info,
     }
     depth[op] = d;
     if (llvm::any_of(producers, [&](Operation *def) {
-          return !cut.contains(def) && (isRead(def) || needsRead.contains(def));
+          return !cut.contains(def) &&
+                 (info.isReadBack(def) || needsRead.contains(def));
         }))
       needsRead.insert(op);
-    if (isRead(op) && needsRead.contains(op))
+    if (info.isReadBack(op) && needsRead.contains(op))
       link.insert(op);
   }
   return without(r, cut);
@@ -662,16 +669,9 @@ SmallVector<Operation *> cutEarlyRebuilds(const StepInfo &info,
         b += getTensorBytes(v.getType());
     return b;
   };
-  // Unread ops whose recomputation reaches a read value (the walks below
-  // skip the others: they rebuild nothing the backward pass reads).
-  DenseSet<Operation *> readBehind;
-  for (Operation *op : r)
-    if (llvm::any_of(op->getOperands(), [&](Value v) {
-          Operation *def = v.getDefiningOp();
-          return def && inR.contains(def) &&
-                 (readAt(def) >= 0 || readBehind.contains(def));
-        }))
-      readBehind.insert(op);
+  // The walks below skip unread ops that reach no read value: they rebuild
+  // nothing the backward pass reads.
+  DenseSet<Operation *> readBehind = needingReadValues(info, r);
   DenseSet<Operation *> stash;
   for (Operation *op : r) {
     int64_t at = readAt(op);
