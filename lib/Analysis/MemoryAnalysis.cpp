@@ -98,6 +98,30 @@ SmallVector<int64_t> blockTimeline(Block &block,
 }
 } // namespace
 
+/// The live bytes at each top-level op of `func`, arguments included, and
+/// their maximum (the arguments' bytes for an empty body).
+static int64_t stepTimeline(func::FuncOp func,
+                            SmallVectorImpl<int64_t> &timeline) {
+  Block &body = func.getBody().front();
+  int64_t argBytes = 0;
+  for (BlockArgument arg : body.getArguments())
+    argBytes += getTensorBytes(arg.getType());
+  timeline.assign(blockTimeline(body, {}));
+  int64_t peak = argBytes;
+  for (int64_t &b : timeline) {
+    b += argBytes;
+    peak = std::max(peak, b);
+  }
+  return peak;
+}
+
+int64_t mlir::echo::computePeakLiveBytes(func::FuncOp func) {
+  if (func.isExternal())
+    return 0;
+  SmallVector<int64_t> timeline;
+  return stepTimeline(func, timeline);
+}
+
 MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
   MemoryStats stats;
   stats.function = func.getSymName().str();
@@ -107,16 +131,7 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
   if (func.isExternal())
     return stats;
   Block &body = func.getBody().front();
-  int64_t argBytes = 0;
-  for (BlockArgument arg : body.getArguments())
-    argBytes += getTensorBytes(arg.getType());
-  stats.timeline = blockTimeline(body, {});
-  for (int64_t &b : stats.timeline) {
-    b += argBytes;
-    stats.peakLiveBytes = std::max(stats.peakLiveBytes, b);
-  }
-  if (stats.timeline.empty())
-    stats.peakLiveBytes = argBytes;
+  stats.peakLiveBytes = stepTimeline(func, stats.timeline);
 
   int64_t lossIndex = getLossOpIndex(func);
   DenseMap<Operation *, int64_t> index;

@@ -54,6 +54,9 @@ struct MemoryStats {
 /// pass is the rest.
 MemoryStats computeMemoryStats(func::FuncOp func);
 
+/// `computeMemoryStats(func).peakLiveBytes`, without the rest.
+int64_t computePeakLiveBytes(func::FuncOp func);
+
 /// The statistics to report for `func`: those recorded on it as
 /// `echo.memory_stats` when present (its tensor-level form), else computed
 /// from its IR; with its `echo.buffer_plan` when it has one. Fails with a
