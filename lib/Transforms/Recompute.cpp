@@ -20,7 +20,10 @@
 // that predicate instead of `x`; it cuts chains of recomputed values
 // (residual streams, recurrent states) so that no region rebuilds one from
 // its start, and stashes values whose recomputation would rebuild other
-// values long before their readers (a concat of all time steps).
+// values long before their readers (a concat of all time steps). Within a
+// FLOP budget (`heavy-budget`) it may also re-run a compute-heavy op whose
+// operands the backward pass keeps anyway (an attention's q·kᵀ), so that
+// the values computed from it (the softmax output) are not stashed.
 //
 // Per-op knowledge comes from the op interfaces: compute-heaviness from
 // CostOpInterface; which forward values the backward pass reads is read off
@@ -528,10 +531,13 @@ SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
 /// make a tensor shared by several ops count once (Fig. 8/13). A dropout
 /// stays in the recompute path like any other op; its mask is stashed
 /// 1-bit packed either way (Alg. 1 line 18), so it is not counted.
-SmallVector<Operation *> planEcho(const StepInfo &info) {
+/// Compute-heavy ops are candidates only if in `heavy`, and stay only while
+/// every value they read is stashed anyway (see heavyCandidates).
+SmallVector<Operation *> planEcho(const StepInfo &info,
+                                  const DenseSet<Operation *> &heavy = {}) {
   SmallVector<Operation *> candidates;
   for (Operation *op : info.forwardCandidates())
-    if (!isComputeHeavy(op))
+    if (!isComputeHeavy(op) || heavy.contains(op))
       candidates.push_back(op);
   DenseSet<Operation *> inR(candidates.begin(), candidates.end());
   // Reads of each value by ops of R (the clones that would need it).
@@ -549,7 +555,21 @@ SmallVector<Operation *> planEcho(const StepInfo &info) {
       it->second = info.hasBackwardUse(v);
     return it->second;
   };
+  auto drop = [&](Operation *s) {
+    inR.erase(s);
+    DenseSet<Value> once;
+    for (Value v : s->getOperands())
+      if (once.insert(v).second)
+        --readsByR[v];
+  };
   for (Operation *s : candidates) {
+    if (isComputeHeavy(s) && llvm::any_of(s->getOperands(), [&](Value v) {
+          return !isFreeValue(v) &&
+                 (!backwardRead(v) || inR.contains(v.getDefiningOp()));
+        })) {
+      drop(s); // re-running it would need values recomputed themselves
+      continue;
+    }
     int64_t alloc = 0, released = 0;
     for (Value r : s->getResults())
       if (!isMask(r) && (backwardRead(r) || readsByR.lookup(r) > 0))
@@ -563,11 +583,8 @@ SmallVector<Operation *> planEcho(const StepInfo &info) {
       if (readsByR.lookup(v) == 1 && !backwardRead(v))
         released += getTensorBytes(v.getType());
     }
-    if (released >= alloc) {
-      inR.erase(s);
-      for (Value v : once)
-        --readsByR[v];
-    }
+    if (released >= alloc)
+      drop(s);
   }
   SmallVector<Operation *> r;
   for (Operation *op : candidates)
@@ -705,6 +722,102 @@ SmallVector<Operation *> cutEarlyRebuilds(const StepInfo &info,
   return without(r, stash);
 }
 
+/// Compute-heavy ops echo may re-run in a region (Section IV-B's
+/// non-conservative overhead estimate): each value they read is a constant,
+/// an argument or read by the backward pass anyway (the `q` and `k` of an
+/// attention's scores, which the scores' own gradient reads), so re-running
+/// them costs FLOPs but no stash; and their FLOPs fit `budgetFlops`.
+DenseSet<Operation *> heavyCandidates(const StepInfo &info,
+                                      double budgetFlops) {
+  DenseSet<Operation *> out;
+  for (Operation *op : info.forwardCandidates())
+    if (isComputeHeavy(op) && estimateFlops(op) > 0 &&
+        estimateFlops(op) <= budgetFlops &&
+        llvm::all_of(op->getOperands(), [&](Value v) {
+          return isFreeValue(v) || (!isMask(v) && info.hasBackwardUse(v));
+        }))
+      out.insert(op);
+  return out;
+}
+
+/// The compute-heavy ops worth re-running within `budgetFlops`, best first.
+/// With every candidate allowed, each one echo keeps in R is weighed by the
+/// bytes of its results times the ops between their last forward use and
+/// the first backward read of a value recomputed from them (how long the
+/// stash it avoids would have lived), per FLOP; the best are taken while
+/// their FLOPs fit the budget. A re-run whose values are read right after
+/// their forward use (the logits, at the loss) saves nothing and is never
+/// taken.
+SmallVector<Operation *> selectHeavy(const StepInfo &info, double budgetFlops) {
+  DenseSet<Operation *> candidates = heavyCandidates(info, budgetFlops);
+  if (candidates.empty())
+    return {};
+  SmallVector<Operation *> r = planEcho(info, candidates);
+  DenseSet<Operation *> inR(r.begin(), r.end());
+  // The first backward read of a value recomputed from each op of R.
+  DenseMap<Operation *, int64_t> firstRead;
+  for (Operation *op : llvm::reverse(r)) {
+    int64_t at = INT64_MAX;
+    for (Value v : op->getResults()) {
+      if (isMask(v))
+        continue;
+      if (Operation *first = info.firstBackwardReader(v))
+        at = std::min(at, info.index.lookup(first));
+      for (Operation *user : v.getUsers())
+        if (inR.contains(user))
+          at = std::min(at, firstRead.lookup(user));
+    }
+    firstRead[op] = at;
+  }
+  struct Choice {
+    Operation *op;
+    int64_t flops;
+    double benefitPerFlop;
+  };
+  SmallVector<Choice> choices;
+  for (Operation *op : r) {
+    if (!isComputeHeavy(op) || firstRead[op] == INT64_MAX)
+      continue;
+    int64_t lastForwardUse = info.index.lookup(op), bytes = 0;
+    for (Value v : op->getResults()) {
+      bytes += getTensorBytes(v.getType());
+      for (Operation *user : v.getUsers())
+        if (info.isForward(user))
+          lastForwardUse = std::max(
+              lastForwardUse,
+              info.index.lookup(info.body->findAncestorOpInBlock(*user)));
+    }
+    int64_t gap = firstRead[op] - lastForwardUse - 1;
+    int64_t flops = estimateFlops(op);
+    if (gap > 0 && bytes > 0)
+      choices.push_back({op, flops, static_cast<double>(bytes) * gap / flops});
+  }
+  llvm::sort(choices, [&](const Choice &a, const Choice &b) {
+    if (a.benefitPerFlop != b.benefitPerFlop)
+      return a.benefitPerFlop > b.benefitPerFlop;
+    return info.index.lookup(a.op) < info.index.lookup(b.op);
+  });
+  SmallVector<Operation *> out;
+  double spent = 0;
+  for (const Choice &c : choices)
+    if (spent + c.flops <= budgetFlops) {
+      spent += c.flops;
+      out.push_back(c.op);
+    }
+  return out;
+}
+
+/// FLOPs of the compute-heavy ops cloned into `func`'s recompute regions.
+int64_t heavyRecomputeFlops(func::FuncOp func) {
+  int64_t flops = 0;
+  func.walk([&](RecomputeOp region) {
+    for (Operation &op : region.getBody().front())
+      if (isComputeHeavy(&op))
+        flops += estimateFlops(&op);
+  });
+  return flops;
+}
+
 /// sublinear: Chen et al. Alg. 2/3. Walking the forward pass, the results
 /// of an op become a checkpoint when the bytes since the last checkpoint
 /// exceed the budget; every other op is recomputed within its segment. The
@@ -799,6 +912,13 @@ struct EchoRecomputePass
           << "' (expected 'none', 'mirror', 'sublinear' or 'echo')";
       return signalPassFailure();
     }
+    if (!(heavyBudget >= 0.0 && heavyBudget <= 1.0)) {
+      getOperation().emitError()
+          << "echo-recompute: heavy-budget must be a share of the step's "
+             "FLOPs in [0, 1], got "
+          << heavyBudget;
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> steps;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(EchoDialect::getTrainStepAttrName()) &&
@@ -851,30 +971,58 @@ struct EchoRecomputePass
   /// reader, on the step as it is and on a copy with 1-bit ReLU masks
   /// (they help where the input of a ReLU is stashed for its gradient
   /// alone, and cost a little where it is kept anyway). Each plan is
-  /// applied to a copy; the copy with the lowest estimated peak wins. echo
-  /// never exceeds the baseline's peak: if no copy fits, the step is
+  /// applied to a copy; the copy with the lowest estimated peak wins. The
+  /// winning plan is then tried again with the compute-heavy re-runs that
+  /// fit `heavy-budget` (selectHeavy), and kept if that lowers the peak.
+  /// echo never exceeds the baseline's peak: if no copy fits, the step is
   /// rewritten group by group, keeping the groups that do not raise it.
   LogicalResult rewriteEcho(func::FuncOp func, StepInfo &info) {
-    int64_t basePeak = computeMemoryStats(func).peakLiveBytes;
+    int64_t basePeak = computePeakLiveBytes(func);
     OpBuilder b(func);
     auto binarized = cast<func::FuncOp>(b.clone(*func));
     SmallVector<func::FuncOp> variants = {func};
     if (binarizeGradientReads(binarized) > 0)
       variants.push_back(binarized);
-    func::FuncOp best;
+    func::FuncOp best, bestVariant;
+    PlanKind bestKind;
     int64_t bestPeak = basePeak + 1;
-    for (func::FuncOp variant : variants) {
-      for (const auto &plan : echoPlans(variant)) {
-        func::FuncOp trial = applyToCopy(variant, plan, /*pack=*/true);
-        int64_t peak = computeMemoryStats(trial).peakLiveBytes;
-        if (peak >= bestPeak) {
-          trial.erase();
-          continue;
+    // Keeps `trial` (`variant` rewritten with a plan of `kind`) if it has
+    // the lowest peak so far, else erases it.
+    auto keep = [&](func::FuncOp trial, func::FuncOp variant, PlanKind kind) {
+      int64_t peak = computePeakLiveBytes(trial);
+      if (peak >= bestPeak) {
+        trial.erase();
+        return;
+      }
+      if (best)
+        best.erase();
+      best = trial;
+      bestPeak = peak;
+      bestVariant = variant;
+      bestKind = kind;
+    };
+    for (func::FuncOp variant : variants)
+      for (const EchoPlan &plan : echoPlans(variant))
+        keep(applyToCopy(variant, plan.groups, /*pack=*/true), variant,
+             plan.kind);
+    if (best && heavyBudget > 0) {
+      // A region may clone an op another region clones too, so the budget
+      // is checked on the rewritten copy; over it, the better half is
+      // tried.
+      StepInfo variantInfo(bestVariant);
+      double budget = heavyBudget * static_cast<double>(stepFlops(func));
+      SmallVector<Operation *> heavy = selectHeavy(variantInfo, budget);
+      for (; !heavy.empty(); heavy.truncate(heavy.size() / 2)) {
+        EchoPlan plan =
+            makePlan(variantInfo, bestKind,
+                     DenseSet<Operation *>(heavy.begin(), heavy.end()));
+        func::FuncOp trial =
+            applyToCopy(bestVariant, plan.groups, /*pack=*/true);
+        if (heavyRecomputeFlops(trial) <= budget) {
+          keep(trial, bestVariant, bestKind);
+          break;
         }
-        if (best)
-          best.erase();
-        best = trial;
-        bestPeak = peak;
+        trial.erase();
       }
     }
     binarized.erase();
@@ -892,23 +1040,55 @@ struct EchoRecomputePass
     return success();
   }
 
+  /// How an echo plan is made from planEcho's selection: cut by cutChains
+  /// and cutEarlyRebuilds or not, one region per connected group or one per
+  /// first backward reader.
+  struct PlanKind {
+    bool cut = false;
+    bool split = false;
+  };
+  struct EchoPlan {
+    SmallVector<SmallVector<Operation *>> groups;
+    PlanKind kind;
+  };
+
+  static EchoPlan makePlan(const StepInfo &info, PlanKind kind,
+                           const DenseSet<Operation *> &heavy = {}) {
+    SmallVector<Operation *> selection = planEcho(info, heavy);
+    if (kind.cut)
+      selection = cutEarlyRebuilds(info, cutChains(info, selection));
+    EchoPlan plan{connectedGroups(info, selection), kind};
+    if (kind.split)
+      plan.groups = splitByFirstUse(info, plan.groups);
+    return plan;
+  }
+
   /// echo's candidate plans for `func`: planEcho's selection and, when it
   /// cuts anything, cutChains' version of it, each grouped and split by
   /// first backward reader.
-  static SmallVector<SmallVector<SmallVector<Operation *>>>
-  echoPlans(func::FuncOp func) {
+  static SmallVector<EchoPlan> echoPlans(func::FuncOp func) {
     StepInfo info(func);
     SmallVector<Operation *> selection = planEcho(info);
     SmallVector<Operation *> cut =
         cutEarlyRebuilds(info, cutChains(info, selection));
-    SmallVector<SmallVector<SmallVector<Operation *>>> plans;
-    for (ArrayRef<Operation *> s : {ArrayRef(selection), ArrayRef(cut)}) {
-      plans.push_back(connectedGroups(info, s));
-      plans.push_back(splitByFirstUse(info, plans.back()));
+    SmallVector<EchoPlan> plans;
+    for (bool isCut : {false, true}) {
+      ArrayRef<Operation *> s = isCut ? ArrayRef(cut) : ArrayRef(selection);
+      plans.push_back({connectedGroups(info, s), {isCut, false}});
+      plans.push_back(
+          {splitByFirstUse(info, plans.back().groups), {isCut, true}});
       if (cut.size() == selection.size())
         break; // nothing was cut
     }
     return plans;
+  }
+
+  /// Forward plus backward FLOPs of the step.
+  static int64_t stepFlops(func::FuncOp func) {
+    int64_t flops = 0;
+    for (Operation &op : func.getBody().front())
+      flops += estimateFlops(&op);
+    return flops;
   }
 
   /// Rewrites `func` with `plan` (and packs its masks when `pack`).
@@ -942,7 +1122,7 @@ struct EchoRecomputePass
                                ArrayRef<SmallVector<Operation *>> plan,
                                bool pack) {
     func::FuncOp trial = applyToCopy(func, plan, pack);
-    int64_t peak = computeMemoryStats(trial).peakLiveBytes;
+    int64_t peak = computePeakLiveBytes(trial);
     trial.erase();
     return peak;
   }

@@ -236,9 +236,9 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       (candidates around sqrt(total * largest) bytes, the one with the
       smallest estimated peak wins).
     - `echo`: Echo's Algorithm 1. Subgraphs are grown backward from the
-      loss and stop at compute-heavy ops (which are never re-run: their
-      gradients read only their inputs, which the recompute path serves,
-      Fig. 14d). Within each subgraph the recompute path is trimmed forward
+      loss and stop at compute-heavy ops (which are never re-run for their
+      own gradients: those read only their inputs, which the recompute path
+      serves, Fig. 14d). Within each subgraph the recompute path is trimmed forward
       in topological order: an op leaves the path when stashing its results
       does not increase the bytes stashed for the whole subgraph, counting a
       tensor shared by several ops once (Fig. 8/13). Dropout masks read by
@@ -253,11 +253,24 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       peak wins. If none stays at or below `none`'s peak, the groups that
       would raise it are dropped.
 
+      Non-conservative overhead estimate (Section IV-B): a compute-heavy op
+      whose operands the backward pass keeps anyway (the scores `q·kᵀ` of an
+      attention, from the `q` and `k` its gradient reads) may be re-run in a
+      region so that the values computed from it (the softmax's output) need
+      not be stashed. Such re-runs are ranked by the bytes they keep out of
+      memory, times how long, per FLOP, and taken while their FLOPs stay
+      within `heavy-budget` of the step's; the plan is kept only if it
+      lowers the estimated peak. `heavy-budget=0` never re-runs a
+      compute-heavy op.
+
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"echo\"",
            "none, mirror, sublinear or echo">,
+    Option<"heavyBudget", "heavy-budget", "double", /*default=*/"0.01",
+           "echo: the share of the step's FLOPs that re-running compute-heavy "
+           "ops in recompute regions may cost (0 = never re-run them)">,
   ];
   let statistics = [
     Statistic<"numRecomputed", "recomputed-ops", "Ops cloned into recompute regions">,
