@@ -531,8 +531,9 @@ SmallVector<SmallVector<Operation *>> planMirror(const StepInfo &info) {
 /// make a tensor shared by several ops count once (Fig. 8/13). A dropout
 /// stays in the recompute path like any other op; its mask is stashed
 /// 1-bit packed either way (Alg. 1 line 18), so it is not counted.
-/// Compute-heavy ops are candidates only if in `heavy`, and stay only while
-/// every value they read is stashed anyway (see heavyCandidates).
+/// Compute-heavy ops are candidates only if in `heavy` (a subset of
+/// heavyCandidates: they read only values kept anyway), and stay only while
+/// none of those values is itself recomputed.
 SmallVector<Operation *> planEcho(const StepInfo &info,
                                   const DenseSet<Operation *> &heavy = {}) {
   SmallVector<Operation *> candidates;
@@ -564,8 +565,7 @@ SmallVector<Operation *> planEcho(const StepInfo &info,
   };
   for (Operation *s : candidates) {
     if (isComputeHeavy(s) && llvm::any_of(s->getOperands(), [&](Value v) {
-          return !isFreeValue(v) &&
-                 (!backwardRead(v) || inR.contains(v.getDefiningOp()));
+          return inR.contains(v.getDefiningOp());
         })) {
       drop(s); // re-running it would need values recomputed themselves
       continue;
@@ -977,7 +977,8 @@ struct EchoRecomputePass
   /// echo never exceeds the baseline's peak: if no copy fits, the step is
   /// rewritten group by group, keeping the groups that do not raise it.
   LogicalResult rewriteEcho(func::FuncOp func, StepInfo &info) {
-    int64_t basePeak = computePeakLiveBytes(func);
+    MemoryStats base = computeMemoryStats(func);
+    int64_t basePeak = base.peakLiveBytes;
     OpBuilder b(func);
     auto binarized = cast<func::FuncOp>(b.clone(*func));
     SmallVector<func::FuncOp> variants = {func};
@@ -1010,7 +1011,8 @@ struct EchoRecomputePass
       // is checked on the rewritten copy; over it, the better half is
       // tried.
       StepInfo variantInfo(bestVariant);
-      double budget = heavyBudget * static_cast<double>(stepFlops(func));
+      double budget = heavyBudget * static_cast<double>(base.forwardFlops +
+                                                        base.backwardFlops);
       SmallVector<Operation *> heavy = selectHeavy(variantInfo, budget);
       for (; !heavy.empty(); heavy.truncate(heavy.size() / 2)) {
         EchoPlan plan =
@@ -1052,15 +1054,23 @@ struct EchoRecomputePass
     PlanKind kind;
   };
 
+  /// The plan of `kind` for planEcho's selection with `heavy` allowed.
   static EchoPlan makePlan(const StepInfo &info, PlanKind kind,
-                           const DenseSet<Operation *> &heavy = {}) {
+                           const DenseSet<Operation *> &heavy) {
     SmallVector<Operation *> selection = planEcho(info, heavy);
     if (kind.cut)
       selection = cutEarlyRebuilds(info, cutChains(info, selection));
-    EchoPlan plan{connectedGroups(info, selection), kind};
+    return placePlan(info, connectedGroups(info, selection), kind);
+  }
+
+  /// `groups` (planEcho's selection, cut or not as `kind` says, in
+  /// connected groups) placed as `kind` says.
+  static EchoPlan placePlan(const StepInfo &info,
+                            SmallVector<SmallVector<Operation *>> groups,
+                            PlanKind kind) {
     if (kind.split)
-      plan.groups = splitByFirstUse(info, plan.groups);
-    return plan;
+      groups = splitByFirstUse(info, groups);
+    return {std::move(groups), kind};
   }
 
   /// echo's candidate plans for `func`: planEcho's selection and, when it
@@ -1073,22 +1083,13 @@ struct EchoRecomputePass
         cutEarlyRebuilds(info, cutChains(info, selection));
     SmallVector<EchoPlan> plans;
     for (bool isCut : {false, true}) {
-      ArrayRef<Operation *> s = isCut ? ArrayRef(cut) : ArrayRef(selection);
-      plans.push_back({connectedGroups(info, s), {isCut, false}});
-      plans.push_back(
-          {splitByFirstUse(info, plans.back().groups), {isCut, true}});
+      auto groups = connectedGroups(info, isCut ? cut : selection);
+      for (bool split : {false, true})
+        plans.push_back(placePlan(info, groups, {isCut, split}));
       if (cut.size() == selection.size())
         break; // nothing was cut
     }
     return plans;
-  }
-
-  /// Forward plus backward FLOPs of the step.
-  static int64_t stepFlops(func::FuncOp func) {
-    int64_t flops = 0;
-    for (Operation &op : func.getBody().front())
-      flops += estimateFlops(&op);
-    return flops;
   }
 
   /// Rewrites `func` with `plan` (and packs its masks when `pack`).

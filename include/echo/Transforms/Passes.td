@@ -238,10 +238,11 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     - `echo`: Echo's Algorithm 1. Subgraphs are grown backward from the
       loss and stop at compute-heavy ops (which are never re-run for their
       own gradients: those read only their inputs, which the recompute path
-      serves, Fig. 14d). Within each subgraph the recompute path is trimmed forward
-      in topological order: an op leaves the path when stashing its results
-      does not increase the bytes stashed for the whole subgraph, counting a
-      tensor shared by several ops once (Fig. 8/13). Dropout masks read by
+      serves, Fig. 14d). Within each subgraph the recompute path is trimmed
+      forward in topological order: an op leaves the path when stashing its
+      results does not increase the bytes stashed for the whole subgraph,
+      counting a tensor shared by several ops once (Fig. 8/13). Dropout
+      masks read by
       the backward pass are stashed 1-bit packed (`echo.pack_mask` /
       `echo.unpack_mask`); so is `x > 0` in place of the input of an op
       whose gradient needs only that (ReLU, `isGradientReadBinarizable`).
