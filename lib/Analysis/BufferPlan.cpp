@@ -21,17 +21,12 @@ using namespace mlir::echo;
 //===----------------------------------------------------------------------===//
 
 BufferLiveness::BufferLiveness(func::FuncOp func)
-    : body(&func.getBody().front()), aliases(func) {
-  for (Operation &op : *body) {
-    positions[&op] = topLevel.size();
-    topLevel.push_back(&op);
-  }
-}
+    : order(func.getBody().front()), aliases(func) {}
 
 int64_t BufferLiveness::getPosition(Operation *op) const {
-  Operation *ancestor = body->findAncestorOpInBlock(*op);
-  assert(ancestor && "op outside the planned function");
-  return positions.lookup(ancestor);
+  int64_t position = order.getPosition(op);
+  assert(position >= 0 && "op outside the planned function");
+  return position;
 }
 
 ArrayRef<Value> BufferLiveness::getAliases(Value root) const {
@@ -47,7 +42,8 @@ FailureOr<LiveInterval> BufferLiveness::getInterval(Value root) const {
   for (Value alias : getAliases(root)) {
     for (Operation *user : alias.getUsers()) {
       // A buffer the function hands back outlives it.
-      if (user->getBlock() == body && user->hasTrait<OpTrait::ReturnLike>())
+      if (user->getBlock() == order.getBlock() &&
+          user->hasTrait<OpTrait::ReturnLike>())
         return failure();
       int64_t position = getPosition(user);
       start = std::min(start, position);

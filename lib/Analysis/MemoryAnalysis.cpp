@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Analysis/TrainingStep.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
 #include "echo/Dialect/Echo/IR/EchoOps.h"
@@ -24,36 +25,14 @@ int64_t mlir::echo::getTensorBytes(Type type) {
   return shaped.getNumElements() * ((bits + 7) / 8);
 }
 
-int64_t mlir::echo::getLossOpIndex(func::FuncOp func) {
-  Block &body = func.getBody().front();
-  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
-  if (!ret || ret.getNumOperands() == 0)
-    return -1;
-  Operation *def = ret.getOperand(0).getDefiningOp();
-  if (!def)
-    return -1;
-  int64_t index = 0;
-  for (Operation &op : body) {
-    if (&op == def)
-      return index;
-    ++index;
-  }
-  return -1;
-}
-
 namespace {
 /// Live bytes over the ops of one block: values defined in the block live
 /// from their op to their last use, projected onto the block. Returns the
 /// per-op timeline; `excluded` values (a region's yielded values, counted
 /// by the parent) are left out.
-SmallVector<int64_t> blockTimeline(Block &block,
+SmallVector<int64_t> blockTimeline(const OpOrder &order,
                                    const DenseSet<Value> &excluded) {
-  DenseMap<Operation *, int64_t> index;
-  SmallVector<Operation *> ops;
-  for (Operation &op : block) {
-    index[&op] = ops.size();
-    ops.push_back(&op);
-  }
+  ArrayRef<Operation *> ops = order.getOps();
   int64_t n = ops.size();
   SmallVector<int64_t> delta(n + 1, 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -64,11 +43,8 @@ SmallVector<int64_t> blockTimeline(Block &block,
       if (!bytes)
         continue;
       int64_t last = i;
-      for (Operation *user : v.getUsers()) {
-        Operation *top = block.findAncestorOpInBlock(*user);
-        if (top)
-          last = std::max(last, index.lookup(top));
-      }
+      for (Operation *user : v.getUsers())
+        last = std::max(last, order.getPosition(user));
       delta[i] += bytes;
       delta[last + 1] -= bytes;
     }
@@ -88,7 +64,7 @@ SmallVector<int64_t> blockTimeline(Block &block,
     DenseSet<Value> yielded;
     for (Value v : inner.getTerminator()->getOperands())
       yielded.insert(v);
-    SmallVector<int64_t> innerTimeline = blockTimeline(inner, yielded);
+    SmallVector<int64_t> innerTimeline = blockTimeline(OpOrder(inner), yielded);
     int64_t extra = 0;
     for (int64_t b : innerTimeline)
       extra = std::max(extra, b);
@@ -100,13 +76,12 @@ SmallVector<int64_t> blockTimeline(Block &block,
 
 /// The live bytes at each top-level op of `func`, arguments included, and
 /// their maximum (the arguments' bytes for an empty body).
-static int64_t stepTimeline(func::FuncOp func,
+static int64_t stepTimeline(const OpOrder &order,
                             SmallVectorImpl<int64_t> &timeline) {
-  Block &body = func.getBody().front();
   int64_t argBytes = 0;
-  for (BlockArgument arg : body.getArguments())
+  for (BlockArgument arg : order.getBlock()->getArguments())
     argBytes += getTensorBytes(arg.getType());
-  timeline.assign(blockTimeline(body, {}));
+  timeline.assign(blockTimeline(order, {}));
   int64_t peak = argBytes;
   for (int64_t &b : timeline) {
     b += argBytes;
@@ -119,7 +94,7 @@ int64_t mlir::echo::computePeakLiveBytes(func::FuncOp func) {
   if (func.isExternal())
     return 0;
   SmallVector<int64_t> timeline;
-  return stepTimeline(func, timeline);
+  return stepTimeline(OpOrder(func.getBody().front()), timeline);
 }
 
 MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
@@ -130,16 +105,12 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
     stats.strategy = s.getValue().str();
   if (func.isExternal())
     return stats;
-  Block &body = func.getBody().front();
-  stats.peakLiveBytes = stepTimeline(func, stats.timeline);
+  TrainingStep step(func);
+  stats.peakLiveBytes = stepTimeline(step, stats.timeline);
 
-  int64_t lossIndex = getLossOpIndex(func);
-  DenseMap<Operation *, int64_t> index;
-  int64_t i = 0;
-  for (Operation &op : body)
-    index[&op] = i++;
-  for (Operation &op : body) {
-    int64_t at = index[&op];
+  int64_t lossIndex = step.getLossPosition();
+  for (auto [at, opPtr] : llvm::enumerate(step.getOps())) {
+    Operation &op = *opPtr;
     if (auto rec = dyn_cast<RecomputeOp>(op)) {
       rec.getBody().walk([&](Operation *inner) {
         if (isa<YieldOp, RecomputeOp>(inner))
@@ -150,22 +121,16 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
       continue;
     }
     int64_t flops = estimateFlops(&op);
-    if (at <= lossIndex)
+    if (static_cast<int64_t>(at) <= lossIndex)
       stats.forwardFlops += flops;
     else
       stats.backwardFlops += flops;
     // Feature maps: forward values still live when the backward pass begins.
-    if (at > lossIndex)
+    if (static_cast<int64_t>(at) > lossIndex)
       continue;
-    for (Value v : op.getResults()) {
-      bool usedLater = llvm::any_of(v.getUsers(), [&](Operation *user) {
-        Operation *top = body.findAncestorOpInBlock(*user);
-        return top && index.lookup(top) > lossIndex &&
-               !isa<func::ReturnOp>(top);
-      });
-      if (usedLater)
+    for (Value v : op.getResults())
+      if (step.hasBackwardUse(v))
         stats.featureMapBytes += getTensorBytes(v.getType());
-    }
   }
   return stats;
 }

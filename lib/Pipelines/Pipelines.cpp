@@ -2,20 +2,31 @@
 //
 // Part of the Echo project.
 //
+// Every pipeline is built from typed `create…Pass` calls (no textual
+// pipelines to parse at run time), in the style of IREE's
+// HAL/Transforms/Passes.cpp: one `build…Pipeline` per phase, each
+// registered on its own as well as within `echo-pipeline`.
+//
 //===----------------------------------------------------------------------===//
 
 #include "echo/Pipelines/Pipelines.h"
 #include "echo/Conversion/Passes.h"
 #include "echo/Transforms/Passes.h"
 
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -41,91 +52,56 @@ static std::string libdevicePath(StringRef cuda) {
 LogicalResult mlir::echo::validateEchoPipelineOptions(
     const EchoPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> error) {
-  if (options.strategy != "none" && options.strategy != "mirror" &&
-      options.strategy != "sublinear" && options.strategy != "echo")
-    return error("echo-pipeline: unknown recompute strategy '" +
-                 options.strategy +
-                 "' (expected 'none', 'mirror', 'sublinear' or 'echo')");
-  if (options.target != "cpu" && options.target != "nvvm")
-    return error("echo-pipeline: unknown target '" + options.target +
-                 "' (expected 'cpu' or 'nvvm')");
-  if (options.target == "nvvm") {
-    if (!options.planBuffers)
-      return error("echo-pipeline: target=nvvm needs plan-buffers=true (a "
-                   "GPU step's memory is the planned arena)");
-    if (!StringRef(options.chip).starts_with("sm_"))
-      return error("echo-pipeline: chip '" + options.chip +
-                   "' is not an NVIDIA architecture (expected e.g. sm_90)");
-    if (options.gpuFormat != "fatbin" && options.gpuFormat != "bin" &&
-        options.gpuFormat != "isa")
-      return error("echo-pipeline: unknown gpu-format '" + options.gpuFormat +
-                   "' (expected 'fatbin', 'bin' or 'isa')");
-    if (options.gpuBlockSize < 1 || options.gpuBlockSize > 1024)
-      return error("echo-pipeline: gpu-block-size must be in [1, 1024]");
-    std::string cuda = getCudaToolkitPath(options);
-    if (cuda.empty() || !llvm::sys::fs::exists(libdevicePath(cuda)))
-      return error(
-          "echo-pipeline: target=nvvm needs a CUDA toolkit with " +
-          (cuda.empty() ? std::string("libdevice") : libdevicePath(cuda)) +
-          " (the kernels' math functions); pass cuda-path= or set "
-          "CUDA_HOME");
-  }
-  if (options.optimizer != "none" && options.optimizer != "sgd")
-    return error("echo-pipeline: unknown optimizer '" + options.optimizer +
-                 "' (expected 'none' or 'sgd')");
+  // The enumerated options (strategy, target, optimizer, gpu-format) are
+  // checked by their parsers; what is left are relations and ranges.
+  if (options.target != Target::NVVM)
+    return success();
+  if (!options.planBuffers)
+    return error("echo-pipeline: target=nvvm needs plan-buffers=true (a "
+                 "GPU step's memory is the planned arena)");
+  if (!StringRef(options.chip).starts_with("sm_"))
+    return error("echo-pipeline: chip '" + options.chip +
+                 "' is not an NVIDIA architecture (expected e.g. sm_90)");
+  if (options.gpuBlockSize < 1 || options.gpuBlockSize > 1024)
+    return error("echo-pipeline: gpu-block-size must be in [1, 1024]");
+  std::string cuda = getCudaToolkitPath(options);
+  if (cuda.empty() || !llvm::sys::fs::exists(libdevicePath(cuda)))
+    return error(
+        "echo-pipeline: target=nvvm needs a CUDA toolkit with " +
+        (cuda.empty() ? std::string("libdevice") : libdevicePath(cuda)) +
+        " (the kernels' math functions); pass cuda-path= or set CUDA_HOME");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Training: tensor-level Echo IR
+//===----------------------------------------------------------------------===//
 
 void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
                                            const EchoPipelineOptions &options) {
   if (options.autodiff) {
-    EchoAutodiffOptions ad;
-    ad.optimizer = options.optimizer;
-    ad.lr = options.lr;
-    pm.addPass(createEchoAutodiff(ad));
+    EchoAutodiffOptions autodiff;
+    autodiff.optimizer = options.optimizer;
+    autodiff.lr = options.lr;
+    pm.addPass(createEchoAutodiff(autodiff));
   }
   // strategy=none leaves the IR as it is (and does not verify it, so that
   // echo-run can lower an f64 copy of a model for its gradient check).
-  if (options.strategy != "none") {
-    EchoRecomputeOptions rc;
-    rc.strategy = options.strategy;
-    pm.addPass(createEchoRecompute(rc));
+  if (options.strategy != RecomputeStrategy::None) {
+    EchoRecomputeOptions recompute;
+    recompute.strategy = options.strategy;
+    recompute.heavyBudget = options.heavyBudget;
+    pm.addPass(createEchoRecompute(recompute));
   }
 }
 
-/// Bufferization of the lowered step. Results become out-parameters so that
-/// the caller owns every buffer it gets back.
-static constexpr const char *kBufferize =
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}";
-
-/// The upstream part of the CPU lowering after planning, as a textual
-/// pipeline (see shared/ENV.md for why each pass is there).
-static constexpr const char *kCpuToLLVM = "buffer-deallocation-pipeline,"
-                                          "convert-linalg-to-loops,"
-                                          "convert-vector-to-scf{full-unroll},"
-                                          "convert-scf-to-cf,"
-                                          "expand-strided-metadata,"
-                                          "lower-affine,"
-                                          "echo-strip-markers,"
-                                          "func.func(llvm-request-c-wrappers),"
-                                          "finalize-memref-to-llvm,"
-                                          "convert-vector-to-llvm,"
-                                          "convert-math-to-llvm,"
-                                          "convert-to-llvm,"
-                                          "reconcile-unrealized-casts";
-
-static void addTextualPipeline(OpPassManager &pm, StringRef pipeline) {
-  if (failed(parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("echo-pipeline: a built-in pipeline does not "
-                             "parse: " +
-                             pipeline);
-}
+//===----------------------------------------------------------------------===//
+// Bufferization: linalg on tensors, one-shot bufferization, the arena
+//===----------------------------------------------------------------------===//
 
 void mlir::echo::buildEchoBufferizationPipeline(
     OpPassManager &pm, const EchoPipelineOptions &options) {
-  bool gpu = options.target == "nvvm";
+  bool gpu = options.target == Target::NVVM;
   if (gpu)
     pm.addPass(createEchoLibraryCalls());
   pm.addPass(createConvertEchoToLinalg());
@@ -136,68 +112,64 @@ void mlir::echo::buildEchoBufferizationPipeline(
     // A recomputed value fuses into the kernel that consumes it (what the
     // paper's hand-written Echo kernels did); the GEMMs and convolutions
     // are library calls by now, so only elementwise chains fuse.
-    addTextualPipeline(pm, "linalg-fuse-elementwise-ops");
+    pm.addPass(createLinalgElementwiseOpFusionPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createEchoFillConstants());
   } else {
     pm.addPass(createEchoVectorizeContractions());
     pm.addPass(createCanonicalizerPass());
   }
-  addTextualPipeline(pm, kBufferize);
+  // Results become out-parameters, so that the caller owns every buffer it
+  // gets back.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   if (options.planBuffers) {
     EchoPlanBuffersOptions plan;
     // The GPU arena is one device allocation that the runtime passes in;
     // 256 bytes is cudaMalloc's alignment.
     plan.alignment = gpu ? 256 : 64;
-    plan.arena = gpu ? "argument" : "alloc";
+    plan.arena = gpu ? ArenaKind::Argument : ArenaKind::Alloc;
     pm.addPass(createEchoPlanBuffers(plan));
     pm.addPass(createEchoVerifyBufferPlan());
   }
 }
 
-/// Kernels to NVVM and a gpu.binary, host code to the LLVM dialect calling
-/// the mgpu* runtime: upstream's gpu-lower-to-nvvm-pipeline, with the
-/// toolkit passed to gpu-module-to-binary (libdevice, ptxas) and all
-/// kernels in one module (one ptxas run).
-static void buildNVVMPipeline(OpPassManager &pm,
-                              const EchoPipelineOptions &options) {
-  pm.addPass(createCanonicalizerPass());
-  EchoMapToGPUOptions map;
-  map.blockSize = options.gpuBlockSize;
-  pm.addNestedPass<func::FuncOp>(createEchoMapToGPU(map));
-  addTextualPipeline(pm, "convert-parallel-loops-to-gpu,canonicalize,"
-                         "echo-strip-markers,"
-                         "func.func(llvm-request-c-wrappers),"
-                         "gpu-kernel-outlining");
-  pm.addPass(createEchoMergeGPUModules());
-  addTextualPipeline(pm, "convert-scf-to-cf,convert-func-to-llvm,"
-                         "expand-strided-metadata");
-  GpuNVVMAttachTargetOptions attach;
-  attach.chip = options.chip;
-  attach.features = options.gpuFeatures;
-  attach.optLevel = 3;
-  pm.addPass(createGpuNVVMAttachTarget(attach));
-  addTextualPipeline(pm,
-                     "lower-affine,convert-arith-to-llvm,convert-index-to-llvm,"
-                     "canonicalize,cse,"
-                     "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
-                     "llvm-optimize-for-nvvm-target,canonicalize,cse,"
-                     "reconcile-unrealized-casts),"
-                     "gpu-to-llvm");
-  GpuModuleToBinaryPassOptions binary;
-  binary.toolkitPath = getCudaToolkitPath(options);
-  binary.compilationTarget = options.gpuFormat;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
-  addTextualPipeline(pm, "convert-math-to-llvm,canonicalize,cse,"
-                         "reconcile-unrealized-casts");
+//===----------------------------------------------------------------------===//
+// LLVM: deallocation, loops, the LLVM dialect
+//===----------------------------------------------------------------------===//
+
+/// The CPU lowering after planning (see shared/ENV.md for why each pass is
+/// there).
+static void buildCPUToLLVMPipeline(OpPassManager &pm) {
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createEchoStripMarkers());
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::echo::buildEchoLLVMPipeline(OpPassManager &pm,
                                        const EchoPipelineOptions &options) {
-  if (options.target == "nvvm")
-    buildNVVMPipeline(pm, options);
+  if (options.target == Target::NVVM)
+    buildEchoNVVMPipeline(pm, options);
   else
-    addTextualPipeline(pm, kCpuToLLVM);
+    buildCPUToLLVMPipeline(pm);
 }
 
 void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,
@@ -225,22 +197,45 @@ void mlir::echo::buildEchoPipeline(OpPassManager &pm,
   buildEchoLLVMPipeline(pm, options);
 }
 
-void mlir::echo::registerEchoPipelines() {
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+/// Registers `name` as a pipeline with EchoPipelineOptions, validated.
+static void registerPipeline(StringRef name, StringRef description,
+                             void (*build)(OpPassManager &,
+                                           const EchoPipelineOptions &)) {
   registerPassPipeline(
-      "echo-pipeline",
-      "From Echo models to LLVM-dialect IR: autodiff, recomputation, "
-      "lowering through linalg and bufferization",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
+      name, description,
+      [build](OpPassManager &pm, StringRef optionsStr,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
         EchoPipelineOptions options;
-        if (failed(options.parseFromString(optionsStr)))
+        if (failed(options.parseFromString(optionsStr)) ||
+            failed(validateEchoPipelineOptions(options, errorHandler)))
           return failure();
-        if (failed(validateEchoPipelineOptions(options, errorHandler)))
-          return failure();
-        buildEchoPipeline(pm, options);
+        build(pm, options);
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
         optHandler(EchoPipelineOptions());
       });
+}
+
+void mlir::echo::registerEchoPipelines() {
+  registerPipeline("echo-pipeline",
+                   "From Echo models to LLVM-dialect IR: autodiff, "
+                   "recomputation, lowering through linalg and bufferization",
+                   buildEchoPipeline);
+  registerPipeline("echo-training-pipeline",
+                   "The tensor-level half of echo-pipeline: echo-autodiff "
+                   "and echo-recompute",
+                   buildEchoTrainingPipeline);
+  registerPipeline("echo-bufferization-pipeline",
+                   "Echo ops on tensors to planned buffers: library calls "
+                   "(nvvm), linalg, one-shot bufferization, the arena",
+                   buildEchoBufferizationPipeline);
+  registerPipeline("echo-llvm-pipeline",
+                   "Planned buffers to the LLVM dialect: loops (cpu), or "
+                   "kernels in a gpu.binary and host code (nvvm)",
+                   buildEchoLLVMPipeline);
 }

@@ -28,7 +28,6 @@ using namespace mlir;
 using namespace mlir::echo;
 
 namespace {
-enum class Optimizer { None, Sgd };
 
 /// Returns a splat constant of `type` (a float tensor) holding `value`.
 Value splatConstant(OpBuilder &b, Location loc, Type type, double value) {
@@ -156,16 +155,6 @@ struct EchoAutodiffPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    Optimizer kind;
-    if (optimizer == "none") {
-      kind = Optimizer::None;
-    } else if (optimizer == "sgd") {
-      kind = Optimizer::Sgd;
-    } else {
-      module.emitError() << "echo-autodiff: unknown optimizer '" << optimizer
-                         << "' (expected 'none' or 'sgd')";
-      return signalPassFailure();
-    }
 
     SmallVector<func::FuncOp> models;
     for (auto func : module.getOps<func::FuncOp>())
@@ -197,7 +186,7 @@ struct EchoAutodiffPass
       train->setAttr(EchoDialect::getTrainStepAttrName(),
                      UnitAttr::get(&getContext()));
       symbols.insert(train, std::next(Block::iterator(model)));
-      FailureOr<int64_t> numOps = TrainStepBuilder(kind, lr).build(train);
+      FailureOr<int64_t> numOps = TrainStepBuilder(optimizer, lr).build(train);
       if (failed(numOps)) {
         train.erase();
         ok = false;

@@ -81,19 +81,13 @@ struct EchoPlanBuffersPass
           << align;
       return signalPassFailure();
     }
-    if (arena != "alloc" && arena != "argument") {
-      getOperation().emitError()
-          << "echo-plan-buffers: unknown arena '" << arena
-          << "' (expected 'alloc' or 'argument')";
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> funcs;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal())
         funcs.push_back(func);
     // Signatures change only where no call sees them (checked before the
     // functions are planned in parallel: the check reads the whole module).
-    if (arena == "argument")
+    if (arena == ArenaKind::Argument)
       for (func::FuncOp func : funcs)
         if (!func->hasAttr(EchoDialect::getBufferPlanAttrName()) &&
             failed(checkArgumentArena(func)))
@@ -125,7 +119,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     return success();
   if (failed(checkPlannable(func, "echo-plan-buffers")))
     return failure();
-  bool argumentArena = arena == "argument";
+  bool argumentArena = arena == ArenaKind::Argument;
 
   Block &body = func.getBody().front();
   BufferLiveness liveness(func);

@@ -40,6 +40,6 @@
 // RUN: not echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: echo-pipeline: chip 'gfx90a' is not an NVIDIA architecture
 // RUN: not echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm gpu-format=elf" 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: echo-pipeline: unknown gpu-format 'elf' (expected 'fatbin', 'bin' or 'isa')
+// FORMAT: for the --gpu-format option: Cannot find option named 'elf'!
 // RUN: not echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm gpu-block-size=2048" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: echo-pipeline: gpu-block-size must be in [1, 1024]

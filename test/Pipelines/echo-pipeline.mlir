@@ -31,9 +31,9 @@
 // NOAD-NOT: f_train
 // NOAD: llvm.func @_mlir_ciface_f(
 
-// TARGET: error: echo-pipeline: unknown target 'tpu' (expected 'cpu' or 'nvvm')
-// STRATEGY: error: echo-pipeline: unknown recompute strategy 'bogus' (expected 'none', 'mirror', 'sublinear' or 'echo')
-// OPT: error: echo-pipeline: unknown optimizer 'adam'
+// TARGET: for the --target option: Cannot find option named 'tpu'!
+// STRATEGY: for the --strategy option: Cannot find option named 'bogus'!
+// OPT: for the --optimizer option: Cannot find option named 'adam'!
 // The footprint is measured on the tensor-level step; the report is written
 // once the buffers are planned. The arena (5 buffers of 16x64xf32 at its
 // peak) reaches the planner's lower bound.

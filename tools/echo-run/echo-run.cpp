@@ -84,15 +84,14 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string>
     inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
-static cl::opt<std::string>
-    strategyOpt("strategy",
-                cl::desc("Recompute strategy: none, mirror, sublinear, echo"),
-                cl::init("echo"));
-static cl::opt<std::string>
+static cl::opt<echo::RecomputeStrategy> strategyOpt(
+    "strategy", cl::desc("Recompute strategy: none, mirror, sublinear, echo"),
+    cl::init(echo::RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES);
+static cl::opt<echo::Target>
     targetOpt("target",
               cl::desc("Execution target: cpu, or cuda (an NVIDIA GPU through "
-                       "the Echo CUDA runtime)"),
-              cl::init("cpu"));
+                       "the Echo CUDA runtime; nvvm is the same)"),
+              cl::init(echo::Target::CPU), ECHO_TARGET_VALUES);
 #ifndef ECHO_CUDA_RUNTIME_PATH
 #define ECHO_CUDA_RUNTIME_PATH ""
 #endif
@@ -108,12 +107,12 @@ static cl::opt<std::string>
     functionOpt("function",
                 cl::desc("The model to train when the file has several"),
                 cl::init(""));
-static cl::opt<std::string>
+static cl::opt<echo::Optimizer>
     optimizerOpt("optimizer",
                  cl::desc("What the compiled step returns: none (gradients, "
                           "SGD applied by echo-run) or sgd (updated "
                           "parameters, computed in the step)"),
-                 cl::init("none"));
+                 cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES);
 static cl::opt<double> lrOpt("lr", cl::desc("SGD learning rate"),
                              cl::init(0.1));
 static cl::opt<bool> checkGradients(
@@ -724,7 +723,7 @@ LogicalResult writeManifest(StringRef dir, const AotStep &step,
         os << "model " << step.model << "\n";
         os << "target " << step.target << "\n";
         os << "seed " << seedOpt << "\n";
-        os << "optimizer " << optimizerOpt << "\n";
+        os << "optimizer " << echo::stringifyOptimizer(optimizerOpt) << "\n";
         os << llvm::formatv("lr {0:e16}\n", lrOpt.getValue());
         os << "arena_bytes " << step.arenaBytes << "\n";
         for (auto [i, t] : llvm::enumerate(step.args)) {
@@ -801,11 +800,11 @@ LogicalResult emitAotBundle(ModuleOp module, StringRef entry,
 }
 
 void setPipelineOptions(echo::EchoPipelineOptions &o, bool autodiff,
-                        StringRef optimizer) {
+                        echo::Optimizer optimizer) {
   o.strategy = strategyOpt;
-  o.target = targetOpt == "cuda" ? "nvvm" : targetOpt.getValue();
+  o.target = targetOpt;
   o.autodiff = autodiff;
-  o.optimizer = optimizer.str();
+  o.optimizer = optimizer;
   o.lr = lrOpt;
   o.planBuffers = planBuffersOpt;
 }
@@ -898,32 +897,17 @@ LogicalResult checkAllGradients(Compiled &forward64,
 }
 
 int run(MLIRContext &context) {
-  if (targetOpt != "cpu" && targetOpt != "cuda") {
-    llvm::errs() << "echo-run: unknown target '" << targetOpt
-                 << "' (expected 'cpu' or 'cuda')\n";
-    return 1;
-  }
-  bool onGPU = targetOpt == "cuda";
+  bool onGPU = targetOpt == echo::Target::NVVM;
   if (onGPU && checkGradients) {
     llvm::errs() << "echo-run: --check-gradients runs on --target=cpu (its "
                     "finite differences are computed in f64)\n";
-    return 1;
-  }
-  if (onGPU && !planBuffersOpt) {
-    llvm::errs() << "echo-run: --target=cuda needs --plan-buffers (the "
-                    "step's memory is the planned arena)\n";
     return 1;
   }
   if (optLevelOpt > 3) {
     llvm::errs() << "echo-run: --opt-level must be 0 to 3\n";
     return 1;
   }
-  if (optimizerOpt != "none" && optimizerOpt != "sgd") {
-    llvm::errs() << "echo-run: unknown optimizer '" << optimizerOpt
-                 << "' (expected 'none' or 'sgd')\n";
-    return 1;
-  }
-  bool sgdInGraph = optimizerOpt == "sgd";
+  bool sgdInGraph = optimizerOpt == echo::Optimizer::Sgd;
   if (checkGradients && sgdInGraph) {
     llvm::errs() << "echo-run: --check-gradients needs --optimizer=none "
                     "(the step must return gradients)\n";
@@ -1070,13 +1054,8 @@ int run(MLIRContext &context) {
   if (emitAot) {
     if (failed(pm.run(*trainModule)))
       return 1;
-    AotStep step{modelName,
-                 targetOpt,
-                 args,
-                 outs,
-                 draws,
-                 paramArgs,
-                 onGPU ? arenaBytes : -1};
+    AotStep step{modelName, onGPU ? "cuda" : "cpu", args, outs, draws,
+                 paramArgs, onGPU ? arenaBytes : -1};
     return failed(
         emitAotBundle(*trainModule, trainName, step, memory.toJSON()));
   }
@@ -1146,8 +1125,9 @@ int run(MLIRContext &context) {
       PassManager fdPm(&context, ModuleOp::getOperationName(),
                        OpPassManager::Nesting::Implicit);
       echo::EchoPipelineOptions fdOptions;
-      setPipelineOptions(fdOptions, false, "none");
-      fdOptions.strategy = "none"; // the forward pass only
+      setPipelineOptions(fdOptions, false, echo::Optimizer::None);
+      // The forward pass only.
+      fdOptions.strategy = echo::RecomputeStrategy::None;
       echo::buildEchoPipeline(fdPm, fdOptions);
       FailureOr<Compiled> forward64 = compile(*fdModule, fdPm, modelName);
       if (failed(forward64))
@@ -1174,7 +1154,7 @@ int run(MLIRContext &context) {
     for (double l : losses)
       losses_.push_back(l);
     llvm::json::Object entry = memory.toJSON();
-    entry["target"] = targetOpt.getValue();
+    entry["target"] = onGPU ? "cuda" : "cpu";
     entry["steps"] = static_cast<int64_t>(stepsOpt);
     entry["losses"] = std::move(losses_);
     // The first step includes one-time page faults; report the median.

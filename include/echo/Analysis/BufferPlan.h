@@ -21,6 +21,8 @@
 #ifndef ECHO_ANALYSIS_BUFFERPLAN_H
 #define ECHO_ANALYSIS_BUFFERPLAN_H
 
+#include "echo/Analysis/TrainingStep.h"
+
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -52,7 +54,9 @@ public:
   int64_t getPosition(Operation *op) const;
 
   /// The top-level op at `position`.
-  Operation *getOperation(int64_t position) const { return topLevel[position]; }
+  Operation *getOperation(int64_t position) const {
+    return order.getOp(position);
+  }
 
   /// `root` and every value that may alias it (BufferViewFlowAnalysis's
   /// resolve, computed once per root).
@@ -66,11 +70,9 @@ public:
                        LiveInterval bornLive) const;
 
 private:
-  Block *body;
+  OpOrder order;
   BufferViewFlowAnalysis aliases;
   mutable DenseMap<Value, SmallVector<Value>> aliasCache;
-  SmallVector<Operation *> topLevel;
-  DenseMap<Operation *, int64_t> positions;
 };
 
 /// True when `op` may write the buffer `born` over the buffer `dying` in

@@ -68,9 +68,6 @@ FailureOr<MemoryStats> getReportedMemoryStats(func::FuncOp func);
 LogicalResult writeJSON(llvm::json::Value value, StringRef output,
                         std::string &error);
 
-/// Returns the index of the top-level op defining the loss, or -1.
-int64_t getLossOpIndex(func::FuncOp func);
-
 } // namespace mlir::echo
 
 #endif // ECHO_ANALYSIS_MEMORYANALYSIS_H

@@ -14,6 +14,8 @@
 #ifndef ECHO_PIPELINES_PIPELINES_H
 #define ECHO_PIPELINES_PIPELINES_H
 
+#include "echo/Transforms/Options.h"
+
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 
@@ -23,16 +25,21 @@ namespace echo {
 
 /// Options of `--echo-pipeline`.
 struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
-  PassOptions::Option<std::string> strategy{
+  PassOptions::Option<RecomputeStrategy> strategy{
       *this, "strategy",
       llvm::cl::desc("Recompute strategy: none, mirror, sublinear or echo"),
-      llvm::cl::init("echo")};
-  PassOptions::Option<std::string> target{
+      llvm::cl::init(RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES};
+  PassOptions::Option<double> heavyBudget{
+      *this, "heavy-budget",
+      llvm::cl::desc("echo: the share of the step's FLOPs that re-running "
+                     "compute-heavy ops may cost (echo-recompute's option)"),
+      llvm::cl::init(0.01)};
+  PassOptions::Option<Target> target{
       *this, "target",
       llvm::cl::desc("Code generation target: cpu, or nvvm (CUDA kernels in "
                      "a gpu.binary, cuBLAS/cuDNN calls through the Echo CUDA "
-                     "runtime)"),
-      llvm::cl::init("cpu")};
+                     "runtime; `cuda` is the same)"),
+      llvm::cl::init(Target::CPU), ECHO_TARGET_VALUES};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture for target=nvvm"),
       llvm::cl::init("sm_90")};
@@ -40,12 +47,12 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       *this, "gpu-features",
       llvm::cl::desc("NVPTX features for target=nvvm (PTX version)"),
       llvm::cl::init("+ptx80")};
-  PassOptions::Option<std::string> gpuFormat{
+  PassOptions::Option<GpuFormat> gpuFormat{
       *this, "gpu-format",
       llvm::cl::desc("What gpu.binary holds for target=nvvm: fatbin (cubin "
                      "for `chip` plus PTX for the driver to JIT on other "
                      "chips), bin (cubin) or isa (PTX only)"),
-      llvm::cl::init("fatbin")};
+      llvm::cl::init(GpuFormat::Fatbin), ECHO_GPU_FORMAT_VALUES};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit for target=nvvm (libdevice, ptxas, "
@@ -64,10 +71,10 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       *this, "autodiff",
       llvm::cl::desc("Build training steps of models that have none"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> optimizer{
+  PassOptions::Option<Optimizer> optimizer{
       *this, "optimizer",
       llvm::cl::desc("echo-autodiff optimizer: none (gradients) or sgd"),
-      llvm::cl::init("none")};
+      llvm::cl::init(Optimizer::None), ECHO_OPTIMIZER_VALUES};
   PassOptions::Option<double> lr{*this, "lr",
                                  llvm::cl::desc("Learning rate of sgd"),
                                  llvm::cl::init(0.01)};
@@ -97,8 +104,15 @@ void buildEchoTrainingPipeline(OpPassManager &pm,
 void buildEchoBufferizationPipeline(OpPassManager &pm,
                                     const EchoPipelineOptions &options);
 
-/// Appends the rest of the lowering: deallocation, loops, the LLVM dialect.
+/// Appends the rest of the lowering: deallocation, loops, the LLVM dialect
+/// (target=cpu), or buildEchoNVVMPipeline (target=nvvm).
 void buildEchoLLVMPipeline(OpPassManager &pm,
+                           const EchoPipelineOptions &options);
+
+/// Appends the target=nvvm part after planning: kernels mapped and outlined
+/// into one gpu.module, lowered to NVVM and a gpu.binary, and host code in
+/// the LLVM dialect calling the mgpu* runtime (NVVMPipeline.cpp).
+void buildEchoNVVMPipeline(OpPassManager &pm,
                            const EchoPipelineOptions &options);
 
 /// Appends the lowering half, from Echo ops on tensors to the LLVM dialect
@@ -109,7 +123,9 @@ void buildEchoLoweringPipeline(OpPassManager &pm,
 /// Appends the whole of `--echo-pipeline`.
 void buildEchoPipeline(OpPassManager &pm, const EchoPipelineOptions &options);
 
-/// Registers `--echo-pipeline` with the global pass registry.
+/// Registers `--echo-pipeline` and its phases (`--echo-training-pipeline`,
+/// `--echo-bufferization-pipeline`, `--echo-llvm-pipeline`) with the global
+/// pass registry.
 void registerEchoPipelines();
 
 } // namespace echo

@@ -8,6 +8,7 @@
 #define ECHO_TRANSFORMS_PASSES_H
 
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Transforms/Options.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -62,9 +62,11 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"none\"",
+    Option<"optimizer", "optimizer", "::mlir::echo::Optimizer",
+           /*default=*/"::mlir::echo::Optimizer::None",
            "What the step returns for each parameter: 'none' (its gradient) "
-           "or 'sgd' (the parameter after one SGD step)">,
+           "or 'sgd' (the parameter after one SGD step)",
+           "ECHO_OPTIMIZER_VALUES">,
     Option<"lr", "lr", "double", /*default=*/"0.01",
            "Learning rate of optimizer=sgd">,
   ];
@@ -183,9 +185,11 @@ def EchoPlanBuffers : Pass<"echo-plan-buffers", "::mlir::ModuleOp"> {
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every offset (64 for CPUs, 256 for GPUs)">,
-    Option<"arena", "arena", "std::string", /*default=*/"\"alloc\"",
+    Option<"arena", "arena", "::mlir::echo::ArenaKind",
+           /*default=*/"::mlir::echo::ArenaKind::Alloc",
            "Where the arena comes from: 'alloc' (allocated in the function) "
-           "or 'argument' (passed by the caller)">,
+           "or 'argument' (passed by the caller)",
+           "ECHO_ARENA_KIND_VALUES">,
   ];
   let statistics = [
     Statistic<"numPlanned", "planned-buffers", "Buffers placed in an arena">,
@@ -267,8 +271,10 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];
   let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"echo\"",
-           "none, mirror, sublinear or echo">,
+    Option<"strategy", "strategy", "::mlir::echo::RecomputeStrategy",
+           /*default=*/"::mlir::echo::RecomputeStrategy::Echo",
+           "none, mirror, sublinear or echo",
+           "ECHO_RECOMPUTE_STRATEGY_VALUES">,
     Option<"heavyBudget", "heavy-budget", "double", /*default=*/"0.01",
            "echo: the share of the step's FLOPs that re-running compute-heavy "
            "ops in recompute regions may cost (0 = never re-run them)">,

@@ -1,10 +1,10 @@
 // Bad invocations of echo-run get a clear message and exit 1.
 // RUN: not echo-run %s --strategy=bogus 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: echo-run: echo-pipeline: unknown recompute strategy 'bogus'
+// STRATEGY: echo-run: for the --strategy option: Cannot find option named 'bogus'!
 // RUN: not echo-run %s --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: echo-run: unknown target 'tpu' (expected 'cpu' or 'cuda')
+// TARGET: echo-run: for the --target option: Cannot find option named 'tpu'!
 // RUN: not echo-run %s --optimizer=adam 2>&1 | FileCheck %s --check-prefix=OPT
-// OPT: echo-run: unknown optimizer 'adam'
+// OPT: echo-run: for the --optimizer option: Cannot find option named 'adam'!
 // RUN: not echo-run %s --optimizer=sgd --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
 // SGDCHECK: --check-gradients needs --optimizer=none
 // RUN: not echo-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC

@@ -15,7 +15,7 @@
 // NONE: %[[DW:.*]] = echo.tanh_grad
 // NONE-NEXT: return %{{.*}}, %[[DW]]
 
-// BAD: error: echo-autodiff: unknown optimizer 'adam' (expected 'none' or 'sgd')
+// BAD: for the --optimizer option: Cannot find option named 'adam'!
 func.func @f(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
   %t = "echo.tanh"(%w) : (tensor<4xf32>) -> tensor<4xf32>
   %l = "echo.reduce_sum"(%t) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>

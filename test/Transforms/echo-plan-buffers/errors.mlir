@@ -3,7 +3,7 @@
 // RUN: not echo-opt %s --echo-plan-buffers="arena=heap" 2>&1 | FileCheck %s --check-prefix=ARENA
 
 // ALIGN: error: echo-plan-buffers: alignment must be a power of two, not 48
-// ARENA: error: echo-plan-buffers: unknown arena 'heap' (expected 'alloc' or 'argument')
+// ARENA: for the --arena option: Cannot find option named 'heap'!
 
 // expected-error @+1 {{echo-plan-buffers: needs a function body of one block (run it before convert-scf-to-cf)}}
 func.func @blocks(%c: i1) {

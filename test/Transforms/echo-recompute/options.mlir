@@ -8,7 +8,7 @@
 // DEFAULT: func.func @f_train({{.*}} attributes {echo.recompute_strategy = "echo", echo.train_step}
 // NONE: func.func @f_train({{.*}} attributes {echo.recompute_strategy = "none", echo.train_step}
 // NONE-NOT: echo.recompute (
-// BOGUS: error: echo-recompute: unknown strategy 'bogus' (expected 'none', 'mirror', 'sublinear' or 'echo')
+// BOGUS: for the --strategy option: Cannot find option named 'bogus'!
 // TWICE: error: echo-recompute: @f_train was already rewritten with strategy 'echo'
 // Models that are not training steps are left alone.
 // NOSTEP-NOT: echo.recompute_strategy

@@ -6,6 +6,7 @@
 
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -40,4 +41,27 @@ int64_t mlir::echo::estimateFlops(Operation *op) {
 bool mlir::echo::isComputeHeavy(Operation *op) {
   auto cost = dyn_cast<echo::CostOpInterface>(op);
   return cost && cost.isComputeHeavy();
+}
+
+bool mlir::echo::producesStochasticMask(Operation *op) {
+  auto diff = dyn_cast<echo::DifferentiableOpInterface>(op);
+  if (!diff)
+    return false;
+  for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
+    if (diff.isStochasticMaskResult(i))
+      return true;
+  return false;
+}
+
+Value mlir::echo::buildPositiveMask(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  TypedAttr zero;
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    zero =
+        DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType()));
+  else
+    zero = b.getFloatAttr(type, 0.0);
+  Value zeroValue = arith::ConstantOp::create(b, loc, zero);
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, value,
+                               zeroValue);
 }

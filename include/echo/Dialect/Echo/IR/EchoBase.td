@@ -31,9 +31,10 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   /// Compute-heavy ops (GEMM, convolution) partition the recompute graph.
   bit computeHeavy = 0;
 
-  /// Ops with the LibraryCallOpInterface trait: the runtime function, the
-  /// operands (getter suffixes) it reads in order, the C++ braced list of
-  /// its i64 arguments, and an optional C++ expression for the output's
+  /// Ops with the LibraryCallOpInterface trait: the runtime function (one
+  /// of the names of echo/Runtime/EchoRuntimeABI.h, as a C++ expression),
+  /// the operands (getter suffixes) it reads in order, the C++ braced list
+  /// of its i64 arguments, and an optional C++ expression for the output's
   /// initial contents (see the interface).
   string libraryCall = "";
   list<string> libraryCallInputs = [];
@@ -61,7 +62,7 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     //===------------------------------------------------------------------===//
     // LibraryCallOpInterface
     //===------------------------------------------------------------------===//
-    ::llvm::StringRef getLibraryCallName() { return "}] # libraryCall # [{"; }
+    ::llvm::StringRef getLibraryCallName() { return }] # libraryCall # [{; }
     ::llvm::SmallVector<::mlir::Value> getLibraryCallInputs() {
       return {}] # !interleave(!foreach(n, libraryCallInputs, "get" # n # "()"),
                                ", ") # [{};
@@ -87,7 +88,10 @@ class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
         Echo_DifferentiableOpInterface])> {
   list<int> gradientReadsOperands = [];
   list<int> gradientReadsResults = [];
+  /// The gradient needs only `x > 0` of what it reads (ReLU).
   bit gradientReadBinarizable = 0;
+  /// Results that are stochastic masks (dropout's `i1` mask).
+  list<int> stochasticMaskResults = [];
 
   let echoInterfaceDecls = [{
     //===------------------------------------------------------------------===//
@@ -101,6 +105,17 @@ class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
     }
     bool isGradientReadBinarizable() { return }]
       # !if(gradientReadBinarizable, "true", "false") # [{; }
+    ::mlir::Value buildGradientReadMask(::mlir::OpBuilder &builder,
+                                        ::mlir::Location loc,
+                                        ::mlir::Value value) {
+      return }] # !if(gradientReadBinarizable,
+        "::mlir::echo::buildPositiveMask(builder, loc, value)",
+        "::mlir::Value()") # [{;
+    }
+    bool isStochasticMaskResult(unsigned index) {
+      return ::llvm::is_contained(::llvm::ArrayRef<unsigned>{}]
+        # !interleave(stochasticMaskResults, ", ") # [{}, index);
+    }
     ::llvm::LogicalResult buildGradient(
         ::mlir::OpBuilder &builder, ::mlir::ValueRange resultGrads,
         ::llvm::SmallVectorImpl<::mlir::Value> &operandGrads);

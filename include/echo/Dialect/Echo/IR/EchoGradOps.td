@@ -218,7 +218,7 @@ def Echo_MseLossGradOp : Echo_GradOp<"mse_loss_grad",
 def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
     [Echo_LibraryCallOpInterface,
      AllElementTypesMatch<["w", "dy", "result"]>]> {
-  let libraryCall = "echo_conv2d_backward_data";
+  let libraryCall = "::mlir::echo::runtime::kConv2DBackwardData";
   let libraryCallInputs = ["W", "Dy"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "gradient of echo.conv2d with respect to its input";
@@ -245,7 +245,7 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
 def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
     [Echo_LibraryCallOpInterface,
      AllElementTypesMatch<["x", "dy", "result"]>]> {
-  let libraryCall = "echo_conv2d_backward_filter";
+  let libraryCall = "::mlir::echo::runtime::kConv2DBackwardFilter";
   let libraryCallInputs = ["X", "Dy"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "gradient of echo.conv2d with respect to its filter";

@@ -18,6 +18,14 @@ namespace mlir::echo::detail {
 int64_t estimatePerElementFlops(Operation *op, int64_t flopsPerElement);
 } // namespace mlir::echo::detail
 
+namespace mlir::echo {
+/// Builds `value > 0` (`arith.cmpf ogt` against a zero of `value`'s type, a
+/// float scalar or a float tensor): the 1-bit predicate ReLU's gradient
+/// reads. Spelled once, here, for the interface's buildGradientReadMask and
+/// for the lowering of `relu`/`relu_grad`.
+Value buildPositiveMask(OpBuilder &builder, Location loc, Value value);
+} // namespace mlir::echo
+
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h.inc"
 
 namespace mlir::echo {
@@ -27,6 +35,10 @@ int64_t estimateFlops(Operation *op);
 
 /// Returns true when `op` is compute-heavy according to CostOpInterface.
 bool isComputeHeavy(Operation *op);
+
+/// Returns true when a result of `op` is a stochastic mask according to
+/// DifferentiableOpInterface (dropout).
+bool producesStochasticMask(Operation *op);
 } // namespace mlir::echo
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_H

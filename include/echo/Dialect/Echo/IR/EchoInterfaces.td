@@ -61,6 +61,29 @@ def Echo_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
       /*defaultImplementation=*/"return false;">,
     InterfaceMethod<
       /*desc=*/[{
+        For a binarizable op, builds at the builder's insertion point the
+        `i1` value (of `value`'s shape, tensor or scalar) that the gradient
+        reads in place of the forward value `value`: ReLU's `value > 0`.
+        echo-recompute stashes it instead of `value`; the lowering of the
+        gradient op evaluates the same predicate when it gets `value`.
+      }],
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"buildGradientReadMask",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+                    "::mlir::Value":$value)>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true when result `index` is a stochastic mask (dropout's
+        `i1` mask): a pure function of the op's attributes and the element
+        index, which the op's gradient reads. Recomputing the op reproduces
+        it bit for bit; strategies that keep such ops (mirror) or stash the
+        mask packed (echo) ask here rather than look at element types.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"isStochasticMaskResult",
+      /*args=*/(ins "unsigned":$index)>,
+    InterfaceMethod<
+      /*desc=*/[{
         Returns true when operand `index` receives a gradient. Integer
         operands (indices, labels) never do.
       }],

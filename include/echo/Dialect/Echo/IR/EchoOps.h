@@ -9,6 +9,7 @@
 
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Runtime/EchoRuntimeABI.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -217,7 +217,7 @@ class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
 
 def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
     [AllElementTypesMatch<["a", "b", "result"]>]> {
-  let libraryCall = "echo_gemm";
+  let libraryCall = "::mlir::echo::runtime::kGemm";
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let summary = "matrix product";
@@ -239,7 +239,7 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
 
 def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
     [AllElementTypesMatch<["a", "b", "result"]>]> {
-  let libraryCall = "echo_batched_gemm";
+  let libraryCall = "::mlir::echo::runtime::kBatchedGemm";
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let summary = "batched matrix product";
@@ -263,7 +263,7 @@ def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
     [AllElementTypesMatch<["x", "w", "b", "result"]>]> {
   // Y = X·Wᵀ + b: the output starts as b in every row and the GEMM adds
   // X·Wᵀ (transpose_b, accumulate).
-  let libraryCall = "echo_gemm";
+  let libraryCall = "::mlir::echo::runtime::kGemm";
   let libraryCallInputs = ["X", "W"];
   let libraryCallScalars = "{false, true, true}";
   let libraryCallInit = "getB()";
@@ -287,7 +287,7 @@ def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
 
 def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
     [AllElementTypesMatch<["x", "w", "result"]>]> {
-  let libraryCall = "echo_conv2d_forward";
+  let libraryCall = "::mlir::echo::runtime::kConv2DForward";
   let libraryCallInputs = ["X", "W"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "2-D convolution (cross-correlation), NCHW";
@@ -430,6 +430,7 @@ def Echo_DropoutOp : Echo_ForwardOp<"dropout",
   let hasVerifier = 1;
   let flopsPerElement = 2;
   let gradientReadsResults = [1];
+  let stochasticMaskResults = [1];
 }
 
 def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",

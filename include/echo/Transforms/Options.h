@@ -1,0 +1,119 @@
+//===- Options.h - Typed values of Echo's pass options ----------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// The enumerated options of Echo's passes, pipelines and tools. Each is a
+// C++ enum parsed by `llvm::cl::values` (the spellings are listed once, in
+// the `ECHO_*_VALUES` macros below), so an unknown value is rejected by the
+// option parser itself and no pass validates strings by hand; the same
+// spellings are used by `Passes.td`, `EchoPipelineOptions` and `echo-run`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_TRANSFORMS_OPTIONS_H
+#define ECHO_TRANSFORMS_OPTIONS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+
+namespace mlir::echo {
+
+/// `echo-recompute strategy=`: what the backward pass recomputes instead of
+/// stashing.
+enum class RecomputeStrategy {
+  /// Stash every feature map.
+  None,
+  /// Chen et al. §4.2: recompute every cheap forward op.
+  Mirror,
+  /// Chen et al. Alg. 2-3: √n checkpoints, segments recomputed.
+  Sublinear,
+  /// Echo ISCA 2020, Algorithm 1 with its global footprint estimate.
+  Echo,
+};
+
+/// `echo-autodiff optimizer=`: what the training step returns per parameter.
+enum class Optimizer {
+  /// The gradient.
+  None,
+  /// The parameter after one SGD step, `p - lr * dp`.
+  Sgd,
+};
+
+/// `echo-plan-buffers arena=`: where the one arena comes from.
+enum class ArenaKind {
+  /// A `memref.alloc` in the function.
+  Alloc,
+  /// A trailing `memref<Nxi8>` argument the caller passes.
+  Argument,
+};
+
+/// `echo-pipeline target=` and `echo-run --target=`: where the step runs.
+enum class Target {
+  /// Host code through the LLVM dialect.
+  CPU,
+  /// NVIDIA GPUs: kernels in a gpu.binary, cuBLAS/cuDNN through the Echo
+  /// CUDA runtime. Spelled `nvvm` (the pipeline's name, SPEC.md) or `cuda`
+  /// (echo-run's name, SPEC.md); both spellings are accepted everywhere.
+  NVVM,
+};
+
+/// `echo-pipeline gpu-format=`: what the gpu.binary holds.
+enum class GpuFormat {
+  /// A cubin for `chip` plus PTX for the driver to JIT on other chips.
+  Fatbin,
+  /// The cubin alone.
+  Bin,
+  /// The PTX alone.
+  Isa,
+};
+
+/// The spelling of each value (the first one where there are two), as the
+/// option parsers accept it.
+llvm::StringRef stringifyRecomputeStrategy(RecomputeStrategy strategy);
+llvm::StringRef stringifyOptimizer(Optimizer optimizer);
+llvm::StringRef stringifyArenaKind(ArenaKind arena);
+llvm::StringRef stringifyTarget(Target target);
+llvm::StringRef stringifyGpuFormat(GpuFormat format);
+
+} // namespace mlir::echo
+
+/// `llvm::cl::values(...)` of each enum, for `Passes.td`, pipeline options
+/// and tool flags.
+#define ECHO_RECOMPUTE_STRATEGY_VALUES                                         \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::echo::RecomputeStrategy::None, "none",                \
+                 "stash every feature map"),                                   \
+      clEnumValN(::mlir::echo::RecomputeStrategy::Mirror, "mirror",            \
+                 "recompute every cheap forward op (Chen et al. 4.2)"),        \
+      clEnumValN(::mlir::echo::RecomputeStrategy::Sublinear, "sublinear",      \
+                 "sqrt(n) checkpoints (Chen et al. Alg. 2-3)"),                \
+      clEnumValN(::mlir::echo::RecomputeStrategy::Echo, "echo",                \
+                 "Echo's Algorithm 1 (ISCA 2020)"))
+
+#define ECHO_OPTIMIZER_VALUES                                                  \
+  ::llvm::cl::values(clEnumValN(::mlir::echo::Optimizer::None, "none",         \
+                                "return the gradients"),                       \
+                     clEnumValN(::mlir::echo::Optimizer::Sgd, "sgd",           \
+                                "return the parameters after one SGD step"))
+
+#define ECHO_ARENA_KIND_VALUES                                                 \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::echo::ArenaKind::Alloc, "alloc",                      \
+                 "allocated in the function"),                                 \
+      clEnumValN(::mlir::echo::ArenaKind::Argument, "argument",                \
+                 "a trailing memref<Nxi8> argument the caller passes"))
+
+#define ECHO_TARGET_VALUES                                                     \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::echo::Target::CPU, "cpu", "the host CPU"),            \
+      clEnumValN(::mlir::echo::Target::NVVM, "nvvm",                           \
+                 "NVIDIA GPUs (CUDA kernels, cuBLAS/cuDNN)"),                  \
+      clEnumValN(::mlir::echo::Target::NVVM, "cuda", "the same as nvvm"))
+
+#define ECHO_GPU_FORMAT_VALUES                                                 \
+  ::llvm::cl::values(clEnumValN(::mlir::echo::GpuFormat::Fatbin, "fatbin",     \
+                                "cubin for the chip plus PTX"),                \
+                     clEnumValN(::mlir::echo::GpuFormat::Bin, "bin", "cubin"), \
+                     clEnumValN(::mlir::echo::GpuFormat::Isa, "isa", "PTX"))
+
+#endif // ECHO_TRANSFORMS_OPTIONS_H

@@ -1,0 +1,134 @@
+//===- Recompute.h - Recomputation planning and rewriting -------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// Recomputation as a library, in the shape of upstream bufferization: each
+// strategy is an analysis that returns a `RecomputePlan` for one training
+// step, and `applyRecomputePlan` is the one rewrite every strategy shares.
+// `echo-recompute` (RecomputePass.cpp) is a thin pass over the two.
+//
+// Vocabulary (docs/Architecture.md uses the same words):
+//
+// - feature map: a forward value the backward pass reads (TrainingStep's
+//   `hasBackwardUse`). Without recomputation it is *stashed*: kept alive
+//   from the forward pass to its last backward reader.
+// - R: the set of forward ops whose results the backward pass gets from a
+//   recomputation instead of the stash. Ops outside R, arguments and
+//   constants are what R is recomputed *from*.
+// - group: a subset of R rewritten as one `echo.recompute` region, placed
+//   right before the first backward op that reads one of its values.
+// - region: an `echo.recompute` op (isolated from above) that clones the ops
+//   of R its group needs and yields the values the backward pass reads.
+// - served: a forward value is served at a program point when a region
+//   placed before that point yields it; backward reads after the region are
+//   redirected to the region's result, and a later region reads the served
+//   value instead of cloning its ops again.
+// - mask: an `i1` tensor (a dropout mask, a ReLU's `x > 0`). echo stashes
+//   masks 1-bit packed (`echo.pack_mask` / `echo.unpack_mask`) and never
+//   recomputes them for the backward pass.
+// - link: a feature map in R whose recomputation needs another feature map
+//   of R, directly or through ops whose results the backward pass does not
+//   read. A residual stream's block outputs and a recurrent state are links.
+// - chain: links recomputed one from the other. A region that rebuilt a
+//   chain from its start would re-run the whole forward pass; echo cuts
+//   chains (stashes a link) so that no region rebuilds more than two links
+//   one after the other.
+// - compute-heavy: an op whose re-run costs far more than its result's
+//   memory is worth (GEMM, convolution; CostOpInterface). Never in R for
+//   mirror and Algorithm 1; echo re-runs one only within `heavyBudget`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_TRANSFORMS_RECOMPUTE_H
+#define ECHO_TRANSFORMS_RECOMPUTE_H
+
+#include "echo/Analysis/TrainingStep.h"
+#include "echo/Transforms/Options.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::echo {
+
+/// What a strategy decided for one training step. Ops are named by their
+/// position in the step's top-level op order (TrainingStep), so that a plan
+/// made on one function applies to any clone of it.
+struct RecomputePlan {
+  /// First stash the forward values that only ReLU gradients read as 1-bit
+  /// masks `x > 0` (isGradientReadBinarizable). This adds ops; the positions
+  /// in `groups` are those of the step after this rewrite.
+  bool binarizeGradientReads = false;
+  /// Keep every mask the backward pass reads stashed 1-bit packed; a
+  /// recomputed dropout then serves only its output.
+  bool packMasks = false;
+  /// R, in groups; each group becomes one region (groups whose values an
+  /// earlier region already serves become none). An op several regions
+  /// need is cloned into the first and yielded to the later ones.
+  SmallVector<SmallVector<int64_t>> groups;
+
+  /// True when the plan changes nothing.
+  bool empty() const {
+    return !binarizeGradientReads && !packMasks && groups.empty();
+  }
+};
+
+/// Rewrites the training step `func` (a single-block function built by
+/// echo-autodiff) with `plan`: binarized reads, one `echo.recompute` region
+/// per group with every backward read of its values redirected, packed
+/// masks, and forward ops left without users erased (also for an empty
+/// plan: a strategy's step keeps no dead forward op).
+void applyRecomputePlan(func::FuncOp func, const RecomputePlan &plan);
+
+/// mirror (Chen et al. §4.2): every forward op that is neither
+/// compute-heavy nor produces a stochastic mask, in connected groups.
+RecomputePlan planMirror(const TrainingStep &step);
+
+/// sublinear (Chen et al. Alg. 2-3, App. A): √n checkpoints by a byte
+/// budget searched around sqrt(total * largest); each segment is a group.
+RecomputePlan planSublinear(const TrainingStep &step);
+
+/// Options of the echo strategy.
+struct EchoPlanOptions {
+  /// The share of the step's FLOPs that re-running compute-heavy ops in
+  /// regions may cost (Section IV-B's non-conservative overhead estimate);
+  /// 0 is Algorithm 1 as written. In [0, 1].
+  double heavyBudget = 0.01;
+};
+
+/// echo (Echo ISCA 2020, Algorithm 1, with its global footprint estimate):
+/// tries its candidate plans on detached clones of `func` and returns the
+/// one whose estimated peak (MemoryAnalysis) is lowest, never above the
+/// step as it is. `func` is not modified.
+RecomputePlan planEcho(func::FuncOp func, const EchoPlanOptions &options);
+
+/// The plan of `strategy` for `func` (`none`: the empty plan).
+RecomputePlan planRecompute(func::FuncOp func, RecomputeStrategy strategy,
+                            const EchoPlanOptions &echoOptions);
+
+//===----------------------------------------------------------------------===//
+// Building blocks shared by the strategies
+//===----------------------------------------------------------------------===//
+
+/// Splits the ops at `r` (positions in `step`, in order) into connected
+/// groups (values flowing between ops of R), in op order.
+SmallVector<SmallVector<int64_t>> getConnectedGroups(const TrainingStep &step,
+                                                     ArrayRef<int64_t> r);
+
+/// Stashes the forward values that only the gradients of binarizable ops
+/// (ReLU) read as the 1-bit masks those ops build
+/// (DifferentiableOpInterface::buildGradientReadMask), packed; returns how
+/// many. The first step of a plan with `binarizeGradientReads`.
+int64_t binarizeGradientReads(func::FuncOp func);
+
+/// The positions of `ops` in `step`, which must hold them.
+SmallVector<int64_t> getPositions(const TrainingStep &step,
+                                  ArrayRef<Operation *> ops);
+
+/// The ops of `r` (in forward order) whose recomputation through ops of
+/// `r` needs a value the backward pass reads, directly or through values it
+/// does not read.
+DenseSet<Operation *> getOpsNeedingReadValues(const TrainingStep &step,
+                                              ArrayRef<Operation *> r);
+
+} // namespace mlir::echo
+
+#endif // ECHO_TRANSFORMS_RECOMPUTE_H

@@ -1,0 +1,106 @@
+//===- TrainingStep.cpp - Op order and forward/backward split -------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Analysis/TrainingStep.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+//===----------------------------------------------------------------------===//
+// OpOrder
+//===----------------------------------------------------------------------===//
+
+OpOrder::OpOrder(Block &block) : block(&block) {
+  for (Operation &op : block) {
+    positions[&op] = ops.size();
+    ops.push_back(&op);
+  }
+}
+
+int64_t OpOrder::getPosition(Operation *op) const {
+  Operation *top = getTopLevel(op);
+  if (!top)
+    return -1;
+  auto it = positions.find(top);
+  return it == positions.end() ? -1 : it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// TrainingStep
+//===----------------------------------------------------------------------===//
+
+TrainingStep::TrainingStep(func::FuncOp func)
+    : OpOrder(func.getBody().front()), func(func) {
+  auto ret = dyn_cast<func::ReturnOp>(getBlock()->getTerminator());
+  if (!ret || ret.getNumOperands() == 0)
+    return;
+  Operation *def = ret.getOperand(0).getDefiningOp();
+  if (!def || def->getBlock() != getBlock())
+    return;
+  lossOp = def;
+  lossPosition = getPosition(def);
+}
+
+bool TrainingStep::isForward(Operation *op) const {
+  Operation *top = getTopLevel(op);
+  if (!top || !lossOp)
+    return false;
+  int64_t position = getPosition(top);
+  return position >= 0 ? position <= lossPosition
+                       : !lossOp->isBeforeInBlock(top);
+}
+
+bool TrainingStep::isBackwardUse(OpOperand &use) const {
+  Operation *top = getTopLevel(use.getOwner());
+  return top && !isa<func::ReturnOp>(top) && lossOp &&
+         lossOp->isBeforeInBlock(top);
+}
+
+bool TrainingStep::hasBackwardUse(Value v) const {
+  return llvm::any_of(v.getUses(),
+                      [&](OpOperand &use) { return isBackwardUse(use); });
+}
+
+Operation *TrainingStep::getFirstBackwardReader(Value v) const {
+  Operation *first = nullptr;
+  for (OpOperand &use : v.getUses())
+    if (isBackwardUse(use)) {
+      Operation *top = getTopLevel(use.getOwner());
+      if (!first || top->isBeforeInBlock(first))
+        first = top;
+    }
+  return first;
+}
+
+bool TrainingStep::isReadBack(Operation *op) const {
+  return llvm::any_of(op->getResults(),
+                      [&](Value v) { return !isMask(v) && hasBackwardUse(v); });
+}
+
+SmallVector<Operation *> TrainingStep::getRecomputeCandidates() const {
+  SmallVector<Operation *> out;
+  for (Operation *op : getOps()) {
+    if (op == lossOp)
+      break;
+    if (isa<DifferentiableOpInterface>(op) && isPure(op))
+      out.push_back(op);
+  }
+  return out;
+}
+
+bool TrainingStep::isMask(Value v) {
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  return tensor && tensor.getElementType().isInteger(1);
+}
+
+bool TrainingStep::isFree(Value v) {
+  Operation *def = v.getDefiningOp();
+  return !def || isa<arith::ConstantOp>(def);
+}
