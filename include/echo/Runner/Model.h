@@ -1,0 +1,32 @@
+//===- Model.h - What a runner needs to know of a model ---------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_RUNNER_MODEL_H
+#define ECHO_RUNNER_MODEL_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::echo {
+
+/// The model of `module` to train: the one named `name` when it is not
+/// empty, else the only one (a function returning the scalar loss with at
+/// least one `echo.param` argument). Reports why there is none on stderr
+/// (`file` names the module there).
+func::FuncOp findModel(ModuleOp module, StringRef name, StringRef file);
+
+/// For an integer argument: the exclusive upper bound its uses accept
+/// (IndexOperandOpInterface: embedding ids in [0, V), labels in [0, C)), or
+/// 2 when nothing bounds it.
+int64_t getIntegerRange(BlockArgument arg);
+
+/// Re-types every f32 value of `func` (signature, block arguments, results,
+/// dense constants) as f64.
+void retypeToF64(func::FuncOp func);
+
+} // namespace mlir::echo
+
+#endif // ECHO_RUNNER_MODEL_H

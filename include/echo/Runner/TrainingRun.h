@@ -1,0 +1,52 @@
+//===- TrainingRun.h - Compile a model's step and train it ------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// What `echo-run` does (SPEC.md), as a library: parse a model, draw its
+// arguments from a seed (or read them from .npy files), compile its training
+// step through the Echo pipelines, run steps on the CPU (JIT) or a GPU (the
+// Echo CUDA runtime), and write the losses, the memory report and the
+// first step's results. Or compile the step ahead of time (AotBundle.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_RUNNER_TRAININGRUN_H
+#define ECHO_RUNNER_TRAININGRUN_H
+
+#include "echo/Transforms/Options.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <string>
+
+namespace mlir::echo {
+
+/// Everything `echo-run` takes (its flags, see tools/echo-run).
+struct TrainingRunOptions {
+  std::string input;
+  RecomputeStrategy strategy = RecomputeStrategy::Echo;
+  Target target = Target::CPU;
+  std::string cudaRuntime;
+  unsigned steps = 1;
+  uint64_t seed = 0;
+  std::string function;
+  Optimizer optimizer = Optimizer::None;
+  double lr = 0.1;
+  bool checkGradients = false;
+  double tolerance = 1e-3;
+  unsigned checkSamples = 64;
+  std::string report, inputs, dump;
+  unsigned optLevel = 2;
+  bool quiet = false;
+  bool planBuffers = true;
+  /// --emit-aot: the bundle's directory, driver library and linker.
+  std::string emitAot, stepMainLibrary, aotCxx;
+};
+
+/// Runs `options` in `context` (which must have the dialects and LLVM
+/// translations registered); returns the process exit code.
+int runTraining(MLIRContext &context, const TrainingRunOptions &options);
+
+} // namespace mlir::echo
+
+#endif // ECHO_RUNNER_TRAININGRUN_H

@@ -1,0 +1,152 @@
+//===- Cuda.cpp - Training steps on an NVIDIA GPU -------------------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Runner/Cuda.h"
+
+#include "EchoCudaRuntime.h"
+#include "EchoHostData.h"
+
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+/// The host API's entry points, typed by its header.
+struct CudaRuntime::Api {
+  decltype(&echoCudaInit) init;
+  decltype(&echoCudaGetError) getError;
+  decltype(&echoCudaDeviceName) deviceName;
+  decltype(&echoCudaMalloc) malloc;
+  decltype(&echoCudaFree) free;
+  decltype(&echoCudaCopyToDevice) copyToDevice;
+  decltype(&echoCudaCopyToHost) copyToHost;
+  decltype(&echoCudaPeakBytes) peakBytes;
+  decltype(&echoCudaTimerStart) timerStart;
+  decltype(&echoCudaTimerStop) timerStop;
+};
+
+CudaRuntime::CudaRuntime() = default;
+CudaRuntime::~CudaRuntime() = default;
+
+LogicalResult CudaRuntime::load(StringRef path) {
+  if (path.empty() || !llvm::sys::fs::exists(path)) {
+    llvm::errs() << "echo-run: --target=cuda needs the Echo CUDA runtime "
+                    "library (not found"
+                 << (path.empty() ? std::string()
+                                  : (" at '" + path + "'").str())
+                 << "; build Echo with the CUDA toolkit, or pass "
+                    "--cuda-runtime=)\n";
+    return failure();
+  }
+  std::string error;
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(),
+                                                            &error);
+  if (!lib.isValid()) {
+    llvm::errs() << "echo-run: cannot load " << path << ": " << error << "\n";
+    return failure();
+  }
+  auto get = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        lib.getAddressOfSymbol(name));
+    return fn != nullptr;
+  };
+  auto loaded = std::make_unique<Api>();
+  Api &a = *loaded;
+  if (!get(a.init, "echoCudaInit") || !get(a.getError, "echoCudaGetError") ||
+      !get(a.deviceName, "echoCudaDeviceName") ||
+      !get(a.malloc, "echoCudaMalloc") || !get(a.free, "echoCudaFree") ||
+      !get(a.copyToDevice, "echoCudaCopyToDevice") ||
+      !get(a.copyToHost, "echoCudaCopyToHost") ||
+      !get(a.peakBytes, "echoCudaPeakBytes") ||
+      !get(a.timerStart, "echoCudaTimerStart") ||
+      !get(a.timerStop, "echoCudaTimerStop")) {
+    llvm::errs() << "echo-run: " << path
+                 << " is not the Echo CUDA runtime (missing symbols)\n";
+    return failure();
+  }
+  api = std::move(loaded);
+  if (api->init(0) != 0)
+    return fail();
+  return success();
+}
+
+LogicalResult CudaRuntime::fail() const {
+  const char *error = getError();
+  llvm::errs() << "echo-run: --target=cuda: "
+               << (error ? error : "unknown CUDA runtime error") << "\n";
+  return failure();
+}
+
+const char *CudaRuntime::getError() const {
+  return api ? api->getError() : "the CUDA runtime is not loaded";
+}
+const char *CudaRuntime::getDeviceName() const { return api->deviceName(); }
+size_t CudaRuntime::getPeakBytes() const { return api->peakBytes(); }
+void *CudaRuntime::malloc(size_t bytes) const { return api->malloc(bytes); }
+void CudaRuntime::free(void *ptr) const { api->free(ptr); }
+LogicalResult CudaRuntime::copyToDevice(void *dst, const void *src,
+                                        size_t bytes) const {
+  return success(api->copyToDevice(dst, src, bytes) == 0);
+}
+LogicalResult CudaRuntime::copyToHost(void *dst, const void *src,
+                                      size_t bytes) const {
+  return success(api->copyToHost(dst, src, bytes) == 0);
+}
+void CudaRuntime::startTimer() const { api->timerStart(); }
+double CudaRuntime::stopTimer() const { return api->timerStop(); }
+
+CudaStep::~CudaStep() {
+  for (Buffer &b : llvm::concat<Buffer>(args, outs))
+    cuda.free(b.ptr);
+  cuda.free(arena.ptr);
+}
+
+LogicalResult CudaStep::allocate(Buffer &b, size_t bytes,
+                                 const std::vector<int64_t> &shape) {
+  b.bytes = bytes;
+  b.ptr = cuda.malloc(bytes);
+  if (!b.ptr)
+    return cuda.fail();
+  b.descriptor = host::rowMajorDescriptor(b.ptr, shape);
+  return success();
+}
+
+LogicalResult CudaStep::allocate(ArrayRef<HostTensor> hostArgs,
+                                 ArrayRef<HostTensor> hostOuts,
+                                 int64_t arenaBytes) {
+  args.resize(hostArgs.size());
+  outs.resize(hostOuts.size());
+  for (auto [b, t] : llvm::zip(args, hostArgs))
+    if (failed(allocate(b, t.getByteSize(), t.getShape())))
+      return failure();
+  for (auto [b, t] : llvm::zip(outs, hostOuts))
+    if (failed(allocate(b, t.getByteSize(), t.getShape())))
+      return failure();
+  return allocate(arena, arenaBytes, {arenaBytes}); // memref<Nxi8>
+}
+
+LogicalResult CudaStep::call(ArrayRef<HostTensor> hostArgs,
+                             MutableArrayRef<HostTensor> hostOuts, double &ms) {
+  for (auto [b, t] : llvm::zip(args, hostArgs))
+    if (failed(cuda.copyToDevice(b.ptr, t.data(), b.bytes)))
+      return cuda.fail();
+  SmallVector<int64_t *> descriptors;
+  for (Buffer &b : llvm::concat<Buffer>(args, outs))
+    descriptors.push_back(b.descriptor.data());
+  descriptors.push_back(arena.descriptor.data());
+  cuda.startTimer();
+  if (failed(step.invoke(descriptors)))
+    return failure();
+  ms = cuda.stopTimer();
+  if (ms < 0 || cuda.getError())
+    return cuda.fail();
+  for (auto [b, t] : llvm::zip(outs, hostOuts))
+    if (failed(cuda.copyToHost(t.data(), b.ptr, b.bytes)))
+      return cuda.fail();
+  return success();
+}

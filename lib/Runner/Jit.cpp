@@ -1,0 +1,77 @@
+//===- Jit.cpp - JIT-compiled training steps ------------------------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Runner/Jit.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+FailureOr<JitStep> JitStep::compile(ModuleOp module, PassManager &pm,
+                                    StringRef function, unsigned optLevel,
+                                    ArrayRef<StringRef> sharedLibs) {
+  if (failed(pm.run(module)))
+    return failure();
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.sharedLibPaths = sharedLibs;
+  options.jitCodeGenOptLevel = optLevel == 0
+                                   ? llvm::CodeGenOptLevel::None
+                                   : llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine) {
+    llvm::errs() << "echo-run: JIT compilation failed: "
+                 << llvm::toString(engine.takeError()) << "\n";
+    return failure();
+  }
+  JitStep step;
+  step.engine = std::move(*engine);
+  step.entry = ("_mlir_ciface_" + function).str();
+  // Strided copies that bufferization could not turn into loops call the
+  // MLIR C runner's memrefCopy.
+  step.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  step.engine->initialize();
+  // Materialize now, so that the JIT's compile time is not the first step's.
+  if (auto fn = step.engine->lookupPacked(step.entry); !fn) {
+    llvm::errs() << "echo-run: JIT compilation failed: "
+                 << llvm::toString(fn.takeError()) << "\n";
+    return failure();
+  }
+  return step;
+}
+
+LogicalResult JitStep::call(ArrayRef<HostTensor *> args,
+                            ArrayRef<HostTensor *> outs) {
+  SmallVector<int64_t *> descriptors;
+  for (HostTensor *t : llvm::concat<HostTensor *const>(args, outs))
+    descriptors.push_back(t->getDescriptor());
+  return invoke(descriptors);
+}
+
+LogicalResult JitStep::invoke(ArrayRef<int64_t *> descriptors) {
+  SmallVector<void *> descPtrs(descriptors.begin(), descriptors.end());
+  SmallVector<void *> packed;
+  for (void *&p : descPtrs)
+    packed.push_back(&p);
+  if (llvm::Error err = engine->invokePacked(entry, packed)) {
+    llvm::errs() << "echo-run: calling " << entry
+                 << " failed: " << llvm::toString(std::move(err)) << "\n";
+    return failure();
+  }
+  return success();
+}

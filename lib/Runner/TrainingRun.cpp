@@ -1,0 +1,401 @@
+//===- TrainingRun.cpp - Compile a model's step and train it --------------===//
+//
+// Part of the Echo project.
+//
+// Parameters and data are drawn from the seed (EchoHostData.h, shared with
+// the ahead-of-time driver so that both train bit-identically); the same
+// batch is used at every step. The step returns gradients (or, with
+// optimizer=sgd, updated parameters); with gradients the runner applies
+// `p -= lr * g` itself between steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Runner/TrainingRun.h"
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Pipelines/Pipelines.h"
+#include "echo/Runner/AotBundle.h"
+#include "echo/Runner/Cuda.h"
+#include "echo/Runner/GradientCheck.h"
+#include "echo/Runner/Jit.h"
+#include "echo/Runner/Model.h"
+#include "echo/Runner/Npy.h"
+#include "echo/Transforms/Passes.h"
+
+#include "EchoHostData.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+
+/// Prints "echo-run: <msg>" and fails.
+LogicalResult error(const Twine &msg) {
+  llvm::errs() << "echo-run: " << msg << "\n";
+  return failure();
+}
+
+double median(SmallVector<double> v) {
+  if (v.empty())
+    return 0;
+  llvm::sort(v);
+  return v[v.size() / 2];
+}
+
+/// One run of TrainingRunOptions, in the order runTraining calls them.
+class TrainingRun {
+public:
+  TrainingRun(MLIRContext &context, const TrainingRunOptions &options)
+      : context(context), options(options),
+        onGPU(options.target == Target::NVVM) {}
+
+  /// Option combinations that cannot work, before any work is done.
+  LogicalResult checkOptions();
+  /// Parses the model and picks the one to train.
+  LogicalResult loadModel();
+  /// Draws every argument from the seed, then reads --inputs over it.
+  LogicalResult prepareArguments();
+  /// Autodiff and recomputation, the memory report of the tensor-level
+  /// step, bufferization and planning; leaves the LLVM lowering in `llvmPm`.
+  LogicalResult compileStep();
+  /// --emit-aot: lowers the step and writes the bundle.
+  LogicalResult emitBundle();
+  /// JIT-compiles the step and runs the steps.
+  LogicalResult train();
+  /// --report.
+  LogicalResult writeReport();
+
+  bool emitsAot() const { return !options.emitAot.empty(); }
+
+private:
+  /// Sets `o` for this run's step (`autodiff`, `optimizer` as given).
+  void setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
+                          Optimizer optimizer) const;
+  LogicalResult dumpResults();
+  LogicalResult checkFirstGradients();
+
+  MLIRContext &context;
+  const TrainingRunOptions &options;
+  bool onGPU;
+  CudaRuntime cuda;
+  llvm::SourceMgr sourceMgr;
+  std::optional<SourceMgrDiagnosticHandler> diagnostics;
+  OwningOpRef<ModuleOp> module, trainModule;
+  std::string modelName, trainName;
+
+  SmallVector<HostTensor> args, outs;
+  SmallVector<unsigned> paramArgs;
+  SmallVector<AotArgument> argInfo;
+  /// The data of --check-gradients, in f64, before any update.
+  SmallVector<HostTensor> args64;
+
+  MemoryStats memory;
+  int64_t arenaBytes = 0;
+  std::optional<PassManager> llvmPm;
+
+  SmallVector<double> losses, times;
+};
+
+void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
+                                     Optimizer optimizer) const {
+  o.strategy = options.strategy;
+  o.target = options.target;
+  o.autodiff = autodiff;
+  o.optimizer = optimizer;
+  o.lr = options.lr;
+  o.planBuffers = options.planBuffers;
+}
+
+LogicalResult TrainingRun::checkOptions() {
+  if (onGPU && options.checkGradients)
+    return error("--check-gradients runs on --target=cpu (its finite "
+                 "differences are computed in f64)");
+  if (options.optLevel > 3)
+    return error("--opt-level must be 0 to 3");
+  if (options.checkGradients && options.optimizer == Optimizer::Sgd)
+    return error("--check-gradients needs --optimizer=none (the step must "
+                 "return gradients)");
+  EchoPipelineOptions pipeline;
+  setPipelineOptions(pipeline, true, options.optimizer);
+  if (failed(validateEchoPipelineOptions(pipeline, error)))
+    return failure();
+  if (emitsAot() && (options.checkGradients || !options.inputs.empty() ||
+                     !options.dump.empty()))
+    return error("--emit-aot compiles the step without running it: "
+                 "--check-gradients, --inputs and --dump do not apply (the "
+                 "bundle's echo-step takes --dump)");
+  if (emitsAot() && onGPU &&
+      (options.cudaRuntime.empty() ||
+       !llvm::sys::fs::exists(options.cudaRuntime)))
+    return error("--emit-aot with --target=cuda needs the Echo CUDA runtime "
+                 "library to put in the bundle (not found" +
+                 (options.cudaRuntime.empty()
+                      ? std::string()
+                      : " at '" + options.cudaRuntime + "'") +
+                 "; build Echo with the CUDA toolkit, or pass "
+                 "--cuda-runtime=)");
+  // The driver and the GPU are checked before anything is compiled (a
+  // bundle is compiled here and runs elsewhere).
+  if (onGPU && !emitsAot() && failed(cuda.load(options.cudaRuntime)))
+    return failure();
+  return success();
+}
+
+LogicalResult TrainingRun::loadModel() {
+  std::string message;
+  auto file = openInputFile(options.input, &message);
+  if (!file)
+    return error(message);
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  diagnostics.emplace(sourceMgr, &context);
+  module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  func::FuncOp model = findModel(*module, options.function, options.input);
+  if (!model || failed(verifyModelConvention(model)))
+    return failure();
+  modelName = model.getSymName().str();
+  trainName = modelName + "_train";
+  return success();
+}
+
+LogicalResult TrainingRun::prepareArguments() {
+  auto model = module->lookupSymbol<func::FuncOp>(modelName);
+  for (auto [i, type] : llvm::enumerate(model.getArgumentTypes())) {
+    auto tt = dyn_cast<RankedTensorType>(type);
+    if (!tt ||
+        !(tt.getElementType().isF32() || tt.getElementType().isInteger(32)))
+      return model.emitError()
+             << "echo-run supports f32 and i32 arguments; argument " << i
+             << " is " << type;
+    HostTensor t(tt);
+    bool isParam = isParamArgument(model, i);
+    if (isParam)
+      paramArgs.push_back(i);
+    bool isInteger = tt.getElementType().isInteger(32);
+    host::ArgumentDraw draw =
+        isInteger ? host::ArgumentDraw::forInteger(
+                        getIntegerRange(model.getArgument(i)))
+                  : host::ArgumentDraw::forFloat(isParam, t.getShape());
+    draw.fill(t.data(), t.getNumElements(), options.seed, i);
+    argInfo.push_back({isParam, isInteger ? draw.range : 0});
+    if (!options.inputs.empty()) {
+      SmallString<128> path(options.inputs);
+      llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
+      if (llvm::sys::fs::exists(path) && failed(readNpy(path, t, i)))
+        return failure();
+    }
+    args.push_back(std::move(t));
+  }
+  if (options.checkGradients) {
+    for (HostTensor &t : args) {
+      RankedTensorType tt = t.getType();
+      if (tt.getElementType().isF32())
+        tt = RankedTensorType::get(tt.getShape(), Float64Type::get(&context));
+      HostTensor c(tt);
+      for (int64_t e = 0; e < t.getNumElements(); ++e)
+        c.set(e, t.get(e));
+      args64.push_back(std::move(c));
+    }
+  }
+  outs.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
+  for (unsigned i : paramArgs)
+    outs.emplace_back(args[i].getType());
+  return success();
+}
+
+LogicalResult TrainingRun::compileStep() {
+  trainModule = module->clone();
+  EchoPipelineOptions trainOptions;
+  setPipelineOptions(trainOptions, true, options.optimizer);
+  PassManager trainPm(&context, ModuleOp::getOperationName(),
+                      OpPassManager::Nesting::Implicit);
+  buildEchoTrainingPipeline(trainPm, trainOptions);
+  if (failed(trainPm.run(*trainModule)))
+    return failure();
+  auto trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
+  if (!trainFunc)
+    return error("no training step @" + trainName);
+  memory = computeMemoryStats(trainFunc);
+  // Bufferize and plan, read the plan, then lower to LLVM.
+  PassManager bufferPm(&context, ModuleOp::getOperationName(),
+                       OpPassManager::Nesting::Implicit);
+  buildEchoBufferizationPipeline(bufferPm, trainOptions);
+  if (failed(bufferPm.run(*trainModule)))
+    return failure();
+  trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
+  if (auto plan = trainFunc->getAttrOfType<DictionaryAttr>(
+          EchoDialect::getBufferPlanAttrName()))
+    memory.bufferPlan = plan;
+  if (memory.bufferPlan)
+    if (auto bytes = memory.bufferPlan->getAs<IntegerAttr>("arena_bytes"))
+      arenaBytes = bytes.getInt();
+  llvmPm.emplace(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  buildEchoLLVMPipeline(*llvmPm, trainOptions);
+  return success();
+}
+
+LogicalResult TrainingRun::emitBundle() {
+  if (failed(llvmPm->run(*trainModule)))
+    return failure();
+  AotBundleOptions bundle;
+  bundle.dir = options.emitAot;
+  bundle.model = modelName;
+  bundle.entry = trainName;
+  bundle.target = options.target;
+  bundle.cudaRuntime = options.cudaRuntime;
+  bundle.stepMainLibrary = options.stepMainLibrary;
+  bundle.cxx = options.aotCxx;
+  bundle.optLevel = options.optLevel;
+  bundle.seed = options.seed;
+  bundle.optimizer = options.optimizer;
+  bundle.lr = options.lr;
+  bundle.arenaBytes = onGPU ? arenaBytes : -1;
+  return emitAotBundle(*trainModule, bundle, args, argInfo, outs,
+                       memory.toJSON());
+}
+
+LogicalResult TrainingRun::dumpResults() {
+  if (auto ec = llvm::sys::fs::create_directories(options.dump))
+    return error("cannot create " + options.dump + ": " + ec.message());
+  for (auto [k, t] : llvm::enumerate(outs)) {
+    SmallString<128> path(options.dump);
+    llvm::sys::path::append(path, "out" + std::to_string(k) + ".npy");
+    if (failed(writeNpy(path, t)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult TrainingRun::checkFirstGradients() {
+  // The forward pass alone, re-typed to f64.
+  OwningOpRef<ModuleOp> fdModule = module->clone();
+  retypeToF64(fdModule->lookupSymbol<func::FuncOp>(modelName));
+  PassManager fdPm(&context, ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+  EchoPipelineOptions fdOptions;
+  setPipelineOptions(fdOptions, false, Optimizer::None);
+  fdOptions.strategy = RecomputeStrategy::None;
+  buildEchoPipeline(fdPm, fdOptions);
+  FailureOr<JitStep> forward64 =
+      JitStep::compile(*fdModule, fdPm, modelName, options.optLevel);
+  if (failed(forward64))
+    return failure();
+  GradientCheckOptions check;
+  check.tolerance = options.tolerance;
+  check.samples = options.checkSamples;
+  check.seed = options.seed;
+  return checkGradients(*forward64, args64, paramArgs,
+                        ArrayRef(outs).drop_front(), check);
+}
+
+LogicalResult TrainingRun::train() {
+  SmallVector<StringRef> sharedLibs;
+  if (onGPU)
+    sharedLibs.push_back(options.cudaRuntime);
+  FailureOr<JitStep> step = JitStep::compile(*trainModule, *llvmPm, trainName,
+                                             options.optLevel, sharedLibs);
+  if (failed(step))
+    return failure();
+  std::optional<CudaStep> gpuStep;
+  if (onGPU) {
+    gpuStep.emplace(cuda, *step);
+    if (failed(gpuStep->allocate(args, outs, arenaBytes)))
+      return failure();
+  }
+
+  bool sgdInGraph = options.optimizer == Optimizer::Sgd;
+  for (unsigned i = 0; i < options.steps; ++i) {
+    if (gpuStep) {
+      double ms = 0;
+      if (failed(gpuStep->call(args, outs, ms)))
+        return failure();
+      times.push_back(ms);
+    } else {
+      SmallVector<HostTensor *> argPtrs, outPtrs;
+      for (HostTensor &t : args)
+        argPtrs.push_back(&t);
+      for (HostTensor &t : outs)
+        outPtrs.push_back(&t);
+      auto start = std::chrono::steady_clock::now();
+      if (failed(step->call(argPtrs, outPtrs)))
+        return failure();
+      auto end = std::chrono::steady_clock::now();
+      times.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    double loss = outs[0].get(0);
+    losses.push_back(loss);
+    if (!options.quiet)
+      llvm::outs() << llvm::formatv("step {0} loss {1:f6}\n", i, loss);
+    if (!std::isfinite(loss))
+      return error(
+          llvm::formatv("the loss of step {0} is not finite ({1})", i, loss));
+    if (i == 0 && !options.dump.empty() && failed(dumpResults()))
+      return failure();
+    if (i == 0 && options.checkGradients && failed(checkFirstGradients()))
+      return failure();
+
+    // Advance the parameters (an integer one has no gradient: it stays).
+    for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
+      HostTensor &p = args[argIndex];
+      if (p.isF32())
+        host::updateParameter(static_cast<float *>(p.data()),
+                              static_cast<const float *>(outs[k + 1].data()),
+                              p.getNumElements(), sgdInGraph, options.lr);
+    }
+  }
+  return success();
+}
+
+LogicalResult TrainingRun::writeReport() {
+  if (options.report.empty())
+    return success();
+  llvm::json::Array lossArray;
+  for (double l : losses)
+    lossArray.push_back(l);
+  llvm::json::Object entry = memory.toJSON();
+  entry["target"] = onGPU ? "cuda" : "cpu";
+  entry["steps"] = static_cast<int64_t>(options.steps);
+  entry["losses"] = std::move(lossArray);
+  // The first step includes one-time page faults; report the median.
+  entry["step_time_ms"] = median(times);
+  if (onGPU) {
+    entry["device"] = std::string(cuda.getDeviceName());
+    // Parameters, data, results, the arena and library workspaces.
+    entry["device_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
+  }
+  llvm::json::Array report;
+  report.push_back(std::move(entry));
+  std::string message;
+  if (failed(writeJSON(std::move(report), options.report, message)))
+    return error(message);
+  return success();
+}
+
+} // namespace
+
+int mlir::echo::runTraining(MLIRContext &context,
+                            const TrainingRunOptions &options) {
+  TrainingRun run(context, options);
+  if (failed(run.checkOptions()) || failed(run.loadModel()) ||
+      failed(run.prepareArguments()) || failed(run.compileStep()))
+    return 1;
+  if (run.emitsAot())
+    return failed(run.emitBundle()) ? 1 : 0;
+  return failed(run.train()) || failed(run.writeReport()) ? 1 : 0;
+}
