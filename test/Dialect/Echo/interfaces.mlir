@@ -30,8 +30,9 @@ func.func @activations(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
   %10 = "echo.sqrt"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // expected-remark @+1 {{gradient reads operands [] results [0]}}
   %11 = "echo.softmax"(%a) {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  // dropout: the mask only.
-  // expected-remark @+1 {{gradient reads operands [] results [1]}}
+  // dropout: the mask only, a stochastic mask (recomputing it gives the
+  // same bits).
+  // expected-remark @+1 {{gradient reads operands [] results [1]; stochastic masks [1]}}
   %12, %13 = "echo.dropout"(%a) {ratio = 5.000000e-01 : f64, seed = 1 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
   return
 }

@@ -1,6 +1,8 @@
 // The vector-Jacobian products built through DifferentiableOpInterface read
-// exactly the forward values the interface declares. The test pass feeds each
-// op's own results in as adjoints and tags each operand's adjoint.
+// exactly the forward values the interface declares. The test pass feeds
+// fresh placeholder adjoints (tensor.empty {test.adjoint_seed = result}),
+// tags each operand's adjoint, and fails when a built op reads a forward
+// value the interface does not declare (every op: vjp-reads.mlir).
 // RUN: echo-opt %s -split-input-file -echo-test-vjp | FileCheck %s
 
 // CHECK-LABEL: func.func @activations
@@ -8,26 +10,33 @@
 func.func @activations(%x: tensor<4x8xf32>) {
   // tanh and sigmoid gradients read the forward output, not the input.
   // CHECK: %[[T:.*]] = echo.tanh %[[X]]
-  // CHECK-NEXT: echo.tanh_grad %[[T]], %[[T]] {test.adjoint_of = 0 : i64}
+  // CHECK-NEXT: %[[DT:.*]] = tensor.empty() {test.adjoint_seed = 0 : i64}
+  // CHECK-NEXT: echo.tanh_grad %[[T]], %[[DT]] {test.adjoint_of = 0 : i64}
   %t = "echo.tanh"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK: %[[S:.*]] = echo.sigmoid %[[X]]
-  // CHECK-NEXT: echo.sigmoid_grad %[[S]], %[[S]] {test.adjoint_of = 0 : i64}
+  // CHECK-NEXT: %[[DS:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.sigmoid_grad %[[S]], %[[DS]] {test.adjoint_of = 0 : i64}
   %s = "echo.sigmoid"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // relu reads its input.
-  // CHECK: %[[R:.*]] = echo.relu %[[X]]
-  // CHECK-NEXT: echo.relu_grad %[[X]], %[[R]] {test.adjoint_of = 0 : i64}
+  // CHECK: echo.relu %[[X]]
+  // CHECK-NEXT: %[[DR:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.relu_grad %[[X]], %[[DR]] {test.adjoint_of = 0 : i64}
   %r = "echo.relu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // exp reuses its output through a forward mul.
   // CHECK: %[[E:.*]] = echo.exp %[[X]]
-  // CHECK-NEXT: echo.mul %[[E]], %[[E]] {test.adjoint_of = 0 : i64}
+  // CHECK-NEXT: %[[DE:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.mul %[[DE]], %[[E]] {test.adjoint_of = 0 : i64}
   %e = "echo.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // softmax reads its output.
   // CHECK: %[[SM:.*]] = echo.softmax %[[X]]
-  // CHECK-NEXT: echo.softmax_grad %[[SM]], %[[SM]] {axis = 1 : i64, test.adjoint_of = 0 : i64}
+  // CHECK-NEXT: %[[DSM:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.softmax_grad %[[SM]], %[[DSM]] {axis = 1 : i64, test.adjoint_of = 0 : i64}
   %sm = "echo.softmax"(%x) {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // dropout reads only its mask; the mask gets no adjoint.
-  // CHECK: %[[Y:.*]], %[[M:.*]] = echo.dropout %[[X]]
-  // CHECK-NEXT: echo.dropout_grad %[[M]], %[[Y]] {ratio = 2.500000e-01 : f64, test.adjoint_of = 0 : i64}
+  // CHECK: %{{.*}}, %[[M:.*]] = echo.dropout %[[X]]
+  // CHECK-NEXT: %[[DY:.*]] = tensor.empty() {test.adjoint_seed = 0 : i64}
+  // CHECK-NOT: test.adjoint_seed = 1
+  // CHECK-NEXT: echo.dropout_grad %[[M]], %[[DY]] {ratio = 2.500000e-01 : f64, test.adjoint_of = 0 : i64}
   %y, %m = "echo.dropout"(%x) {ratio = 2.500000e-01 : f64, seed = 3 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
   return
 }
@@ -39,10 +48,11 @@ func.func @activations(%x: tensor<4x8xf32>) {
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<16xf32>)
 func.func @linear(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) {
-  // CHECK: %[[Y:.*]] = echo.linear %[[X]], %[[W]], %[[B]]
-  // CHECK-NEXT: echo.matmul %[[Y]], %[[W]] {test.adjoint_of = 0 : i64} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
-  // CHECK-NEXT: echo.matmul %[[Y]], %[[X]] {test.adjoint_of = 1 : i64, transpose_a = true} : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
-  // CHECK-NEXT: echo.reduce_sum %[[Y]] dims = [0] {test.adjoint_of = 2 : i64} : (tensor<4x16xf32>) -> tensor<16xf32>
+  // CHECK: echo.linear %[[X]], %[[W]], %[[B]]
+  // CHECK-NEXT: %[[DY:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.matmul %[[DY]], %[[W]] {test.adjoint_of = 0 : i64} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: echo.matmul %[[DY]], %[[X]] {test.adjoint_of = 1 : i64, transpose_a = true} : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  // CHECK-NEXT: echo.reduce_sum %[[DY]] dims = [0] {test.adjoint_of = 2 : i64} : (tensor<4x16xf32>) -> tensor<16xf32>
   %y = "echo.linear"(%x, %w, %b) : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   return
 }
@@ -52,19 +62,23 @@ func.func @linear(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>)
 // Every transpose combination of matmul gets adjoints of the operand types.
 // CHECK-LABEL: func.func @matmul_transposes
 func.func @matmul_transposes(%a: tensor<4x8xf32>, %at: tensor<8x4xf32>, %b: tensor<8x16xf32>, %bt: tensor<16x8xf32>) {
-  // CHECK: %[[C0:.*]] = echo.matmul %[[A:.*]], %[[B:.*]] : (tensor<4x8xf32>, tensor<8x16xf32>)
+  // CHECK: echo.matmul %[[A:.*]], %[[B:.*]] : (tensor<4x8xf32>, tensor<8x16xf32>)
+  // CHECK-NEXT: %[[C0:.*]] = tensor.empty()
   // CHECK-NEXT: echo.matmul %[[C0]], %[[B]] {test.adjoint_of = 0 : i64, transpose_b = true} : {{.*}} -> tensor<4x8xf32>
   // CHECK-NEXT: echo.matmul %[[A]], %[[C0]] {test.adjoint_of = 1 : i64, transpose_a = true} : {{.*}} -> tensor<8x16xf32>
   %0 = "echo.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-  // CHECK: %[[C1:.*]] = echo.matmul %[[AT:.*]], %[[B]] {transpose_a = true}
+  // CHECK: echo.matmul %[[AT:.*]], %[[B]] {transpose_a = true}
+  // CHECK-NEXT: %[[C1:.*]] = tensor.empty()
   // CHECK-NEXT: echo.matmul %[[B]], %[[C1]] {test.adjoint_of = 0 : i64, transpose_b = true} : {{.*}} -> tensor<8x4xf32>
   // CHECK-NEXT: echo.matmul %[[AT]], %[[C1]] {test.adjoint_of = 1 : i64} : {{.*}} -> tensor<8x16xf32>
   %1 = "echo.matmul"(%at, %b) {transpose_a = true} : (tensor<8x4xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-  // CHECK: %[[C2:.*]] = echo.matmul %[[A]], %[[BT:.*]] {transpose_b = true}
+  // CHECK: echo.matmul %[[A]], %[[BT:.*]] {transpose_b = true}
+  // CHECK-NEXT: %[[C2:.*]] = tensor.empty()
   // CHECK-NEXT: echo.matmul %[[C2]], %[[BT]] {test.adjoint_of = 0 : i64} : {{.*}} -> tensor<4x8xf32>
   // CHECK-NEXT: echo.matmul %[[C2]], %[[A]] {test.adjoint_of = 1 : i64, transpose_a = true} : {{.*}} -> tensor<16x8xf32>
   %2 = "echo.matmul"(%a, %bt) {transpose_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
-  // CHECK: %[[C3:.*]] = echo.matmul %[[AT]], %[[BT]] {transpose_a = true, transpose_b = true}
+  // CHECK: echo.matmul %[[AT]], %[[BT]] {transpose_a = true, transpose_b = true}
+  // CHECK-NEXT: %[[C3:.*]] = tensor.empty()
   // CHECK-NEXT: echo.matmul %[[BT]], %[[C3]] {test.adjoint_of = 0 : i64, transpose_a = true, transpose_b = true} : {{.*}} -> tensor<8x4xf32>
   // CHECK-NEXT: echo.matmul %[[C3]], %[[AT]] {test.adjoint_of = 1 : i64, transpose_a = true, transpose_b = true} : {{.*}} -> tensor<16x8xf32>
   %3 = "echo.matmul"(%at, %bt) {transpose_a = true, transpose_b = true} : (tensor<8x4xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
@@ -77,9 +91,10 @@ func.func @matmul_transposes(%a: tensor<4x8xf32>, %at: tensor<8x4xf32>, %b: tens
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
 func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // CHECK: %[[Y:.*]] = echo.conv2d %[[X]], %[[W]]
-  // CHECK-NEXT: echo.conv2d_grad_input %[[W]], %[[Y]] {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 0 : i64} : (tensor<4x3x3x3xf32>, tensor<2x4x4x4xf32>) -> tensor<2x3x8x8xf32>
-  // CHECK-NEXT: echo.conv2d_grad_filter %[[X]], %[[Y]] {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 1 : i64} : (tensor<2x3x8x8xf32>, tensor<2x4x4x4xf32>) -> tensor<4x3x3x3xf32>
+  // CHECK: echo.conv2d %[[X]], %[[W]]
+  // CHECK-NEXT: %[[DY:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.conv2d_grad_input %[[W]], %[[DY]] {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 0 : i64} : (tensor<4x3x3x3xf32>, tensor<2x4x4x4xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK-NEXT: echo.conv2d_grad_filter %[[X]], %[[DY]] {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 1 : i64} : (tensor<2x3x8x8xf32>, tensor<2x4x4x4xf32>) -> tensor<4x3x3x3xf32>
   %y = "echo.conv2d"(%x, %w) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
   return
 }
@@ -90,11 +105,13 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 // CHECK-LABEL: func.func @integer_operands
 // CHECK-SAME: (%[[IDS:.*]]: tensor<4xi32>, %[[T:.*]]: tensor<10x8xf32>, %[[L:.*]]: tensor<4x10xf32>)
 func.func @integer_operands(%ids: tensor<4xi32>, %t: tensor<10x8xf32>, %logits: tensor<4x10xf32>) {
-  // CHECK: %[[E:.*]] = echo.embedding %[[IDS]], %[[T]]
-  // CHECK-NEXT: echo.embedding_grad %[[IDS]], %[[E]] {test.adjoint_of = 1 : i64} : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<10x8xf32>
+  // CHECK: echo.embedding %[[IDS]], %[[T]]
+  // CHECK-NEXT: %[[DE:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.embedding_grad %[[IDS]], %[[DE]] {test.adjoint_of = 1 : i64} : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<10x8xf32>
   %e = "echo.embedding"(%ids, %t) : (tensor<4xi32>, tensor<10x8xf32>) -> tensor<4x8xf32>
-  // CHECK: %[[CE:.*]] = echo.cross_entropy %[[L]], %[[IDS]]
-  // CHECK-NEXT: echo.cross_entropy_grad %[[L]], %[[IDS]], %[[CE]] {test.adjoint_of = 0 : i64}
+  // CHECK: echo.cross_entropy %[[L]], %[[IDS]]
+  // CHECK-NEXT: %[[DCE:.*]] = tensor.empty() {test.adjoint_seed = 0 : i64} : tensor<f32>
+  // CHECK-NEXT: echo.cross_entropy_grad %[[L]], %[[IDS]], %[[DCE]] {test.adjoint_of = 0 : i64}
   %ce = "echo.cross_entropy"(%logits, %ids) : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
   return
 }
@@ -104,8 +121,9 @@ func.func @integer_operands(%ids: tensor<4xi32>, %t: tensor<10x8xf32>, %logits: 
 // Normalization gradients read x and gamma and return three adjoints.
 // CHECK-LABEL: func.func @norms
 func.func @norms(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) {
-  // CHECK: %[[Y:.*]] = echo.layer_norm %[[X:.*]], %[[G:.*]], %{{.*}} {epsilon
-  // CHECK-NEXT: echo.layer_norm_grad %[[X]], %[[G]], %[[Y]]
+  // CHECK: echo.layer_norm %[[X:.*]], %[[G:.*]], %{{.*}} {epsilon
+  // CHECK-NEXT: %[[DY:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.layer_norm_grad %[[X]], %[[G]], %[[DY]]
   %y = "echo.layer_norm"(%x, %g, %b) {epsilon = 1.0e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return
 }
