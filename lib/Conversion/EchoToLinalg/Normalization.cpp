@@ -1,0 +1,416 @@
+//===- Normalization.cpp - Normalization, softmax and losses --------------===//
+//
+// Part of the Echo project.
+//
+// batch_norm and layer_norm share one lowering parameterised by where their
+// statistics and affine parameters live; both gradients recompute the
+// statistics from x rather than reading them. softmax subtracts the maximum
+// along its axis before exponentiating, so that exp cannot overflow;
+// cross_entropy uses log-sum-exp with the row maximum for the same reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builders.h"
+#include "Patterns.h"
+
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::echo;
+using namespace mlir::echo::linalg_lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// Where the statistics and the affine parameters of a normalization live:
+/// batch_norm keeps statistics and parameters on dim 1; layer_norm keeps
+/// statistics on all dims but the last and parameters on the last.
+struct NormLayout {
+  SmallVector<int64_t> statDims;  // dims indexing mean/rstd
+  SmallVector<int64_t> paramDims; // dims indexing gamma/beta
+  int64_t count;                  // elements per statistic
+
+  static NormLayout get(RankedTensorType type, bool batchNorm) {
+    NormLayout l;
+    int64_t rank = type.getRank();
+    if (batchNorm) {
+      l.statDims = {1};
+      l.paramDims = {1};
+    } else {
+      for (int64_t i = 0; i + 1 < rank; ++i)
+        l.statDims.push_back(i);
+      l.paramDims = {rank - 1};
+    }
+    l.count = type.getNumElements() /
+              std::max<int64_t>(
+                  1, computeProduct(selectDims(type.getShape(), l.statDims)));
+    return l;
+  }
+  SmallVector<int64_t> reducedDims(int64_t rank) const {
+    return complementDims(rank, statDims);
+  }
+};
+
+/// mean and 1/sqrt(var + eps) of `x` for `layout`.
+std::pair<Value, Value> normStats(OpBuilder &b, Location loc, Value x,
+                                  const NormLayout &layout, double eps) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  Type et = type.getElementType();
+  SmallVector<int64_t> reduced = layout.reducedDims(rank);
+  Value sum = sumDims(b, loc, x, reduced);
+  auto statType = cast<RankedTensorType>(sum.getType());
+  unsigned statRank = statType.getRank();
+  AffineMap statId = b.getMultiDimIdentityMap(statRank);
+  double invCount = 1.0 / static_cast<double>(layout.count);
+  Value mean = buildGeneric(
+      b, loc, ValueRange{sum}, {statId, statId}, emptyTensor(b, loc, statType),
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::MulFOp::create(nb, l, a[0],
+                                     floatConst(nb, l, et, invCount));
+      });
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
+  Value sq =
+      buildGeneric(b, loc, ValueRange{x, mean}, {id, statMap, statMap},
+                   zeros(b, loc, statType),
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                     return arith::AddFOp::create(
+                         nb, l, a[2], arith::MulFOp::create(nb, l, d, d));
+                   });
+  Value rstd = buildGeneric(
+      b, loc, ValueRange{sq}, {statId, statId}, emptyTensor(b, loc, statType),
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value var =
+            arith::MulFOp::create(nb, l, a[0], floatConst(nb, l, et, invCount));
+        Value v = arith::AddFOp::create(nb, l, var, floatConst(nb, l, et, eps));
+        return math::RsqrtOp::create(nb, l, v);
+      });
+  return {mean, rstd};
+}
+
+template <typename OpTy, bool batchNorm>
+struct NormLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<RankedTensorType>(op.getType());
+    unsigned rank = type.getRank();
+    NormLayout layout = NormLayout::get(type, batchNorm);
+    auto [mean, rstd] = normStats(rewriter, loc, op.getX(), layout,
+                                  op.getEpsilon().convertToDouble());
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
+    AffineMap paramMap = keepDimsMap(ctx, rank, layout.paramDims);
+    Value y = buildGeneric(
+        rewriter, loc,
+        ValueRange{op.getX(), mean, rstd, op.getGamma(), op.getBeta()},
+        {id, statMap, statMap, paramMap, paramMap, id},
+        emptyTensor(rewriter, loc, type),
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value xhat = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
+          return arith::AddFOp::create(
+              b, l, arith::MulFOp::create(b, l, xhat, a[3]), a[4]);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// dxhat = dy·γ; dx = rstd/M · (M·dxhat − Σdxhat − xhat·Σ(dxhat·xhat)) with
+/// the sums over each statistic's elements; dγ = Σ dy·xhat and dβ = Σ dy
+/// over each parameter's elements.
+template <typename OpTy, bool batchNorm>
+struct NormGradLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    Type et = type.getElementType();
+    unsigned rank = type.getRank();
+    NormLayout layout = NormLayout::get(type, batchNorm);
+    auto [mean, rstd] = normStats(rewriter, loc, op.getX(), layout,
+                                  op.getEpsilon().convertToDouble());
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
+    AffineMap paramMap = keepDimsMap(ctx, rank, layout.paramDims);
+    Value empty = emptyTensor(rewriter, loc, type);
+    Value xhat =
+        buildGeneric(rewriter, loc, ValueRange{op.getX(), mean, rstd},
+                     {id, statMap, statMap, id}, empty,
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(
+                           b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
+                     });
+    Value dxhat =
+        buildGeneric(rewriter, loc, ValueRange{op.getDy(), op.getGamma()},
+                     {id, paramMap, id}, empty,
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(b, l, a[0], a[1]);
+                     });
+    auto mul = [](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::MulFOp::create(b, l, a[0], a[1]);
+    };
+    Value dxhatXhat = buildGeneric(rewriter, loc, ValueRange{dxhat, xhat},
+                                   {id, id, id}, empty, mul);
+    Value dyXhat = buildGeneric(rewriter, loc, ValueRange{op.getDy(), xhat},
+                                {id, id, id}, empty, mul);
+    SmallVector<int64_t> statReduced = layout.reducedDims(rank);
+    SmallVector<int64_t> paramReduced = complementDims(rank, layout.paramDims);
+    Value sumDxhat = sumDims(rewriter, loc, dxhat, statReduced);
+    Value sumDxhatXhat = sumDims(rewriter, loc, dxhatXhat, statReduced);
+    double m = static_cast<double>(layout.count);
+    Value dx = buildGeneric(
+        rewriter, loc, ValueRange{dxhat, xhat, rstd, sumDxhat, sumDxhatXhat},
+        {id, id, statMap, statMap, statMap, id}, empty,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value t = arith::MulFOp::create(b, l, a[0], floatConst(b, l, et, m));
+          t = arith::SubFOp::create(b, l, t, a[3]);
+          t = arith::SubFOp::create(b, l, t,
+                                    arith::MulFOp::create(b, l, a[1], a[4]));
+          Value scale =
+              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / m));
+          return arith::MulFOp::create(b, l, t, scale);
+        });
+    Value dgamma = sumDims(rewriter, loc, dyXhat, paramReduced);
+    Value dbeta = sumDims(rewriter, loc, op.getDy(), paramReduced);
+    rewriter.replaceOp(op, ValueRange{dx, dgamma, dbeta});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses
+//===----------------------------------------------------------------------===//
+
+/// softmax of `x` along `axis`.
+Value buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap red = dropDimsMap(ctx, rank, {axis});
+  Value mx = maxDims(b, loc, x, {axis});
+  Value e = buildGeneric(b, loc, ValueRange{x, mx}, {id, red, id},
+                         emptyTensor(b, loc, type),
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return math::ExpOp::create(
+                               nb, l, arith::SubFOp::create(nb, l, a[0], a[1]));
+                         });
+  Value s = sumDims(b, loc, e, {axis});
+  return buildGeneric(b, loc, ValueRange{e, s}, {id, red, id},
+                      emptyTensor(b, loc, type),
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::DivFOp::create(nb, l, a[0], a[1]);
+                      });
+}
+
+struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildSoftmax(rewriter, op.getLoc(), op.getX(),
+                                        static_cast<int64_t>(op.getAxis())));
+    return success();
+  }
+};
+
+struct SoftmaxGradLowering : OpRewritePattern<SoftmaxGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    unsigned rank = type.getRank();
+    auto axis = static_cast<int64_t>(op.getAxis());
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap red = dropDimsMap(getContext(), rank, {axis});
+    Value ydy =
+        buildElementwise(rewriter, loc, type, ValueRange{op.getY(), op.getDy()},
+                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(b, l, a[0], a[1]);
+                         });
+    Value dot = sumDims(rewriter, loc, ydy, {axis});
+    Value dx =
+        buildGeneric(rewriter, loc, ValueRange{op.getY(), op.getDy(), dot},
+                     {id, id, red, id}, emptyTensor(rewriter, loc, type),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(
+                           b, l, a[0], arith::SubFOp::create(b, l, a[1], a[2]));
+                     });
+    rewriter.replaceOp(op, dx);
+    return success();
+  }
+};
+
+/// `c == labels[n]` inside a generic over (n, c).
+Value isLabel(OpBuilder &b, Location loc, Value label) {
+  Value c = linalg::IndexOp::create(b, loc, 1);
+  Value l = arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, l);
+}
+
+struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto type = cast<RankedTensorType>(op.getLogits().getType());
+    Type et = type.getElementType();
+    int64_t n = type.getDimSize(0);
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    AffineMap id = rewriter.getMultiDimIdentityMap(2);
+    AffineMap row = AffineMap::get(2, 0, {d0}, ctx);
+    Value mx = maxDims(rewriter, loc, op.getLogits(), {1});
+    auto rowType = cast<RankedTensorType>(mx.getType());
+    // sumexp[n] = Σ_c exp(l - max); picked[n] = l[n, label[n]].
+    Value sumExp =
+        buildGeneric(rewriter, loc, ValueRange{op.getLogits(), mx},
+                     {id, row, row}, zeros(rewriter, loc, rowType),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value e = math::ExpOp::create(
+                           b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                       return arith::AddFOp::create(b, l, a[2], e);
+                     });
+    Value picked =
+        buildGeneric(rewriter, loc, ValueRange{op.getLogits(), op.getLabels()},
+                     {id, row, row}, zeros(rewriter, loc, rowType),
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value v = arith::SelectOp::create(
+                           b, l, isLabel(b, l, a[1]), a[0],
+                           floatConst(b, l, a[0].getType(), 0.0));
+                       return arith::AddFOp::create(b, l, a[2], v);
+                     });
+    // loss = Σ_n (max + log(sumexp) - picked) / N.
+    auto scalarType = cast<RankedTensorType>(op.getType());
+    AffineMap rowId = rewriter.getMultiDimIdentityMap(1);
+    AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+    Value loss = buildGeneric(
+        rewriter, loc, ValueRange{mx, sumExp, picked},
+        {rowId, rowId, rowId, toScalar}, zeros(rewriter, loc, scalarType),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value lse = arith::AddFOp::create(b, l, a[0],
+                                            math::LogOp::create(b, l, a[1]));
+          Value nll = arith::SubFOp::create(b, l, lse, a[2]);
+          nll = arith::MulFOp::create(b, l, nll, floatConst(b, l, et, 1.0 / n));
+          return arith::AddFOp::create(b, l, a[3], nll);
+        });
+    rewriter.replaceOp(op, loss);
+    return success();
+  }
+};
+
+struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type et = type.getElementType();
+    int64_t n = type.getDimSize(0);
+    Value p = buildSoftmax(rewriter, loc, op.getLogits(), 1);
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    AffineMap id = rewriter.getMultiDimIdentityMap(2);
+    AffineMap row = AffineMap::get(2, 0, {d0}, ctx);
+    AffineMap scalar = AffineMap::get(2, 0, {}, ctx);
+    Value dl = buildGeneric(
+        rewriter, loc, ValueRange{p, op.getLabels(), op.getDloss()},
+        {id, row, scalar, id}, emptyTensor(rewriter, loc, type),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value one = arith::SelectOp::create(b, l, isLabel(b, l, a[1]),
+                                              floatConst(b, l, et, 1.0),
+                                              floatConst(b, l, et, 0.0));
+          Value g = arith::SubFOp::create(b, l, a[0], one);
+          Value scale =
+              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / n));
+          return arith::MulFOp::create(b, l, g, scale);
+        });
+    rewriter.replaceOp(op, dl);
+    return success();
+  }
+};
+
+struct MseLossLowering : OpRewritePattern<MseLossOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MseLossOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getPred().getType());
+    Type et = type.getElementType();
+    unsigned rank = type.getRank();
+    double inv = 1.0 / static_cast<double>(type.getNumElements());
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap scalar = AffineMap::get(rank, 0, {}, getContext());
+    Value loss = buildGeneric(
+        rewriter, loc, ValueRange{op.getPred(), op.getTarget()},
+        {id, id, scalar},
+        zeros(rewriter, loc, cast<RankedTensorType>(op.getType())),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+          Value sq = arith::MulFOp::create(b, l, d, d);
+          sq = arith::MulFOp::create(b, l, sq, floatConst(b, l, et, inv));
+          return arith::AddFOp::create(b, l, a[2], sq);
+        });
+    rewriter.replaceOp(op, loss);
+    return success();
+  }
+};
+
+struct MseLossGradLowering : OpRewritePattern<MseLossGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MseLossGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type et = type.getElementType();
+    unsigned rank = type.getRank();
+    double scale = 2.0 / static_cast<double>(type.getNumElements());
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap scalar = AffineMap::get(rank, 0, {}, getContext());
+    Value dp = buildGeneric(
+        rewriter, loc, ValueRange{op.getPred(), op.getTarget(), op.getDloss()},
+        {id, id, scalar, id}, emptyTensor(rewriter, loc, type),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+          Value s =
+              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, scale));
+          return arith::MulFOp::create(b, l, d, s);
+        });
+    rewriter.replaceOp(op, dp);
+    return success();
+  }
+};
+
+} // namespace
+
+void linalg_lowering::populateNormalizationPatterns(
+    RewritePatternSet &patterns) {
+  patterns
+      .add<NormLowering<BatchNormOp, true>, NormLowering<LayerNormOp, false>,
+           NormGradLowering<BatchNormGradOp, true>,
+           NormGradLowering<LayerNormGradOp, false>, SoftmaxLowering,
+           SoftmaxGradLowering, CrossEntropyLowering, CrossEntropyGradLowering,
+           MseLossLowering, MseLossGradLowering>(patterns.getContext());
+}

@@ -1,0 +1,47 @@
+//===- Patterns.h - The EchoToLinalg patterns by op family ------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// One populate function per op family (one file each), called in a fixed
+// order by populateEchoToLinalgPatterns. Private to
+// lib/Conversion/EchoToLinalg.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_LIB_CONVERSION_ECHOTOLINALG_PATTERNS_H
+#define ECHO_LIB_CONVERSION_ECHOTOLINALG_PATTERNS_H
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace mlir::echo::linalg_lowering {
+
+/// Adds the lowerings of the elementwise ops, their gradients and dropout
+/// (Elementwise.cpp).
+void populateElementwisePatterns(RewritePatternSet &patterns);
+
+/// Adds the lowerings of pack_mask and unpack_mask (Elementwise.cpp).
+void populateMaskPackingPatterns(RewritePatternSet &patterns);
+
+/// Adds the lowerings of broadcast, the reductions, slice, concat, reshape,
+/// transpose and their gradients (Shape.cpp).
+void populateShapePatterns(RewritePatternSet &patterns);
+
+/// Adds the lowerings of embedding and embedding_grad (Shape.cpp).
+void populateEmbeddingPatterns(RewritePatternSet &patterns);
+
+/// Adds the lowerings of the matmul family, linear, conv2d and conv2d's
+/// gradients (Contraction.cpp).
+void populateContractionPatterns(RewritePatternSet &patterns);
+
+/// Adds the lowerings of max/avg pooling and their gradients (Pooling.cpp).
+void populatePoolingPatterns(RewritePatternSet &patterns);
+
+/// Adds the lowerings of batch/layer norm, softmax, cross_entropy, mse_loss
+/// and their gradients (Normalization.cpp).
+void populateNormalizationPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::echo::linalg_lowering
+
+#endif // ECHO_LIB_CONVERSION_ECHOTOLINALG_PATTERNS_H

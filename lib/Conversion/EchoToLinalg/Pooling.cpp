@@ -1,0 +1,229 @@
+//===- Pooling.cpp - Max and average pooling ------------------------------===//
+//
+// Part of the Echo project.
+//
+// Pooling is a generic over the loops n, c, oh, ow, kh, kw of the padded
+// input. The gradients scatter, so they are sums over window positions of
+// strided `tensor.insert_slice`s. Average pooling divides by the number of
+// non-padding positions of each window, computed at compile time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builders.h"
+#include "Patterns.h"
+
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::echo;
+using namespace mlir::echo::linalg_lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Window builders
+//===----------------------------------------------------------------------===//
+
+/// Number of non-padding input positions in each pooling window, [OH, OW].
+DenseElementsAttr poolCounts(RankedTensorType inType, RankedTensorType outType,
+                             ArrayRef<int64_t> kernel,
+                             ArrayRef<int64_t> strides, ArrayRef<int64_t> pad) {
+  int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
+  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  SmallVector<APFloat> counts;
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(outType.getElementType()).getFloatSemantics();
+  for (int64_t i = 0; i < oh; ++i) {
+    int64_t r0 = std::max<int64_t>(i * strides[0] - pad[0], 0);
+    int64_t r1 = std::min<int64_t>(i * strides[0] - pad[0] + kernel[0], h);
+    for (int64_t j = 0; j < ow; ++j) {
+      int64_t c0 = std::max<int64_t>(j * strides[1] - pad[1], 0);
+      int64_t c1 = std::min<int64_t>(j * strides[1] - pad[1] + kernel[1], w);
+      APFloat count(static_cast<double>((r1 - r0) * (c1 - c0)));
+      bool lost;
+      count.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+      counts.push_back(count);
+    }
+  }
+  auto type = RankedTensorType::get({oh, ow}, outType.getElementType());
+  return DenseElementsAttr::get(type, counts);
+}
+
+/// Reduces each pooling window of an already padded NCHW tensor into
+/// `outType` with `combine`, starting from `init`.
+Value poolWindows(
+    OpBuilder &b, Location loc, Value xPadded, RankedTensorType outType,
+    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides, double init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *ctx = b.getContext();
+  // Loops: n, c, oh, ow, kh, kw. linalg infers loop bounds from operand
+  // shapes: a [KH, KW] operand that is never read carries the extent of the
+  // kh/kw loops.
+  AffineExpr n, c, oh, ow, kh, kw;
+  bindDims(ctx, n, c, oh, ow, kh, kw);
+  Value window =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
+                              outType.getElementType());
+  AffineMap maps[] = {
+      AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
+                     ctx),
+      AffineMap::get(6, 0, {kh, kw}, ctx),
+      AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
+  return buildGeneric(b, loc, ValueRange{xPadded, window}, maps,
+                      floatFilled(b, loc, outType, init),
+                      [&](OpBuilder &nb, Location nl, ValueRange a) {
+                        return combine(nb, nl, a[0], a[2]);
+                      });
+}
+
+/// Max-pools an already padded NCHW tensor into `outType`.
+Value maxPool(OpBuilder &b, Location loc, Value xPadded,
+              RankedTensorType outType, ArrayRef<int64_t> kernel,
+              ArrayRef<int64_t> strides) {
+  return poolWindows(b, loc, xPadded, outType, kernel, strides, -INFINITY,
+                     [](OpBuilder &nb, Location nl, Value x, Value acc) {
+                       return arith::MaximumFOp::create(nb, nl, x, acc);
+                     });
+}
+
+/// Divides an NCHW tensor by the [OH, OW] window counts of an average pool.
+Value divideByCounts(OpBuilder &b, Location loc, Value v,
+                     DenseElementsAttr counts) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  AffineMap maps[] = {b.getMultiDimIdentityMap(4),
+                      AffineMap::get(4, 0, {d2, d3}, ctx),
+                      b.getMultiDimIdentityMap(4)};
+  Value c = arith::ConstantOp::create(b, loc, counts);
+  return buildGeneric(b, loc, ValueRange{v, c}, maps,
+                      emptyTensor(b, loc, cast<RankedTensorType>(v.getType())),
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::DivFOp::create(nb, l, a[0], a[1]);
+                      });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = padSpatial(rewriter, op.getLoc(), op.getX(), op.getPadding(),
+                         -INFINITY);
+    rewriter.replaceOp(op, maxPool(rewriter, op.getLoc(), x,
+                                   cast<RankedTensorType>(op.getType()),
+                                   op.getKernel(), op.getStrides()));
+    return success();
+  }
+};
+
+struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool2DOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inType = cast<RankedTensorType>(op.getX().getType());
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
+    Value x = padSpatial(rewriter, loc, op.getX(), op.getPadding(), 0.0);
+    Value sum = poolWindows(rewriter, loc, x, type, k, s, 0.0,
+                            [](OpBuilder &b, Location l, Value v, Value acc) {
+                              return arith::AddFOp::create(b, l, v, acc);
+                            });
+    rewriter.replaceOp(
+        op, divideByCounts(rewriter, loc, sum,
+                           poolCounts(inType, type, k, s, op.getPadding())));
+    return success();
+  }
+};
+
+struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool2DGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dyType = cast<RankedTensorType>(op.getDy().getType());
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
+    Value share =
+        divideByCounts(rewriter, loc, op.getDy(),
+                       poolCounts(type, dyType, k, s, op.getPadding()));
+    Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
+    for (int64_t kh = 0; kh < k[0]; ++kh)
+      for (int64_t kw = 0; kw < k[1]; ++kw)
+        acc = accumulateWindow(rewriter, loc, acc, share, kh, kw, s);
+    rewriter.replaceOp(op,
+                       unpadSpatial(rewriter, loc, acc, type, op.getPadding()));
+    return success();
+  }
+};
+
+struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dyType = cast<RankedTensorType>(op.getDy().getType());
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
+    Value xPad =
+        padSpatial(rewriter, loc, op.getX(), op.getPadding(), -INFINITY);
+    // The forward maximum is recomputed from x (the gradient reads x only).
+    Value y = maxPool(rewriter, loc, xPad, dyType, k, s);
+    auto takenType =
+        RankedTensorType::get(dyType.getShape(), rewriter.getI1Type());
+    Value taken =
+        filledTensor(rewriter, loc, takenType, rewriter.getBoolAttr(false));
+    Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
+    // Visit window positions in row-major order; each output's adjoint goes
+    // to the first position equal to the maximum.
+    for (int64_t kh = 0; kh < k[0]; ++kh) {
+      for (int64_t kw = 0; kw < k[1]; ++kw) {
+        WindowSlice ws = windowSlice(rewriter, dyType, kh, kw, s);
+        Value xs = tensor::ExtractSliceOp::create(
+            rewriter, loc, dyType, xPad, ws.offsets, ws.sizes, ws.strides);
+        auto first = [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                           a[0], a[1]);
+          Value notTaken = arith::XOrIOp::create(
+              b, l, a[2], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+          return arith::AndIOp::create(b, l, eq, notTaken);
+        };
+        Value contrib = buildElementwise(
+            rewriter, loc, dyType, ValueRange{xs, y, taken, op.getDy()},
+            [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+              return arith::SelectOp::create(
+                  b, l, first(b, l, a), a[3],
+                  floatConst(b, l, a[3].getType(), 0.0));
+            });
+        taken = buildElementwise(
+            rewriter, loc, takenType, ValueRange{xs, y, taken},
+            [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+              return arith::OrIOp::create(b, l, a[2], first(b, l, a));
+            });
+        acc = accumulateWindow(rewriter, loc, acc, contrib, kh, kw, s);
+      }
+    }
+    rewriter.replaceOp(op,
+                       unpadSpatial(rewriter, loc, acc, type, op.getPadding()));
+    return success();
+  }
+};
+
+} // namespace
+
+void linalg_lowering::populatePoolingPatterns(RewritePatternSet &patterns) {
+  patterns.add<MaxPool2DLowering, AvgPool2DLowering, AvgPool2DGradLowering,
+               MaxPool2DGradLowering>(patterns.getContext());
+}

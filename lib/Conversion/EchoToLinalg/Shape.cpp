@@ -1,0 +1,250 @@
+//===- Shape.cpp - Shape ops, reductions and embedding --------------------===//
+//
+// Part of the Echo project.
+//
+// Broadcast and transpose use the named linalg ops; reductions are generics
+// whose output map drops the reduced dims; slice, concat and reshape are
+// tensor ops. embedding gathers rows with `tensor.extract` in a generic, and
+// its gradient adds each token's row into the table gradient in an `scf.for`,
+// since several tokens may share a row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builders.h"
+#include "Patterns.h"
+
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+using namespace mlir::echo::linalg_lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value init = emptyTensor(rewriter, op.getLoc(), type);
+    auto bcast = linalg::BroadcastOp::create(rewriter, op.getLoc(), op.getX(),
+                                             init, op.getDimensions());
+    rewriter.replaceOp(op, bcast->getResults());
+    return success();
+  }
+};
+
+template <typename OpTy, bool isMax>
+struct ReduceLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value r =
+        isMax ? maxDims(rewriter, op.getLoc(), op.getX(), op.getDimensions())
+              : sumDims(rewriter, op.getLoc(), op.getX(), op.getDimensions());
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct ReduceMaxGradLowering : OpRewritePattern<ReduceMaxGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMaxGradOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    unsigned rank = type.getRank();
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap reduced =
+        dropDimsMap(rewriter.getContext(), rank, op.getDimensions());
+    AffineMap maps[] = {id, reduced, reduced, id};
+    Value r = buildGeneric(
+        rewriter, op.getLoc(), ValueRange{op.getX(), op.getY(), op.getDy()},
+        maps, emptyTensor(rewriter, op.getLoc(), type),
+        [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          Value isMax = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              a[0], a[1]);
+          return arith::SelectOp::create(
+              b, loc, isMax, a[2], floatConst(b, loc, a[2].getType(), 0.0));
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct SliceLowering : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<int64_t> strides(op.getOffsets().size(), 1);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), op.getX(), ValueRange{}, ValueRange{}, ValueRange{},
+        op.getOffsets(), op.getSizes(), strides);
+    return success();
+  }
+};
+
+struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceGradOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dyType = cast<RankedTensorType>(op.getDy().getType());
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    Value full = zeros(rewriter, op.getLoc(), type);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, op.getDy(), full, ValueRange{}, ValueRange{}, ValueRange{},
+        op.getOffsets(), dyType.getShape(), strides);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    Value acc = emptyTensor(rewriter, op.getLoc(), type);
+    SmallVector<int64_t> offsets(type.getRank(), 0);
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (Value in : op.getInputs()) {
+      auto inType = cast<RankedTensorType>(in.getType());
+      acc = tensor::InsertSliceOp::create(
+          rewriter, op.getLoc(), in, acc, ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, inType.getShape(), strides);
+      offsets[axis] += inType.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value flat = flatten(rewriter, op.getLoc(), op.getX());
+    rewriter.replaceOp(op, unflatten(rewriter, op.getLoc(), flat, type));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value init = emptyTensor(rewriter, op.getLoc(), type);
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(), op.getX(), init,
+                                         op.getPermutation());
+    rewriter.replaceOp(op, t->getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto type = cast<RankedTensorType>(op.getType());
+    unsigned rank = type.getRank();
+    Value table = op.getTable();
+    SmallVector<int64_t> idDims;
+    for (unsigned i = 0; i + 1 < rank; ++i)
+      idDims.push_back(i);
+    AffineMap maps[] = {keepDimsMap(ctx, rank, idDims),
+                        rewriter.getMultiDimIdentityMap(rank)};
+    Value r = buildGeneric(
+        rewriter, loc, ValueRange{op.getIds()}, maps,
+        emptyTensor(rewriter, loc, type),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), a[0]);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          return tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// dtable[ids[i], :] += dy[i, :], one row per token in an scf.for.
+struct EmbeddingGradLowering : OpRewritePattern<EmbeddingGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t h = type.getDimSize(1);
+    Value ids = flatten(rewriter, loc, op.getIds());
+    int64_t tokens = cast<RankedTensorType>(ids.getType()).getDimSize(0);
+    auto dyType = cast<RankedTensorType>(op.getDy().getType());
+    auto dy2Type = RankedTensorType::get({tokens, h}, type.getElementType());
+    Value dy = op.getDy();
+    if (dyType.getRank() != 2) {
+      SmallVector<ReassociationIndices> reassoc(2);
+      for (int64_t i = 0; i + 1 < dyType.getRank(); ++i)
+        reassoc[0].push_back(i);
+      reassoc[1].push_back(dyType.getRank() - 1);
+      dy = tensor::CollapseShapeOp::create(rewriter, loc, dy2Type, dy, reassoc);
+    }
+    auto rowType = RankedTensorType::get({1, h}, type.getElementType());
+    Value init = zeros(rewriter, loc, type);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConst(rewriter, loc, 0),
+        indexConst(rewriter, loc, tokens), indexConst(rewriter, loc, 1),
+        ValueRange{init},
+        [&](OpBuilder &b, Location l, Value i, ValueRange iter) {
+          Value id = tensor::ExtractOp::create(b, l, ids, ValueRange{i});
+          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
+          SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                             b.getIndexAttr(h)};
+          SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+          SmallVector<OpFoldResult> src = {i, b.getIndexAttr(0)};
+          SmallVector<OpFoldResult> dst = {row, b.getIndexAttr(0)};
+          Value g = tensor::ExtractSliceOp::create(b, l, rowType, dy, src,
+                                                   sizes, strides);
+          Value cur = tensor::ExtractSliceOp::create(b, l, rowType, iter[0],
+                                                     dst, sizes, strides);
+          Value sum = buildElementwise(
+              b, l, rowType, ValueRange{cur, g},
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::AddFOp::create(nb, nl, a[0], a[1]);
+              });
+          Value next = tensor::InsertSliceOp::create(b, l, sum, iter[0], dst,
+                                                     sizes, strides);
+          scf::YieldOp::create(b, l, next);
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void linalg_lowering::populateShapePatterns(RewritePatternSet &patterns) {
+  patterns.add<BroadcastLowering, ReduceLowering<ReduceSumOp, false>,
+               ReduceLowering<ReduceMaxOp, true>, ReduceMaxGradLowering,
+               SliceLowering, SliceGradLowering, ConcatLowering,
+               ReshapeLowering, TransposeLowering>(patterns.getContext());
+}
+
+void linalg_lowering::populateEmbeddingPatterns(RewritePatternSet &patterns) {
+  patterns.add<EmbeddingLowering, EmbeddingGradLowering>(patterns.getContext());
+}
