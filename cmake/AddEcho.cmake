@@ -19,3 +19,13 @@ function(add_echo_library name)
     ARCHIVE DESTINATION lib
     LIBRARY DESTINATION lib)
 endfunction()
+
+# echo_set_install_rpath(target)
+#
+# An installed tool or plugin finds Echo's libraries beside it and libMLIR.so
+# / the MLIR runner utilities where LLVM installed them (add_llvm_executable
+# installs with $ORIGIN/../lib alone, which misses the latter).
+function(echo_set_install_rpath target)
+  set_target_properties(${target} PROPERTIES
+    INSTALL_RPATH "\$ORIGIN/../lib${LLVM_LIBDIR_SUFFIX};${LLVM_LIBRARY_DIR}")
+endfunction()
