@@ -1,5 +1,7 @@
 // REQUIRES: cuda-toolkit
 // RUN: echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm strategy=echo gpu-format=isa" | FileCheck %s
+// `cuda` is echo-run's name of the same target; the pipeline accepts both.
+// RUN: echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=cuda strategy=echo gpu-format=isa" | FileCheck %s
 // RUN: echo-opt %echo_src/models/resnet.mlir --echo-pipeline="target=nvvm strategy=echo gpu-format=isa" | FileCheck %s --check-prefix=CONV
 // RUN: echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm gpu-format=isa chip=sm_80 gpu-block-size=128" | FileCheck %s --check-prefix=SM80
 // RUN: not echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm gpu-format=isa cuda-path=%echo_obj/no-such-toolkit" 2>&1 | FileCheck %s --check-prefix=NOCUDA
