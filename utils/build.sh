@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures (once) and builds Echo into ${ECHO_BUILD_DIR:-build} with Ninja,
-# clang-22, lld and ccache, against the shared libMLIR.so of LLVM 22.
+# lld and ccache, against the shared libMLIR.so of LLVM 22. The compilers are
+# clang-22 unless ECHO_CC/ECHO_CXX name others (CI also builds with the
+# system's GCC: ECHO_CC=gcc ECHO_CXX=g++).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,8 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
   cmake -G Ninja -S . -B "$BUILD_DIR" \
     -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_C_COMPILER="${ECHO_CC:-clang-22}" \
+    -DCMAKE_CXX_COMPILER="${ECHO_CXX:-clang++-22}" \
     -DLLVM_USE_LINKER=lld \
     -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
     -DLLVM_DIR="$LLVM_PREFIX/lib/cmake/llvm" \
