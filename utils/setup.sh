@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache git g++ python3 python3-numpy python3-matplotlib
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libopenblas-dev libdnnl-dev
   zlib1g-dev libzstd-dev
 )
 

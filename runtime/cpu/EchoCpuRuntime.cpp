@@ -1,0 +1,498 @@
+//===- EchoCpuRuntime.cpp - OpenBLAS and oneDNN behind echo_* calls -------===//
+//
+// Part of the Echo project.
+//
+// GEMMs map row-major C = op(A)·op(B) [+ C] onto cblas_sgemm directly (a
+// batch is a loop). Convolutions are oneDNN primitives on the step's own
+// NCHW/FCHW buffers (plain layouts: no reorders, no copies), created once
+// per shape and cached; their scratchpad is one runtime-owned buffer, the
+// largest any primitive asked for, so that the runtime knows every byte it
+// holds. OpenBLAS and oneDNN are opened with dlopen on first use; their
+// prototypes come from their headers (cblas.h, dnnl.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "EchoCpuRuntime.h"
+#include "echo/Runtime/EchoRuntimeABI.h"
+
+#include <cblas.h>
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#include <dlfcn.h>
+
+#include <array>
+#include <cinttypes>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#define ECHO_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+bool hasError = false;
+std::string firstError;
+
+/// Records (and prints, once) the first error.
+void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void fail(const char *format, ...) {
+  if (hasError)
+    return;
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  hasError = true;
+  firstError = buffer;
+  fprintf(stderr, "echo-cpu: %s\n", buffer);
+}
+
+//===----------------------------------------------------------------------===//
+// The libraries, opened at run time
+//===----------------------------------------------------------------------===//
+
+/// OpenBLAS: one entry point.
+struct Blas {
+  decltype(&::cblas_sgemm) sgemm = nullptr;
+};
+
+/// The oneDNN C API entry points the convolutions use.
+struct Dnn {
+  decltype(&::dnnl_engine_create) engineCreate = nullptr;
+  decltype(&::dnnl_stream_create) streamCreate = nullptr;
+  decltype(&::dnnl_stream_wait) streamWait = nullptr;
+  decltype(&::dnnl_memory_desc_init_by_strides) mdInitByStrides = nullptr;
+  decltype(&::dnnl_memory_desc_init_by_tag) mdInitByTag = nullptr;
+  decltype(&::dnnl_convolution_forward_desc_init) convForwardInit = nullptr;
+  decltype(&::dnnl_convolution_backward_data_desc_init) convBackwardDataInit =
+      nullptr;
+  decltype(&::dnnl_convolution_backward_weights_desc_init)
+      convBackwardWeightsInit = nullptr;
+  decltype(&::dnnl_primitive_attr_create) attrCreate = nullptr;
+  decltype(&::dnnl_primitive_attr_set_scratchpad_mode) attrSetScratchpadMode =
+      nullptr;
+  decltype(&::dnnl_primitive_attr_destroy) attrDestroy = nullptr;
+  decltype(&::dnnl_primitive_desc_create) pdCreate = nullptr;
+  decltype(&::dnnl_primitive_desc_query_md) pdQueryMd = nullptr;
+  decltype(&::dnnl_primitive_desc_destroy) pdDestroy = nullptr;
+  decltype(&::dnnl_memory_desc_get_size) mdGetSize = nullptr;
+  decltype(&::dnnl_primitive_create) primitiveCreate = nullptr;
+  decltype(&::dnnl_primitive_execute) primitiveExecute = nullptr;
+  decltype(&::dnnl_memory_create) memoryCreate = nullptr;
+  decltype(&::dnnl_memory_set_data_handle) memorySetHandle = nullptr;
+  decltype(&::dnnl_status2str) statusToString = nullptr;
+};
+
+struct Runtime {
+  std::mutex mutex;
+  bool blasTried = false, dnnTried = false;
+  Blas blas;
+  Dnn dnn;
+  bool blasReady = false, dnnReady = false;
+  dnnl_engine_t engine = nullptr;
+  dnnl_stream_t stream = nullptr;
+  /// The scratchpad every convolution primitive shares.
+  void *scratchpad = nullptr;
+  size_t scratchpadBytes = 0;
+};
+Runtime rt;
+
+/// Opens the first of `names` that loads; names them all when none does.
+void *openLibrary(const char *const *names, const char *package) {
+  std::string tried;
+  for (const char *const *name = names; *name; ++name) {
+    if (void *handle = dlopen(*name, RTLD_NOW | RTLD_GLOBAL))
+      return handle;
+    tried += tried.empty() ? "" : ", ";
+    tried += *name;
+  }
+  fail("cannot open %s (tried %s: %s); install Debian's %s", names[0],
+       tried.c_str(), dlerror(), package);
+  return nullptr;
+}
+
+/// Resolves `name` into `fn`; fails naming the library when it is missing.
+template <typename Fn>
+bool resolve(void *library, Fn &fn, const char *name, const char *from) {
+  fn = reinterpret_cast<Fn>(dlsym(library, name));
+  if (!fn)
+    fail("%s has no %s", from, name);
+  return fn != nullptr;
+}
+
+bool blasReady() {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (rt.blasTried)
+    return rt.blasReady;
+  rt.blasTried = true;
+  static const char *const names[] = {"libopenblas.so.0", "libopenblas.so",
+                                      nullptr};
+  void *lib = openLibrary(names, "libopenblas0");
+  rt.blasReady = lib && resolve(lib, rt.blas.sgemm, "cblas_sgemm", names[0]);
+  return rt.blasReady;
+}
+
+bool dnnOk(dnnl_status_t status, const char *what) {
+  if (status == dnnl_success)
+    return true;
+  fail("%s failed: %s", what,
+       rt.dnn.statusToString ? rt.dnn.statusToString(status) : "error");
+  return false;
+}
+
+bool dnnReady() {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (rt.dnnTried)
+    return rt.dnnReady;
+  rt.dnnTried = true;
+  static const char *const names[] = {"libdnnl.so.2", "libdnnl.so", nullptr};
+  void *lib = openLibrary(names, "libdnnl2");
+  if (!lib)
+    return false;
+  Dnn &d = rt.dnn;
+  const char *from = names[0];
+  bool ok =
+      resolve(lib, d.engineCreate, "dnnl_engine_create", from) &&
+      resolve(lib, d.streamCreate, "dnnl_stream_create", from) &&
+      resolve(lib, d.streamWait, "dnnl_stream_wait", from) &&
+      resolve(lib, d.mdInitByStrides, "dnnl_memory_desc_init_by_strides",
+              from) &&
+      resolve(lib, d.mdInitByTag, "dnnl_memory_desc_init_by_tag", from) &&
+      resolve(lib, d.convForwardInit, "dnnl_convolution_forward_desc_init",
+              from) &&
+      resolve(lib, d.convBackwardDataInit,
+              "dnnl_convolution_backward_data_desc_init", from) &&
+      resolve(lib, d.convBackwardWeightsInit,
+              "dnnl_convolution_backward_weights_desc_init", from) &&
+      resolve(lib, d.attrCreate, "dnnl_primitive_attr_create", from) &&
+      resolve(lib, d.attrSetScratchpadMode,
+              "dnnl_primitive_attr_set_scratchpad_mode", from) &&
+      resolve(lib, d.attrDestroy, "dnnl_primitive_attr_destroy", from) &&
+      resolve(lib, d.pdCreate, "dnnl_primitive_desc_create", from) &&
+      resolve(lib, d.pdQueryMd, "dnnl_primitive_desc_query_md", from) &&
+      resolve(lib, d.pdDestroy, "dnnl_primitive_desc_destroy", from) &&
+      resolve(lib, d.mdGetSize, "dnnl_memory_desc_get_size", from) &&
+      resolve(lib, d.primitiveCreate, "dnnl_primitive_create", from) &&
+      resolve(lib, d.primitiveExecute, "dnnl_primitive_execute", from) &&
+      resolve(lib, d.memoryCreate, "dnnl_memory_create", from) &&
+      resolve(lib, d.memorySetHandle, "dnnl_memory_set_data_handle", from) &&
+      resolve(lib, d.statusToString, "dnnl_status2str", from);
+  ok = ok && dnnOk(d.engineCreate(&rt.engine, dnnl_cpu, 0), "oneDNN engine") &&
+       dnnOk(d.streamCreate(&rt.stream, rt.engine, dnnl_stream_default_flags),
+             "oneDNN stream");
+  rt.dnnReady = ok;
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+/// True when `v` fits OpenBLAS's 32-bit integers.
+bool fitsBlasInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/// C (M×N) = op(A) (M×K) · op(B) (K×N) [+ C], row-major, per batch.
+template <int N>
+void gemm(StridedMemRefType<float, N> *a, StridedMemRefType<float, N> *b,
+          StridedMemRefType<float, N> *c, int64_t transA, int64_t transB,
+          int64_t accumulate) {
+  if (hasError || !blasReady())
+    return;
+  constexpr int r = N - 2;
+  int64_t m = c->sizes[r], n = c->sizes[r + 1];
+  int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
+  int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
+  if (aM != m || bK != k || bN != n) {
+    fail("echo_gemm: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
+         ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
+         aM, k, bK, bN, m, n);
+    return;
+  }
+  for (auto *t : {a, b, c})
+    if (t->strides[N - 1] != 1 && t->sizes[N - 1] > 1) {
+      fail("echo_gemm: an operand has inner stride %" PRId64 " (expected 1)",
+           t->strides[N - 1]);
+      return;
+    }
+  // Leading dimensions are the row strides (at least 1 for empty rows).
+  auto ld = [&](StridedMemRefType<float, N> *t) {
+    return t->strides[r] > 0 ? t->strides[r] : 1;
+  };
+  if (!fitsBlasInt(m) || !fitsBlasInt(n) || !fitsBlasInt(k) ||
+      !fitsBlasInt(ld(a)) || !fitsBlasInt(ld(b)) || !fitsBlasInt(ld(c))) {
+    fail("echo_gemm: %" PRId64 "x%" PRId64 "x%" PRId64
+         " exceeds OpenBLAS's 32-bit sizes",
+         m, n, k);
+    return;
+  }
+  int64_t batch = 1;
+  for (int i = 0; i < r; ++i)
+    batch *= c->sizes[i];
+  if (m == 0 || n == 0)
+    return;
+  for (int64_t i = 0; i < batch; ++i) {
+    // The offset of batch entry i in each operand (row-major batch dims).
+    auto at = [&](StridedMemRefType<float, N> *t) {
+      int64_t offset = t->offset, rest = i;
+      for (int d = r - 1; d >= 0; --d) {
+        offset += (rest % t->sizes[d]) * t->strides[d];
+        rest /= t->sizes[d];
+      }
+      return t->data + offset;
+    };
+    rt.blas.sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                  transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, at(a),
+                  ld(a), at(b), ld(b), accumulate ? 1.0f : 0.0f, at(c), ld(c));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+enum class ConvKind { Forward, BackwardData, BackwardWeights };
+
+/// What identifies a convolution primitive: its kind, the x/w/y shapes and
+/// strides, the convolution's strides and padding.
+using ConvKey = std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 4>>;
+
+struct ConvPrimitive {
+  dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_t x = nullptr, w = nullptr, y = nullptr, scratchpad = nullptr;
+  size_t scratchpadBytes = 0;
+};
+
+std::map<ConvKey, ConvPrimitive> convCache;
+
+/// A oneDNN memory descriptor of `m`'s shape and strides.
+bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
+  dnnl_dims_t dims, strides;
+  for (int i = 0; i < 4; ++i) {
+    dims[i] = m.sizes[i];
+    strides[i] = m.strides[i];
+  }
+  return dnnOk(rt.dnn.mdInitByStrides(&md, 4, dims, dnnl_f32, strides),
+               "oneDNN memory descriptor");
+}
+
+/// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
+/// [F,C,KH,KW] and y [N,F,OH,OW].
+ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
+                              const EchoMemRef4D &w, const EchoMemRef4D &y,
+                              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+  std::array<int64_t, 24> shapes;
+  for (int i = 0; i < 4; ++i) {
+    shapes[i] = x.sizes[i];
+    shapes[4 + i] = x.strides[i];
+    shapes[8 + i] = w.sizes[i];
+    shapes[12 + i] = w.strides[i];
+    shapes[16 + i] = y.sizes[i];
+    shapes[20 + i] = y.strides[i];
+  }
+  ConvKey key{static_cast<int>(kind), shapes, {sh, sw, ph, pw}};
+  auto it = convCache.find(key);
+  if (it != convCache.end())
+    return &it->second;
+
+  Dnn &d = rt.dnn;
+  dnnl_memory_desc_t xmd, wmd, ymd;
+  if (!describe(x, xmd) || !describe(w, wmd) || !describe(y, ymd))
+    return nullptr;
+  dnnl_dims_t strides = {sh, sw}, padL = {ph, pw};
+  // Zero padding on both sides; the bottom/right padding is what makes the
+  // output size come out (oneDNN checks it).
+  dnnl_dims_t padR = {
+      (y.sizes[2] - 1) * sh + w.sizes[2] - x.sizes[2] - ph,
+      (y.sizes[3] - 1) * sw + w.sizes[3] - x.sizes[3] - pw,
+  };
+  dnnl_convolution_desc_t forward, desc;
+  if (!dnnOk(d.convForwardInit(&forward, dnnl_forward_training,
+                               dnnl_convolution_direct, &xmd, &wmd, nullptr,
+                               &ymd, strides, padL, padR),
+             "oneDNN convolution descriptor"))
+    return nullptr;
+  dnnl_primitive_attr_t attr;
+  if (!dnnOk(d.attrCreate(&attr), "oneDNN attributes") ||
+      !dnnOk(d.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user),
+             "oneDNN scratchpad mode"))
+    return nullptr;
+  dnnl_primitive_desc_t hint = nullptr, pd = nullptr;
+  bool ok = dnnOk(d.pdCreate(&hint, &forward, attr, rt.engine, nullptr),
+                  "oneDNN convolution forward");
+  if (ok && kind == ConvKind::Forward) {
+    pd = hint;
+    hint = nullptr;
+  } else if (ok) {
+    ok = kind == ConvKind::BackwardData
+             ? dnnOk(d.convBackwardDataInit(&desc, dnnl_convolution_direct,
+                                            &xmd, &wmd, &ymd, strides, padL,
+                                            padR),
+                     "oneDNN convolution backward-data descriptor")
+             : dnnOk(d.convBackwardWeightsInit(&desc, dnnl_convolution_direct,
+                                               &xmd, &wmd, nullptr, &ymd,
+                                               strides, padL, padR),
+                     "oneDNN convolution backward-weights descriptor");
+    ok = ok && dnnOk(d.pdCreate(&pd, &desc, attr, rt.engine, hint),
+                     kind == ConvKind::BackwardData
+                         ? "oneDNN convolution backward data"
+                         : "oneDNN convolution backward weights");
+  }
+  d.attrDestroy(attr);
+  if (hint)
+    d.pdDestroy(hint);
+  if (!ok)
+    return nullptr;
+
+  ConvPrimitive conv;
+  const dnnl_memory_desc_t *scratch =
+      d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
+  conv.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
+  ok = dnnOk(d.primitiveCreate(&conv.primitive, pd), "oneDNN primitive") &&
+       dnnOk(d.memoryCreate(&conv.x, &xmd, rt.engine, DNNL_MEMORY_NONE),
+             "oneDNN memory") &&
+       dnnOk(d.memoryCreate(&conv.w, &wmd, rt.engine, DNNL_MEMORY_NONE),
+             "oneDNN memory") &&
+       dnnOk(d.memoryCreate(&conv.y, &ymd, rt.engine, DNNL_MEMORY_NONE),
+             "oneDNN memory") &&
+       (!scratch || dnnOk(d.memoryCreate(&conv.scratchpad, scratch, rt.engine,
+                                         DNNL_MEMORY_NONE),
+                          "oneDNN memory"));
+  d.pdDestroy(pd);
+  if (!ok)
+    return nullptr;
+  return &convCache.emplace(key, conv).first->second;
+}
+
+/// Grows the shared scratchpad to `bytes`.
+bool reserveScratchpad(size_t bytes) {
+  if (bytes <= rt.scratchpadBytes)
+    return true;
+  void *grown = nullptr;
+  if (posix_memalign(&grown, 64, bytes) != 0) {
+    fail("cannot allocate a %zu-byte oneDNN scratchpad", bytes);
+    return false;
+  }
+  free(rt.scratchpad);
+  rt.scratchpad = grown;
+  rt.scratchpadBytes = bytes;
+  return true;
+}
+
+void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w,
+              EchoMemRef4D *y, int64_t sh, int64_t sw, int64_t ph,
+              int64_t pw) {
+  if (hasError || !dnnReady())
+    return;
+  if (x->sizes[1] != w->sizes[1] || y->sizes[1] != w->sizes[0] ||
+      x->sizes[0] != y->sizes[0]) {
+    fail("echo_conv2d: shapes do not agree: x %" PRId64 "x%" PRId64
+         "x.., w %" PRId64 "x%" PRId64 "x.., y %" PRId64 "x%" PRId64 "x..",
+         x->sizes[0], x->sizes[1], w->sizes[0], w->sizes[1], y->sizes[0],
+         y->sizes[1]);
+    return;
+  }
+  ConvPrimitive *conv = getConvolution(kind, *x, *w, *y, sh, sw, ph, pw);
+  if (!conv || !reserveScratchpad(conv->scratchpadBytes))
+    return;
+  Dnn &d = rt.dnn;
+  if (!dnnOk(d.memorySetHandle(conv->x, x->data + x->offset),
+             "oneDNN memory") ||
+      !dnnOk(d.memorySetHandle(conv->w, w->data + w->offset),
+             "oneDNN memory") ||
+      !dnnOk(d.memorySetHandle(conv->y, y->data + y->offset),
+             "oneDNN memory") ||
+      (conv->scratchpad &&
+       !dnnOk(d.memorySetHandle(conv->scratchpad, rt.scratchpad),
+              "oneDNN memory")))
+    return;
+  dnnl_exec_arg_t args[4];
+  int n = 0;
+  switch (kind) {
+  case ConvKind::Forward:
+    args[n++] = {DNNL_ARG_SRC, conv->x};
+    args[n++] = {DNNL_ARG_WEIGHTS, conv->w};
+    args[n++] = {DNNL_ARG_DST, conv->y};
+    break;
+  case ConvKind::BackwardData:
+    args[n++] = {DNNL_ARG_DIFF_SRC, conv->x};
+    args[n++] = {DNNL_ARG_WEIGHTS, conv->w};
+    args[n++] = {DNNL_ARG_DIFF_DST, conv->y};
+    break;
+  case ConvKind::BackwardWeights:
+    args[n++] = {DNNL_ARG_SRC, conv->x};
+    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, conv->w};
+    args[n++] = {DNNL_ARG_DIFF_DST, conv->y};
+    break;
+  }
+  if (conv->scratchpad)
+    args[n++] = {DNNL_ARG_SCRATCHPAD, conv->scratchpad};
+  if (dnnOk(d.primitiveExecute(conv->primitive, rt.stream, n, args),
+            "oneDNN convolution"))
+    dnnOk(d.streamWait(rt.stream), "oneDNN stream");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Library calls (declared in echo/Runtime/EchoRuntimeABI.h)
+//===----------------------------------------------------------------------===//
+
+ECHO_EXPORT void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b,
+                                        EchoMemRef2D *c, int64_t transA,
+                                        int64_t transB, int64_t accumulate) {
+  gemm(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
+                                                EchoMemRef3D *b,
+                                                EchoMemRef3D *c, int64_t transA,
+                                                int64_t transB,
+                                                int64_t accumulate) {
+  gemm(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
+                                                  EchoMemRef4D *w,
+                                                  EchoMemRef4D *y,
+                                                  int64_t strideH,
+                                                  int64_t strideW, int64_t padH,
+                                                  int64_t padW) {
+  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
+    EchoMemRef4D *w, EchoMemRef4D *dy, EchoMemRef4D *dx, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW) {
+  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
+    EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW) {
+  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW);
+}
+
+//===----------------------------------------------------------------------===//
+// Host API
+//===----------------------------------------------------------------------===//
+
+ECHO_EXPORT int echoCpuInit(void) {
+  return blasReady() && dnnReady() && !hasError ? 0 : 1;
+}
+
+ECHO_EXPORT const char *echoCpuGetError(void) {
+  return hasError ? firstError.c_str() : nullptr;
+}
+
+ECHO_EXPORT size_t echoCpuWorkspaceBytes(void) { return rt.scratchpadBytes; }

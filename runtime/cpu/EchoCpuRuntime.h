@@ -1,0 +1,41 @@
+//===- EchoCpuRuntime.h - Host API of the Echo CPU runtime --------*- C -*-===//
+//
+// Part of the Echo project.
+//
+// libEchoCpuRuntime.so runs the library calls of a training step compiled
+// for target=cpu (`_mlir_ciface_echo_*`, declared in
+// include/echo/Runtime/EchoRuntimeABI.h): GEMMs with OpenBLAS's cblas_sgemm
+// and convolutions with oneDNN, the CPU counterparts of cuBLAS and cuDNN.
+// Both libraries are opened at run time (dlopen), so a missing one is
+// reported by name instead of failing to load the step.
+//
+// Errors are sticky: the first failure is printed once ("echo-cpu: ...")
+// and kept; every later call returns without computing, and
+// echoCpuGetError() returns the message (NULL while all is well). A driver
+// checks it after each step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_RUNTIME_CPU_ECHOCPURUNTIME_H
+#define ECHO_RUNTIME_CPU_ECHOCPURUNTIME_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Opens OpenBLAS and oneDNN (the calls would otherwise open them on first
+/// use). Returns 0 on success.
+int echoCpuInit(void);
+/// The first error, or NULL.
+const char *echoCpuGetError(void);
+/// Bytes the libraries hold for the step now (oneDNN primitives' scratchpad
+/// memory is the library's; this counts what the runtime allocated itself).
+size_t echoCpuWorkspaceBytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // ECHO_RUNTIME_CPU_ECHOCPURUNTIME_H
