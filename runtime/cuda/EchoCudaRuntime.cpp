@@ -60,7 +60,10 @@ void fail(const char *format, ...) {
 
 #define ECHO_STR2(x) #x
 #define ECHO_STR(x) ECHO_STR2(x)
-#define ECHO_FN(name) decltype(&name) name = nullptr;
+// A member named like the function whose type it takes: GCC rejects the
+// unqualified `decltype(&name) name` ("declaration changes meaning of
+// 'name'", [basic.scope.class]); a qualified name is not subject to that rule.
+#define ECHO_FN(name) decltype(&::name) name = nullptr;
 #define ECHO_LOAD(lib, name)                                                   \
   if (!(name = reinterpret_cast<decltype(name)>(dlsym(lib, ECHO_STR(name)))))  \
     return missing(ECHO_STR(name));
