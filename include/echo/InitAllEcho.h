@@ -13,6 +13,7 @@
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Pipelines/Pipelines.h"
+#include "echo/Target/GPU/Passes.h"
 #include "echo/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -27,6 +28,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 inline void registerAllPasses() {
   registerEchoPasses();
   registerEchoConversionPasses();
+  registerEchoGPUPasses();
   registerEchoPipelines();
 }
 

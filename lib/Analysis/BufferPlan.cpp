@@ -6,6 +6,7 @@
 
 #include "echo/Analysis/BufferPlan.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -15,6 +16,25 @@
 
 using namespace mlir;
 using namespace mlir::echo;
+
+//===----------------------------------------------------------------------===//
+// Preconditions
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::echo::checkPlannable(func::FuncOp func,
+                                         StringRef passName) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << passName
+                            << ": needs a function body of one block (run it "
+                               "before convert-scf-to-cf)";
+  WalkResult walk = func.walk([&](bufferization::DeallocOp dealloc) {
+    dealloc.emitError() << passName
+                        << ": run it before buffer-deallocation-pipeline "
+                           "(the IR already has bufferization.dealloc)";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
 
 //===----------------------------------------------------------------------===//
 // Liveness

@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "echo/Conversion/Passes.h"
 #include "echo/Pipelines/Pipelines.h"
+#include "echo/Target/GPU/Passes.h"
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -11,6 +11,7 @@
 
 #include "echo/Pipelines/Pipelines.h"
 #include "echo/Conversion/Passes.h"
+#include "echo/Target/GPU/Passes.h"
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -2,45 +2,33 @@
 //
 // Part of the Echo project.
 //
-// See EchoCudaRuntime.h. The driver, cuBLAS and cuDNN are opened with
-// dlopen; their prototypes come from the toolkit's headers (decltype), so a
-// symbol with a versioned name (cuMemAlloc -> cuMemAlloc_v2) is looked up
-// under the name the header maps it to.
+// See EchoCudaRuntime.h. This file holds the runtime's state and its use of
+// the driver: initialization, device memory, the mgpu* entry points of the
+// generated host code (modules, launches, streams, copies) and the host API.
+// The libraries are opened in Libraries.cpp; the cuBLAS/cuDNN calls are in
+// LibraryCalls.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "EchoCudaRuntime.h"
+#include "RuntimeState.h"
 
-#include <cublas_v2.h>
-#include <cuda.h>
-#include <cudnn.h>
-
-#include <dlfcn.h>
-
-#include <algorithm>
-#include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <string>
-#include <unordered_map>
 
-#define ECHO_EXPORT extern "C" __attribute__((visibility("default")))
-
-namespace {
+using namespace echo::cuda;
 
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 
-std::mutex errorMutex;
-std::string firstError;
-bool hasError = false;
+static std::mutex errorMutex;
+static std::string firstError;
+bool echo::cuda::hasError = false;
 
-void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
-void fail(const char *format, ...) {
+void echo::cuda::fail(const char *format, ...) {
   std::lock_guard<std::mutex> lock(errorMutex);
   if (hasError)
     return;
@@ -55,217 +43,13 @@ void fail(const char *format, ...) {
 }
 
 //===----------------------------------------------------------------------===//
-// Libraries
-//===----------------------------------------------------------------------===//
-
-#define ECHO_STR2(x) #x
-#define ECHO_STR(x) ECHO_STR2(x)
-#define ECHO_FN(name) decltype(&name) name = nullptr;
-#define ECHO_LOAD(lib, name)                                                   \
-  if (!(name = reinterpret_cast<decltype(name)>(dlsym(lib, ECHO_STR(name)))))  \
-    return missing(ECHO_STR(name));
-
-void *openFirst(std::initializer_list<const char *> names, std::string &tried) {
-  for (const char *name : names) {
-    if (void *handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL))
-      return handle;
-    tried += std::string(tried.empty() ? "" : ", ") + name;
-  }
-  return nullptr;
-}
-
-struct Driver {
-  ECHO_FN(cuInit)
-  ECHO_FN(cuGetErrorName)
-  ECHO_FN(cuDeviceGetCount)
-  ECHO_FN(cuDeviceGet)
-  ECHO_FN(cuDeviceGetName)
-  ECHO_FN(cuDevicePrimaryCtxRetain)
-  ECHO_FN(cuCtxSetCurrent)
-  ECHO_FN(cuModuleLoadData)
-  ECHO_FN(cuModuleUnload)
-  ECHO_FN(cuModuleGetFunction)
-  ECHO_FN(cuLaunchKernel)
-  ECHO_FN(cuStreamCreate)
-  ECHO_FN(cuStreamSynchronize)
-  ECHO_FN(cuMemAlloc)
-  ECHO_FN(cuMemFree)
-  ECHO_FN(cuMemGetInfo)
-  ECHO_FN(cuMemcpyAsync)
-  ECHO_FN(cuMemcpyHtoD)
-  ECHO_FN(cuMemcpyDtoH)
-  ECHO_FN(cuMemsetD32Async)
-  ECHO_FN(cuMemsetD16Async)
-  ECHO_FN(cuEventCreate)
-  ECHO_FN(cuEventRecord)
-  ECHO_FN(cuEventSynchronize)
-  ECHO_FN(cuEventElapsedTime)
-
-  bool missing(const char *name) {
-    fail("the CUDA driver library has no '%s' (driver too old for CUDA %d?)",
-         name, CUDA_VERSION);
-    return false;
-  }
-
-  bool load() {
-    std::string tried;
-    void *lib = openFirst({"libcuda.so.1", "libcuda.so"}, tried);
-    if (!lib) {
-      fail("no CUDA driver: cannot open %s (no NVIDIA GPU driver is "
-           "installed on this machine)",
-           tried.c_str());
-      return false;
-    }
-    ECHO_LOAD(lib, cuInit)
-    ECHO_LOAD(lib, cuGetErrorName)
-    ECHO_LOAD(lib, cuDeviceGetCount)
-    ECHO_LOAD(lib, cuDeviceGet)
-    ECHO_LOAD(lib, cuDeviceGetName)
-    ECHO_LOAD(lib, cuDevicePrimaryCtxRetain)
-    ECHO_LOAD(lib, cuCtxSetCurrent)
-    ECHO_LOAD(lib, cuModuleLoadData)
-    ECHO_LOAD(lib, cuModuleUnload)
-    ECHO_LOAD(lib, cuModuleGetFunction)
-    ECHO_LOAD(lib, cuLaunchKernel)
-    ECHO_LOAD(lib, cuStreamCreate)
-    ECHO_LOAD(lib, cuStreamSynchronize)
-    ECHO_LOAD(lib, cuMemAlloc)
-    ECHO_LOAD(lib, cuMemFree)
-    ECHO_LOAD(lib, cuMemGetInfo)
-    ECHO_LOAD(lib, cuMemcpyAsync)
-    ECHO_LOAD(lib, cuMemcpyHtoD)
-    ECHO_LOAD(lib, cuMemcpyDtoH)
-    ECHO_LOAD(lib, cuMemsetD32Async)
-    ECHO_LOAD(lib, cuMemsetD16Async)
-    ECHO_LOAD(lib, cuEventCreate)
-    ECHO_LOAD(lib, cuEventRecord)
-    ECHO_LOAD(lib, cuEventSynchronize)
-    ECHO_LOAD(lib, cuEventElapsedTime)
-    return true;
-  }
-};
-
-struct Blas {
-  ECHO_FN(cublasCreate)
-  ECHO_FN(cublasSetStream)
-  ECHO_FN(cublasSgemm)
-  ECHO_FN(cublasSgemmStridedBatched)
-  ECHO_FN(cublasGetStatusName)
-
-  bool missing(const char *name) {
-    fail("cuBLAS has no '%s'", name);
-    return false;
-  }
-  bool load() {
-    std::string tried;
-    void *lib = openFirst(
-        {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, tried);
-    if (!lib) {
-      fail("cannot open cuBLAS (%s): add its directory to LD_LIBRARY_PATH",
-           tried.c_str());
-      return false;
-    }
-    ECHO_LOAD(lib, cublasCreate)
-    ECHO_LOAD(lib, cublasSetStream)
-    ECHO_LOAD(lib, cublasSgemm)
-    ECHO_LOAD(lib, cublasSgemmStridedBatched)
-    ECHO_LOAD(lib, cublasGetStatusName)
-    return true;
-  }
-};
-
-struct Dnn {
-  ECHO_FN(cudnnCreate)
-  ECHO_FN(cudnnSetStream)
-  ECHO_FN(cudnnGetErrorString)
-  ECHO_FN(cudnnCreateTensorDescriptor)
-  ECHO_FN(cudnnDestroyTensorDescriptor)
-  ECHO_FN(cudnnSetTensor4dDescriptorEx)
-  ECHO_FN(cudnnCreateFilterDescriptor)
-  ECHO_FN(cudnnDestroyFilterDescriptor)
-  ECHO_FN(cudnnSetFilter4dDescriptor)
-  ECHO_FN(cudnnCreateConvolutionDescriptor)
-  ECHO_FN(cudnnDestroyConvolutionDescriptor)
-  ECHO_FN(cudnnSetConvolution2dDescriptor)
-  ECHO_FN(cudnnSetConvolutionMathType)
-  ECHO_FN(cudnnGetConvolutionForwardAlgorithm_v7)
-  ECHO_FN(cudnnGetConvolutionForwardWorkspaceSize)
-  ECHO_FN(cudnnConvolutionForward)
-  ECHO_FN(cudnnGetConvolutionBackwardDataAlgorithm_v7)
-  ECHO_FN(cudnnGetConvolutionBackwardDataWorkspaceSize)
-  ECHO_FN(cudnnConvolutionBackwardData)
-  ECHO_FN(cudnnGetConvolutionBackwardFilterAlgorithm_v7)
-  ECHO_FN(cudnnGetConvolutionBackwardFilterWorkspaceSize)
-  ECHO_FN(cudnnConvolutionBackwardFilter)
-
-  bool missing(const char *name) {
-    fail("cuDNN has no '%s'", name);
-    return false;
-  }
-  bool load() {
-    std::string tried;
-    void *lib = openFirst({"libcudnn.so.9", "libcudnn.so"}, tried);
-    if (!lib) {
-      fail("cannot open cuDNN (%s): add its directory to LD_LIBRARY_PATH",
-           tried.c_str());
-      return false;
-    }
-    ECHO_LOAD(lib, cudnnCreate)
-    ECHO_LOAD(lib, cudnnSetStream)
-    ECHO_LOAD(lib, cudnnGetErrorString)
-    ECHO_LOAD(lib, cudnnCreateTensorDescriptor)
-    ECHO_LOAD(lib, cudnnDestroyTensorDescriptor)
-    ECHO_LOAD(lib, cudnnSetTensor4dDescriptorEx)
-    ECHO_LOAD(lib, cudnnCreateFilterDescriptor)
-    ECHO_LOAD(lib, cudnnDestroyFilterDescriptor)
-    ECHO_LOAD(lib, cudnnSetFilter4dDescriptor)
-    ECHO_LOAD(lib, cudnnCreateConvolutionDescriptor)
-    ECHO_LOAD(lib, cudnnDestroyConvolutionDescriptor)
-    ECHO_LOAD(lib, cudnnSetConvolution2dDescriptor)
-    ECHO_LOAD(lib, cudnnSetConvolutionMathType)
-    ECHO_LOAD(lib, cudnnGetConvolutionForwardAlgorithm_v7)
-    ECHO_LOAD(lib, cudnnGetConvolutionForwardWorkspaceSize)
-    ECHO_LOAD(lib, cudnnConvolutionForward)
-    ECHO_LOAD(lib, cudnnGetConvolutionBackwardDataAlgorithm_v7)
-    ECHO_LOAD(lib, cudnnGetConvolutionBackwardDataWorkspaceSize)
-    ECHO_LOAD(lib, cudnnConvolutionBackwardData)
-    ECHO_LOAD(lib, cudnnGetConvolutionBackwardFilterAlgorithm_v7)
-    ECHO_LOAD(lib, cudnnGetConvolutionBackwardFilterWorkspaceSize)
-    ECHO_LOAD(lib, cudnnConvolutionBackwardFilter)
-    return true;
-  }
-};
-
-//===----------------------------------------------------------------------===//
 // State
 //===----------------------------------------------------------------------===//
 
-struct Runtime {
-  Driver cu;
-  Blas blas;
-  Dnn dnn;
-  bool initialized = false;
-  bool librariesLoaded = false;
-  bool syncEachLaunch = false;
-  int device = 0;
-  char deviceName[256] = "";
-  CUstream stream = nullptr;
-  CUevent timerStart = nullptr, timerStop = nullptr;
-  cublasHandle_t blasHandle = nullptr;
-  cudnnHandle_t dnnHandle = nullptr;
-  CUdeviceptr workspace = 0;
-  size_t workspaceBytes = 0;
-  size_t liveBytes = 0, peakBytes = 0;
-  std::unordered_map<uintptr_t, size_t> allocations;
-  std::unordered_map<CUfunction, std::string> kernelNames;
-};
+Runtime echo::cuda::rt;
+std::mutex echo::cuda::initMutex;
 
-Runtime rt;
-std::mutex initMutex;
-
-/// The CUresult's name, or its number when the driver does not know it
-/// (the toolkit's stub library answers every call with error 34).
-const char *errorName(CUresult result) {
+const char *echo::cuda::errorName(CUresult result) {
   const char *name = nullptr;
   if (rt.cu.cuGetErrorName &&
       rt.cu.cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
@@ -275,15 +59,14 @@ const char *errorName(CUresult result) {
   return buffer;
 }
 
-/// Checks a driver call; `what` says which.
-bool check(CUresult result, const char *what) {
+bool echo::cuda::check(CUresult result, const char *what) {
   if (result == CUDA_SUCCESS)
     return true;
   fail("%s failed: %s", what, errorName(result));
   return false;
 }
 
-bool init(int device) {
+bool echo::cuda::init(int device) {
   std::lock_guard<std::mutex> lock(initMutex);
   if (rt.initialized)
     return !hasError;
@@ -325,40 +108,13 @@ bool init(int device) {
   return true;
 }
 
-/// Makes sure the runtime is up (kernels' module constructors may run
-/// before the driver program calls echoCudaInit).
-bool ready() { return rt.initialized ? !hasError : init(0); }
+bool echo::cuda::ready() { return rt.initialized ? !hasError : init(0); }
 
-/// cuBLAS and cuDNN are loaded on the first GEMM or convolution.
-bool librariesReady() {
-  if (!ready())
-    return false;
-  if (rt.librariesLoaded)
-    return !hasError;
-  std::lock_guard<std::mutex> lock(initMutex);
-  if (rt.librariesLoaded)
-    return !hasError;
-  rt.librariesLoaded = true;
-  if (!rt.blas.load() || !rt.dnn.load())
-    return false;
-  cublasStatus_t status = rt.blas.cublasCreate(&rt.blasHandle);
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    fail("cublasCreate failed: %s", rt.blas.cublasGetStatusName(status));
-    return false;
-  }
-  rt.blas.cublasSetStream(rt.blasHandle,
-                          reinterpret_cast<cudaStream_t>(rt.stream));
-  cudnnStatus_t dnnStatus = rt.dnn.cudnnCreate(&rt.dnnHandle);
-  if (dnnStatus != CUDNN_STATUS_SUCCESS) {
-    fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(dnnStatus));
-    return false;
-  }
-  rt.dnn.cudnnSetStream(rt.dnnHandle,
-                        reinterpret_cast<cudaStream_t>(rt.stream));
-  return true;
-}
+//===----------------------------------------------------------------------===//
+// Device memory
+//===----------------------------------------------------------------------===//
 
-void *allocate(size_t bytes, const char *what) {
+void *echo::cuda::allocate(size_t bytes, const char *what) {
   if (!ready())
     return nullptr;
   CUdeviceptr ptr = 0;
@@ -382,7 +138,7 @@ void *allocate(size_t bytes, const char *what) {
   return reinterpret_cast<void *>(ptr);
 }
 
-void release(void *ptr) {
+void echo::cuda::release(void *ptr) {
   if (!ptr || !rt.initialized)
     return;
   auto it = rt.allocations.find(reinterpret_cast<uintptr_t>(ptr));
@@ -392,207 +148,6 @@ void release(void *ptr) {
   }
   check(rt.cu.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
 }
-
-/// A library workspace of at least `bytes`, grown on demand.
-void *workspace(size_t bytes) {
-  if (bytes <= rt.workspaceBytes)
-    return reinterpret_cast<void *>(rt.workspace);
-  if (rt.workspace) {
-    rt.cu.cuStreamSynchronize(rt.stream);
-    release(reinterpret_cast<void *>(rt.workspace));
-  }
-  rt.workspace =
-      reinterpret_cast<CUdeviceptr>(allocate(bytes, "a cuDNN workspace"));
-  rt.workspaceBytes = rt.workspace ? bytes : 0;
-  return reinterpret_cast<void *>(rt.workspace);
-}
-
-//===----------------------------------------------------------------------===//
-// Library calls
-//===----------------------------------------------------------------------===//
-
-/// MLIR's ranked memref descriptor (mlir/ExecutionEngine/CRunnerUtils.h).
-template <int N> struct MemRef {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[N];
-  int64_t strides[N];
-  float *data() const { return aligned + offset; }
-};
-
-bool blasOk(cublasStatus_t status, const char *what) {
-  if (status == CUBLAS_STATUS_SUCCESS)
-    return true;
-  fail("%s failed: %s", what, rt.blas.cublasGetStatusName(status));
-  return false;
-}
-
-bool dnnOk(cudnnStatus_t status, const char *what) {
-  if (status == CUDNN_STATUS_SUCCESS)
-    return true;
-  fail("%s failed: %s", what, rt.dnn.cudnnGetErrorString(status));
-  return false;
-}
-
-/// Checks that `m`'s rows are contiguous (inner stride 1), as cuBLAS needs.
-template <int N> bool rowMajor(const MemRef<N> &m, const char *what) {
-  if (m.strides[N - 1] != 1 && m.sizes[N - 1] > 1) {
-    fail("echo_gemm: %s has inner stride %" PRId64 " (expected 1)", what,
-         m.strides[N - 1]);
-    return false;
-  }
-  return true;
-}
-
-/// C (M×N) = op(A) (M×K) · op(B) (K×N) [+ C], row-major. cuBLAS is
-/// column-major, so it computes Cᵀ = op(B)ᵀ · op(A)ᵀ on the same bytes.
-template <int N>
-void gemm(const MemRef<N> *a, const MemRef<N> *b, const MemRef<N> *c,
-          int64_t transA, int64_t transB, int64_t accumulate) {
-  if (!librariesReady())
-    return;
-  constexpr int r = N - 2;
-  // op(A) is M×K and op(B) K×N; a transposed operand is stored the other
-  // way round.
-  int64_t m = c->sizes[r], n = c->sizes[r + 1];
-  int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
-  int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
-  if (aM != m || bK != k || bN != n) {
-    fail("echo_gemm: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
-         ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
-         aM, k, bK, bN, m, n);
-    return;
-  }
-  if (!rowMajor(*a, "A") || !rowMajor(*b, "B") || !rowMajor(*c, "C"))
-    return;
-  const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  // The row stride; cuBLAS wants at least the row length even when a
-  // single row makes the stride meaningless.
-  auto ld = [](const MemRef<N> *x) {
-    return std::max({x->strides[r], x->sizes[r + 1], int64_t(1)});
-  };
-  int64_t lda = ld(a), ldb = ld(b), ldc = ld(c);
-  if (N == 2) {
-    blasOk(rt.blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
-                               b->data(), ldb, a->data(), lda, &beta, c->data(),
-                               ldc),
-           "cublasSgemm");
-    return;
-  }
-  int64_t batch = c->sizes[0];
-  if (a->sizes[0] != batch || b->sizes[0] != batch) {
-    fail("echo_batched_gemm: batch sizes differ");
-    return;
-  }
-  blasOk(rt.blas.cublasSgemmStridedBatched(
-             rt.blasHandle, opB, opA, n, m, k, &alpha, b->data(), ldb,
-             b->strides[0], a->data(), lda, a->strides[0], &beta, c->data(),
-             ldc, c->strides[0], batch),
-         "cublasSgemmStridedBatched");
-}
-
-/// cuDNN descriptors of one convolution (x: N×C×H×W, w: F×C×KH×KW,
-/// y: N×F×OH×OW), released at scope exit.
-struct Convolution {
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  bool ok = false;
-
-  Convolution(const MemRef<4> &xm, const MemRef<4> &wm, const MemRef<4> &ym,
-              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
-    Dnn &d = rt.dnn;
-    for (int i = 3, expect = 1; i >= 0; expect *= wm.sizes[i], --i)
-      if (wm.strides[i] != expect && wm.sizes[i] > 1) {
-        fail("echo_conv2d: the filter is not contiguous");
-        return;
-      }
-    ok = dnnOk(d.cudnnCreateTensorDescriptor(&x),
-               "cudnnCreateTensorDescriptor") &&
-         dnnOk(d.cudnnCreateTensorDescriptor(&y),
-               "cudnnCreateTensorDescriptor") &&
-         dnnOk(d.cudnnCreateFilterDescriptor(&w),
-               "cudnnCreateFilterDescriptor") &&
-         dnnOk(d.cudnnCreateConvolutionDescriptor(&conv),
-               "cudnnCreateConvolutionDescriptor") &&
-         tensor(x, xm) && tensor(y, ym) &&
-         dnnOk(d.cudnnSetFilter4dDescriptor(
-                   w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, wm.sizes[0],
-                   wm.sizes[1], wm.sizes[2], wm.sizes[3]),
-               "cudnnSetFilter4dDescriptor") &&
-         dnnOk(d.cudnnSetConvolution2dDescriptor(conv, ph, pw, sh, sw, 1, 1,
-                                                 CUDNN_CROSS_CORRELATION,
-                                                 CUDNN_DATA_FLOAT),
-               "cudnnSetConvolution2dDescriptor") &&
-         // FP32 FMA, no TF32: results must match the CPU within 1e-4.
-         dnnOk(d.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH),
-               "cudnnSetConvolutionMathType");
-  }
-  ~Convolution() {
-    if (x)
-      rt.dnn.cudnnDestroyTensorDescriptor(x);
-    if (y)
-      rt.dnn.cudnnDestroyTensorDescriptor(y);
-    if (w)
-      rt.dnn.cudnnDestroyFilterDescriptor(w);
-    if (conv)
-      rt.dnn.cudnnDestroyConvolutionDescriptor(conv);
-  }
-  static bool tensor(cudnnTensorDescriptor_t desc, const MemRef<4> &m) {
-    return dnnOk(rt.dnn.cudnnSetTensor4dDescriptorEx(
-                     desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1], m.sizes[2],
-                     m.sizes[3], m.strides[0], m.strides[1], m.strides[2],
-                     m.strides[3]),
-                 "cudnnSetTensor4dDescriptorEx");
-  }
-};
-
-/// The fastest FMA-math algorithm cuDNN's heuristics propose.
-template <typename Perf, typename Get>
-bool pickAlgorithm(Get get, const char *what, Perf &chosen) {
-  Perf perf[16];
-  int found = 0;
-  if (!dnnOk(get(16, &found, perf), what))
-    return false;
-  for (int i = 0; i < found; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS) {
-      chosen = perf[i];
-      return true;
-    }
-  fail("%s: no algorithm for this convolution", what);
-  return false;
-}
-
-/// One cuDNN convolution call in direction `direction` (Forward,
-/// BackwardData, BackwardFilter): the heuristics' first algorithm, its
-/// workspace, then the call with alpha = 1, beta = 0.
-template <typename Perf, typename GetAlgorithms, typename GetBytes,
-          typename Run>
-void convolve(const Convolution &c, const char *direction,
-              GetAlgorithms getAlgorithms, GetBytes getBytes, Run run) {
-  if (!c.ok)
-    return;
-  std::string heuristics =
-      std::string("cudnnGetConvolution") + direction + "Algorithm_v7";
-  std::string sizing =
-      std::string("cudnnGetConvolution") + direction + "WorkspaceSize";
-  std::string call = std::string("cudnnConvolution") + direction;
-  Perf algo;
-  size_t bytes = 0;
-  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), algo) ||
-      !dnnOk(getBytes(algo.algo, &bytes), sizing.c_str()))
-    return;
-  void *ws = workspace(bytes);
-  if (bytes && !ws)
-    return;
-  const float alpha = 1.0f, beta = 0.0f;
-  dnnOk(run(algo.algo, ws, bytes, &alpha, &beta), call.c_str());
-}
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // mgpu* entry points (MLIR 22 gpu-to-llvm host code)
@@ -687,105 +242,6 @@ ECHO_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
     check(rt.cu.cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                  count, rt.stream),
           "cuMemsetD16Async");
-}
-
-//===----------------------------------------------------------------------===//
-// Library calls (echo-library-calls; argument lists as in
-// the libraryCall* fields of the ops in EchoOps.td and EchoGradOps.td)
-//===----------------------------------------------------------------------===//
-
-ECHO_EXPORT void _mlir_ciface_echo_gemm(MemRef<2> *a, MemRef<2> *b,
-                                        MemRef<2> *c, int64_t transA,
-                                        int64_t transB, int64_t accumulate) {
-  gemm(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(MemRef<3> *a, MemRef<3> *b,
-                                                MemRef<3> *c, int64_t transA,
-                                                int64_t transB,
-                                                int64_t accumulate) {
-  gemm(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(MemRef<4> *x, MemRef<4> *w,
-                                                  MemRef<4> *y, int64_t sh,
-                                                  int64_t sw, int64_t ph,
-                                                  int64_t pw) {
-  if (!librariesReady())
-    return;
-  Convolution c(*x, *w, *y, sh, sw, ph, pw);
-  Dnn &d = rt.dnn;
-  cudnnHandle_t h = rt.dnnHandle;
-  convolve<cudnnConvolutionFwdAlgoPerf_t>(
-      c, "Forward",
-      [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
-        return d.cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv,
-                                                        c.y, n, found, perf);
-      },
-      [&](cudnnConvolutionFwdAlgo_t algo, size_t *bytes) {
-        return d.cudnnGetConvolutionForwardWorkspaceSize(h, c.x, c.w, c.conv,
-                                                         c.y, algo, bytes);
-      },
-      [&](cudnnConvolutionFwdAlgo_t algo, void *ws, size_t bytes,
-          const float *alpha, const float *beta) {
-        return d.cudnnConvolutionForward(h, alpha, c.x, x->data(), c.w,
-                                         w->data(), c.conv, algo, ws, bytes,
-                                         beta, c.y, y->data());
-      });
-}
-
-ECHO_EXPORT void
-_mlir_ciface_echo_conv2d_backward_data(MemRef<4> *w, MemRef<4> *dy,
-                                       MemRef<4> *dx, int64_t sh, int64_t sw,
-                                       int64_t ph, int64_t pw) {
-  if (!librariesReady())
-    return;
-  Convolution c(*dx, *w, *dy, sh, sw, ph, pw);
-  Dnn &d = rt.dnn;
-  cudnnHandle_t h = rt.dnnHandle;
-  convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
-      c, "BackwardData",
-      [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
-        return d.cudnnGetConvolutionBackwardDataAlgorithm_v7(
-            h, c.w, c.y, c.conv, c.x, n, found, perf);
-      },
-      [&](cudnnConvolutionBwdDataAlgo_t algo, size_t *bytes) {
-        return d.cudnnGetConvolutionBackwardDataWorkspaceSize(
-            h, c.w, c.y, c.conv, c.x, algo, bytes);
-      },
-      [&](cudnnConvolutionBwdDataAlgo_t algo, void *ws, size_t bytes,
-          const float *alpha, const float *beta) {
-        return d.cudnnConvolutionBackwardData(h, alpha, c.w, w->data(), c.y,
-                                              dy->data(), c.conv, algo, ws,
-                                              bytes, beta, c.x, dx->data());
-      });
-}
-
-ECHO_EXPORT void
-_mlir_ciface_echo_conv2d_backward_filter(MemRef<4> *x, MemRef<4> *dy,
-                                         MemRef<4> *dw, int64_t sh, int64_t sw,
-                                         int64_t ph, int64_t pw) {
-  if (!librariesReady())
-    return;
-  Convolution c(*x, *dw, *dy, sh, sw, ph, pw);
-  Dnn &d = rt.dnn;
-  cudnnHandle_t h = rt.dnnHandle;
-  convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      c, "BackwardFilter",
-      [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
-        return d.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-            h, c.x, c.y, c.conv, c.w, n, found, perf);
-      },
-      [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t *bytes) {
-        return d.cudnnGetConvolutionBackwardFilterWorkspaceSize(
-            h, c.x, c.y, c.conv, c.w, algo, bytes);
-      },
-      [&](cudnnConvolutionBwdFilterAlgo_t algo, void *ws, size_t bytes,
-          const float *alpha, const float *beta) {
-        return d.cudnnConvolutionBackwardFilter(h, alpha, c.x, x->data(), c.y,
-                                                dy->data(), c.conv, algo, ws,
-                                                bytes, beta, c.w, dw->data());
-      });
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,10 +2,11 @@
 //
 // Part of the Echo project.
 //
-// What `echo-plan-buffers` and `echo-verify-buffer-plan` share: the live
-// interval of a buffer in a bufferized function, the rule for reusing a dying
-// buffer in place, and the offset assignment itself (a pure function of the
-// intervals, so that it can be timed on its own).
+// What `echo-plan-buffers` and `echo-verify-buffer-plan` share: which
+// functions they accept, the live interval of a buffer in a bufferized
+// function, the rule for reusing a dying buffer in place, and the offset
+// assignment itself (a pure function of the intervals, so that it can be
+// timed on its own).
 //
 // A buffer is a root value (a `memref.alloc` result, or a `memref.view` of
 // the arena) with every alias upstream's BufferViewFlowAnalysis finds for it.
@@ -29,6 +30,14 @@
 #include <string>
 
 namespace mlir::echo {
+
+/// Fails with a diagnostic (prefixed with `passName`) unless `func` is a
+/// function the planner can plan and the checker can check: its body is one
+/// block (intervals are positions among its top-level ops, so both passes
+/// run before convert-scf-to-cf) and it has no `bufferization.dealloc` yet
+/// (the planner drops the `memref.dealloc`s of the buffers it places in the
+/// arena, but ownership-based deallocation would still free them).
+LogicalResult checkPlannable(func::FuncOp func, StringRef passName);
 
 /// A closed interval of top-level op positions.
 struct LiveInterval {

@@ -1,0 +1,80 @@
+//===- Passes.td - Echo's GPU passes -----------------------*- tablegen -*-===//
+//
+// Part of the Echo project.
+//
+// The passes that only target=nvvm runs, kept apart from the
+// target-independent conversions (echo/Conversion/Passes.td) so that another
+// target adds its own directory next to this one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_TARGET_GPU_PASSES_TD
+#define ECHO_TARGET_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EchoFillConstants : Pass<"echo-fill-constants", "::mlir::ModuleOp"> {
+  let summary = "Splat tensor constants become linalg.fill for device memory";
+  let description = [{
+    One-shot bufferization puts a tensor constant in a host `memref.global`,
+    which GPU kernels cannot read. This pass replaces every splat
+    `arith.constant dense<v> : tensor<...>` inside a function with
+    `linalg.fill ins(v) outs(tensor.empty())`, so that the buffer is
+    planned into the arena and filled on the device. A non-splat tensor
+    constant is an error (the GPU path has no way to upload it yet).
+    Run it after the last canonicalization, before bufferization.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def EchoMergeGPUModules : Pass<"echo-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel in one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, and
+    `gpu-module-to-binary` then runs the PTX assembler once per module
+    (hundreds of times for a training step). This pass moves every kernel
+    into one module, `@echo_kernels`, renaming each after the module it came
+    from, and retargets the `gpu.launch_func` ops. Run it right after
+    outlining, before a target is attached.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def EchoMapToGPU : Pass<"echo-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map a bufferized step's loops onto GPU blocks and threads";
+  let description = [{
+    Prepares a bufferized, planned function for `convert-parallel-loops-to-gpu`
+    and `gpu-kernel-outlining`, leaving on the host only what the host may
+    do (views and casts of device buffers, scalar arithmetic, library
+    calls):
+
+    1. `memref.copy` becomes `linalg.copy`, and every linalg op becomes a
+       nest of `scf.parallel` (its parallel dimensions) around `scf.for`
+       (its reductions).
+    2. Each top-level `scf.parallel` is collapsed to one dimension, tiled by
+       `block-size` and mapped to `blockIdx.x` × `threadIdx.x`: consecutive
+       threads touch consecutive elements of row-major buffers.
+    3. Each run of consecutive top-level ops that reads or writes memory
+       any other way (the `scf.for` of an embedding gradient's scatter) is
+       wrapped in one single-thread `gpu.launch`, with the parallel loops
+       inside it made sequential.
+
+    Allocations left in the function (buffers the planner did not place)
+    and global memrefs are errors: a GPU step's memory is its arguments and
+    the planned arena.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of the mapped loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // ECHO_TARGET_GPU_PASSES_TD

@@ -1,0 +1,349 @@
+//===- LibraryCalls.cpp - echo_gemm and echo_conv2d_* on cuBLAS/cuDNN -----===//
+//
+// Part of the Echo project.
+//
+// The library calls that echo-library-calls emits, defined against their
+// declarations in echo/Runtime/EchoRuntimeABI.h (the compiler checks every
+// signature). GEMMs map row-major `C = op(A)·op(B)` onto column-major cuBLAS;
+// convolutions use cuDNN's heuristic algorithm with FP32 FMA math and a
+// runtime-owned workspace. cuBLAS and cuDNN are loaded on the first call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeState.h"
+
+#include "echo/Runtime/EchoRuntimeABI.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <string>
+
+using namespace echo::cuda;
+
+namespace {
+
+/// cuBLAS and cuDNN are loaded on the first GEMM or convolution.
+bool librariesReady() {
+  if (!ready())
+    return false;
+  if (rt.librariesLoaded)
+    return !hasError;
+  std::lock_guard<std::mutex> lock(initMutex);
+  if (rt.librariesLoaded)
+    return !hasError;
+  rt.librariesLoaded = true;
+  if (!rt.blas.load() || !rt.dnn.load())
+    return false;
+  cublasStatus_t status = rt.blas.cublasCreate(&rt.blasHandle);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    fail("cublasCreate failed: %s", rt.blas.cublasGetStatusName(status));
+    return false;
+  }
+  rt.blas.cublasSetStream(rt.blasHandle,
+                          reinterpret_cast<cudaStream_t>(rt.stream));
+  cudnnStatus_t dnnStatus = rt.dnn.cudnnCreate(&rt.dnnHandle);
+  if (dnnStatus != CUDNN_STATUS_SUCCESS) {
+    fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(dnnStatus));
+    return false;
+  }
+  rt.dnn.cudnnSetStream(rt.dnnHandle,
+                        reinterpret_cast<cudaStream_t>(rt.stream));
+  return true;
+}
+
+/// A library workspace of at least `bytes`, grown on demand.
+void *workspace(size_t bytes) {
+  if (bytes <= rt.workspaceBytes)
+    return reinterpret_cast<void *>(rt.workspace);
+  if (rt.workspace) {
+    rt.cu.cuStreamSynchronize(rt.stream);
+    release(reinterpret_cast<void *>(rt.workspace));
+  }
+  rt.workspace =
+      reinterpret_cast<CUdeviceptr>(allocate(bytes, "a cuDNN workspace"));
+  rt.workspaceBytes = rt.workspace ? bytes : 0;
+  return reinterpret_cast<void *>(rt.workspace);
+}
+
+/// The first element of `m` (MLIR's descriptors keep the offset apart from
+/// the aligned pointer).
+template <int N> float *elements(const StridedMemRefType<float, N> &m) {
+  return m.data + m.offset;
+}
+
+bool blasOk(cublasStatus_t status, const char *what) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return true;
+  fail("%s failed: %s", what, rt.blas.cublasGetStatusName(status));
+  return false;
+}
+
+bool dnnOk(cudnnStatus_t status, const char *what) {
+  if (status == CUDNN_STATUS_SUCCESS)
+    return true;
+  fail("%s failed: %s", what, rt.dnn.cudnnGetErrorString(status));
+  return false;
+}
+
+/// Checks that `m`'s rows are contiguous (inner stride 1), as cuBLAS needs.
+template <int N>
+bool rowMajor(const StridedMemRefType<float, N> &m, const char *what) {
+  if (m.strides[N - 1] != 1 && m.sizes[N - 1] > 1) {
+    fail("echo_gemm: %s has inner stride %" PRId64 " (expected 1)", what,
+         m.strides[N - 1]);
+    return false;
+  }
+  return true;
+}
+
+/// C (M×N) = op(A) (M×K) · op(B) (K×N) [+ C], row-major. cuBLAS is
+/// column-major, so it computes Cᵀ = op(B)ᵀ · op(A)ᵀ on the same bytes.
+template <int N>
+void gemm(const StridedMemRefType<float, N> *a,
+          const StridedMemRefType<float, N> *b,
+          const StridedMemRefType<float, N> *c, int64_t transA, int64_t transB,
+          int64_t accumulate) {
+  if (!librariesReady())
+    return;
+  constexpr int r = N - 2;
+  // op(A) is M×K and op(B) K×N; a transposed operand is stored the other
+  // way round.
+  int64_t m = c->sizes[r], n = c->sizes[r + 1];
+  int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
+  int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
+  if (aM != m || bK != k || bN != n) {
+    fail("echo_gemm: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
+         ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
+         aM, k, bK, bN, m, n);
+    return;
+  }
+  if (!rowMajor(*a, "A") || !rowMajor(*b, "B") || !rowMajor(*c, "C"))
+    return;
+  const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  // The row stride; cuBLAS wants at least the row length even when a
+  // single row makes the stride meaningless.
+  auto ld = [](const StridedMemRefType<float, N> *x) {
+    return std::max({x->strides[r], x->sizes[r + 1], int64_t(1)});
+  };
+  int64_t lda = ld(a), ldb = ld(b), ldc = ld(c);
+  if (N == 2) {
+    blasOk(rt.blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
+                               elements(*b), ldb, elements(*a), lda, &beta,
+                               elements(*c), ldc),
+           "cublasSgemm");
+    return;
+  }
+  int64_t batch = c->sizes[0];
+  if (a->sizes[0] != batch || b->sizes[0] != batch) {
+    fail("echo_batched_gemm: batch sizes differ");
+    return;
+  }
+  blasOk(rt.blas.cublasSgemmStridedBatched(
+             rt.blasHandle, opB, opA, n, m, k, &alpha, elements(*b), ldb,
+             b->strides[0], elements(*a), lda, a->strides[0], &beta,
+             elements(*c), ldc, c->strides[0], batch),
+         "cublasSgemmStridedBatched");
+}
+
+/// cuDNN descriptors of one convolution (x: N×C×H×W, w: F×C×KH×KW,
+/// y: N×F×OH×OW), released at scope exit.
+struct Convolution {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  bool ok = false;
+
+  Convolution(const EchoMemRef4D &xm, const EchoMemRef4D &wm,
+              const EchoMemRef4D &ym, int64_t sh, int64_t sw, int64_t ph,
+              int64_t pw) {
+    Dnn &d = rt.dnn;
+    for (int i = 3, expect = 1; i >= 0; expect *= wm.sizes[i], --i)
+      if (wm.strides[i] != expect && wm.sizes[i] > 1) {
+        fail("echo_conv2d: the filter is not contiguous");
+        return;
+      }
+    ok = dnnOk(d.cudnnCreateTensorDescriptor(&x),
+               "cudnnCreateTensorDescriptor") &&
+         dnnOk(d.cudnnCreateTensorDescriptor(&y),
+               "cudnnCreateTensorDescriptor") &&
+         dnnOk(d.cudnnCreateFilterDescriptor(&w),
+               "cudnnCreateFilterDescriptor") &&
+         dnnOk(d.cudnnCreateConvolutionDescriptor(&conv),
+               "cudnnCreateConvolutionDescriptor") &&
+         tensor(x, xm) && tensor(y, ym) &&
+         dnnOk(d.cudnnSetFilter4dDescriptor(
+                   w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, wm.sizes[0],
+                   wm.sizes[1], wm.sizes[2], wm.sizes[3]),
+               "cudnnSetFilter4dDescriptor") &&
+         dnnOk(d.cudnnSetConvolution2dDescriptor(conv, ph, pw, sh, sw, 1, 1,
+                                                 CUDNN_CROSS_CORRELATION,
+                                                 CUDNN_DATA_FLOAT),
+               "cudnnSetConvolution2dDescriptor") &&
+         // FP32 FMA, no TF32: results must match the CPU within 1e-4.
+         dnnOk(d.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH),
+               "cudnnSetConvolutionMathType");
+  }
+  ~Convolution() {
+    if (x)
+      rt.dnn.cudnnDestroyTensorDescriptor(x);
+    if (y)
+      rt.dnn.cudnnDestroyTensorDescriptor(y);
+    if (w)
+      rt.dnn.cudnnDestroyFilterDescriptor(w);
+    if (conv)
+      rt.dnn.cudnnDestroyConvolutionDescriptor(conv);
+  }
+  static bool tensor(cudnnTensorDescriptor_t desc, const EchoMemRef4D &m) {
+    return dnnOk(rt.dnn.cudnnSetTensor4dDescriptorEx(
+                     desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1], m.sizes[2],
+                     m.sizes[3], m.strides[0], m.strides[1], m.strides[2],
+                     m.strides[3]),
+                 "cudnnSetTensor4dDescriptorEx");
+  }
+};
+
+/// The fastest FMA-math algorithm cuDNN's heuristics propose.
+template <typename Perf, typename Get>
+bool pickAlgorithm(Get get, const char *what, Perf &chosen) {
+  Perf perf[16];
+  int found = 0;
+  if (!dnnOk(get(16, &found, perf), what))
+    return false;
+  for (int i = 0; i < found; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) {
+      chosen = perf[i];
+      return true;
+    }
+  fail("%s: no algorithm for this convolution", what);
+  return false;
+}
+
+/// One cuDNN convolution call in direction `direction` (Forward,
+/// BackwardData, BackwardFilter): the heuristics' first algorithm, its
+/// workspace, then the call with alpha = 1, beta = 0.
+template <typename Perf, typename GetAlgorithms, typename GetBytes,
+          typename Run>
+void convolve(const Convolution &c, const char *direction,
+              GetAlgorithms getAlgorithms, GetBytes getBytes, Run run) {
+  if (!c.ok)
+    return;
+  std::string heuristics =
+      std::string("cudnnGetConvolution") + direction + "Algorithm_v7";
+  std::string sizing =
+      std::string("cudnnGetConvolution") + direction + "WorkspaceSize";
+  std::string call = std::string("cudnnConvolution") + direction;
+  Perf algo;
+  size_t bytes = 0;
+  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), algo) ||
+      !dnnOk(getBytes(algo.algo, &bytes), sizing.c_str()))
+    return;
+  void *ws = workspace(bytes);
+  if (bytes && !ws)
+    return;
+  const float alpha = 1.0f, beta = 0.0f;
+  dnnOk(run(algo.algo, ws, bytes, &alpha, &beta), call.c_str());
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points (declared in EchoRuntimeABI.h)
+//===----------------------------------------------------------------------===//
+
+ECHO_EXPORT void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b,
+                                        EchoMemRef2D *c, int64_t transA,
+                                        int64_t transB, int64_t accumulate) {
+  gemm(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
+                                                EchoMemRef3D *b,
+                                                EchoMemRef3D *c, int64_t transA,
+                                                int64_t transB,
+                                                int64_t accumulate) {
+  gemm(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
+                                                  EchoMemRef4D *w,
+                                                  EchoMemRef4D *y, int64_t sh,
+                                                  int64_t sw, int64_t ph,
+                                                  int64_t pw) {
+  if (!librariesReady())
+    return;
+  Convolution c(*x, *w, *y, sh, sw, ph, pw);
+  Dnn &d = rt.dnn;
+  cudnnHandle_t h = rt.dnnHandle;
+  convolve<cudnnConvolutionFwdAlgoPerf_t>(
+      c, "Forward",
+      [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
+        return d.cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv,
+                                                        c.y, n, found, perf);
+      },
+      [&](cudnnConvolutionFwdAlgo_t algo, size_t *bytes) {
+        return d.cudnnGetConvolutionForwardWorkspaceSize(h, c.x, c.w, c.conv,
+                                                         c.y, algo, bytes);
+      },
+      [&](cudnnConvolutionFwdAlgo_t algo, void *ws, size_t bytes,
+          const float *alpha, const float *beta) {
+        return d.cudnnConvolutionForward(h, alpha, c.x, elements(*x), c.w,
+                                         elements(*w), c.conv, algo, ws, bytes,
+                                         beta, c.y, elements(*y));
+      });
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
+                                       EchoMemRef4D *dx, int64_t sh, int64_t sw,
+                                       int64_t ph, int64_t pw) {
+  if (!librariesReady())
+    return;
+  Convolution c(*dx, *w, *dy, sh, sw, ph, pw);
+  Dnn &d = rt.dnn;
+  cudnnHandle_t h = rt.dnnHandle;
+  convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
+      c, "BackwardData",
+      [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
+        return d.cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            h, c.w, c.y, c.conv, c.x, n, found, perf);
+      },
+      [&](cudnnConvolutionBwdDataAlgo_t algo, size_t *bytes) {
+        return d.cudnnGetConvolutionBackwardDataWorkspaceSize(
+            h, c.w, c.y, c.conv, c.x, algo, bytes);
+      },
+      [&](cudnnConvolutionBwdDataAlgo_t algo, void *ws, size_t bytes,
+          const float *alpha, const float *beta) {
+        return d.cudnnConvolutionBackwardData(h, alpha, c.w, elements(*w), c.y,
+                                              elements(*dy), c.conv, algo, ws,
+                                              bytes, beta, c.x, elements(*dx));
+      });
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
+                                         EchoMemRef4D *dw, int64_t sh,
+                                         int64_t sw, int64_t ph, int64_t pw) {
+  if (!librariesReady())
+    return;
+  Convolution c(*x, *dw, *dy, sh, sw, ph, pw);
+  Dnn &d = rt.dnn;
+  cudnnHandle_t h = rt.dnnHandle;
+  convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      c, "BackwardFilter",
+      [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
+        return d.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            h, c.x, c.y, c.conv, c.w, n, found, perf);
+      },
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t *bytes) {
+        return d.cudnnGetConvolutionBackwardFilterWorkspaceSize(
+            h, c.x, c.y, c.conv, c.w, algo, bytes);
+      },
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, void *ws, size_t bytes,
+          const float *alpha, const float *beta) {
+        return d.cudnnConvolutionBackwardFilter(
+            h, alpha, c.x, elements(*x), c.y, elements(*dy), c.conv, algo, ws,
+            bytes, beta, c.w, elements(*dw));
+      });
+}

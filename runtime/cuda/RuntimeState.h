@@ -1,0 +1,185 @@
+//===- RuntimeState.h - What the CUDA runtime's files share -----*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// Private to libEchoCudaRuntime.so: the function tables of the libraries it
+// opens with dlopen, the runtime's one global state, the sticky error and
+// the helpers every part uses (see EchoCudaRuntime.h for the behaviour).
+//   EchoCudaRuntime.cpp  errors, state, init, memory, mgpu* and host API;
+//   Libraries.cpp        dlopen and dlsym of the driver, cuBLAS and cuDNN;
+//   LibraryCalls.cpp     the _mlir_ciface_echo_* calls on cuBLAS and cuDNN.
+// Everything here has hidden visibility (the library is built with
+// -fvisibility=hidden); only ECHO_EXPORT functions are exported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_RUNTIME_CUDA_RUNTIMESTATE_H
+#define ECHO_RUNTIME_CUDA_RUNTIMESTATE_H
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cudnn.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+/// An entry point of the library: C linkage, default visibility.
+#define ECHO_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace echo::cuda {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Set by the first fail(); every entry point checks it and returns early.
+extern bool hasError;
+
+/// Records and prints ("echo-cuda: ...") the first error; later calls do
+/// nothing (errors are sticky).
+void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+//===----------------------------------------------------------------------===//
+// Libraries
+//===----------------------------------------------------------------------===//
+
+/// Declares the member `name`: a pointer to the toolkit's function `name`,
+/// typed by its prototype in the toolkit's header. The prototype is named
+/// with a qualified name because the member has the same name: GCC rejects
+/// the unqualified `decltype(&name) name` ("declaration changes meaning of
+/// 'name'", [basic.scope.class]); a qualified name is not subject to that
+/// rule. A versioned name (cuMemAlloc -> cuMemAlloc_v2) is expanded by the
+/// header's macro on both sides, and looked up by dlsym under that name.
+#define ECHO_FN(name) decltype(&::name) name = nullptr;
+
+/// The CUDA driver (libcuda.so.1).
+struct Driver {
+  ECHO_FN(cuInit)
+  ECHO_FN(cuGetErrorName)
+  ECHO_FN(cuDeviceGetCount)
+  ECHO_FN(cuDeviceGet)
+  ECHO_FN(cuDeviceGetName)
+  ECHO_FN(cuDevicePrimaryCtxRetain)
+  ECHO_FN(cuCtxSetCurrent)
+  ECHO_FN(cuModuleLoadData)
+  ECHO_FN(cuModuleUnload)
+  ECHO_FN(cuModuleGetFunction)
+  ECHO_FN(cuLaunchKernel)
+  ECHO_FN(cuStreamCreate)
+  ECHO_FN(cuStreamSynchronize)
+  ECHO_FN(cuMemAlloc)
+  ECHO_FN(cuMemFree)
+  ECHO_FN(cuMemGetInfo)
+  ECHO_FN(cuMemcpyAsync)
+  ECHO_FN(cuMemcpyHtoD)
+  ECHO_FN(cuMemcpyDtoH)
+  ECHO_FN(cuMemsetD32Async)
+  ECHO_FN(cuMemsetD16Async)
+  ECHO_FN(cuEventCreate)
+  ECHO_FN(cuEventRecord)
+  ECHO_FN(cuEventSynchronize)
+  ECHO_FN(cuEventElapsedTime)
+
+  bool missing(const char *name);
+  /// Opens the driver and looks up every function; false (and an error)
+  /// when the driver or one of its functions is missing.
+  bool load();
+};
+
+/// cuBLAS.
+struct Blas {
+  ECHO_FN(cublasCreate)
+  ECHO_FN(cublasSetStream)
+  ECHO_FN(cublasSgemm)
+  ECHO_FN(cublasSgemmStridedBatched)
+  ECHO_FN(cublasGetStatusName)
+
+  bool missing(const char *name);
+  bool load();
+};
+
+/// cuDNN.
+struct Dnn {
+  ECHO_FN(cudnnCreate)
+  ECHO_FN(cudnnSetStream)
+  ECHO_FN(cudnnGetErrorString)
+  ECHO_FN(cudnnCreateTensorDescriptor)
+  ECHO_FN(cudnnDestroyTensorDescriptor)
+  ECHO_FN(cudnnSetTensor4dDescriptorEx)
+  ECHO_FN(cudnnCreateFilterDescriptor)
+  ECHO_FN(cudnnDestroyFilterDescriptor)
+  ECHO_FN(cudnnSetFilter4dDescriptor)
+  ECHO_FN(cudnnCreateConvolutionDescriptor)
+  ECHO_FN(cudnnDestroyConvolutionDescriptor)
+  ECHO_FN(cudnnSetConvolution2dDescriptor)
+  ECHO_FN(cudnnSetConvolutionMathType)
+  ECHO_FN(cudnnGetConvolutionForwardAlgorithm_v7)
+  ECHO_FN(cudnnGetConvolutionForwardWorkspaceSize)
+  ECHO_FN(cudnnConvolutionForward)
+  ECHO_FN(cudnnGetConvolutionBackwardDataAlgorithm_v7)
+  ECHO_FN(cudnnGetConvolutionBackwardDataWorkspaceSize)
+  ECHO_FN(cudnnConvolutionBackwardData)
+  ECHO_FN(cudnnGetConvolutionBackwardFilterAlgorithm_v7)
+  ECHO_FN(cudnnGetConvolutionBackwardFilterWorkspaceSize)
+  ECHO_FN(cudnnConvolutionBackwardFilter)
+
+  bool missing(const char *name);
+  bool load();
+};
+
+#undef ECHO_FN
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+struct Runtime {
+  Driver cu;
+  Blas blas;
+  Dnn dnn;
+  bool initialized = false;
+  bool librariesLoaded = false;
+  bool syncEachLaunch = false;
+  int device = 0;
+  char deviceName[256] = "";
+  CUstream stream = nullptr;
+  CUevent timerStart = nullptr, timerStop = nullptr;
+  cublasHandle_t blasHandle = nullptr;
+  cudnnHandle_t dnnHandle = nullptr;
+  CUdeviceptr workspace = 0;
+  size_t workspaceBytes = 0;
+  size_t liveBytes = 0, peakBytes = 0;
+  std::unordered_map<uintptr_t, size_t> allocations;
+  std::unordered_map<CUfunction, std::string> kernelNames;
+};
+
+/// The runtime (one per process).
+extern Runtime rt;
+/// Serializes the driver's and the libraries' initialization.
+extern std::mutex initMutex;
+
+/// The CUresult's name, or its number when the driver does not know it
+/// (the toolkit's stub library answers every call with error 34).
+const char *errorName(CUresult result);
+
+/// Checks a driver call; `what` says which.
+bool check(CUresult result, const char *what);
+
+/// Loads the driver and makes `device` current (once).
+bool init(int device);
+
+/// Makes sure the runtime is up (kernels' module constructors may run
+/// before the driver program calls echoCudaInit).
+bool ready();
+
+/// Device memory counted in the runtime's peak; `what` names the buffer in
+/// an out-of-memory error.
+void *allocate(size_t bytes, const char *what);
+void release(void *ptr);
+
+} // namespace echo::cuda
+
+#endif // ECHO_RUNTIME_CUDA_RUNTIMESTATE_H
