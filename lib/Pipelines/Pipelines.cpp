@@ -57,6 +57,9 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
   // checked by their parsers; what is left are relations and ranges.
   if (options.target != Target::NVVM)
     return success();
+  if (!options.libraryCalls)
+    return error("echo-pipeline: target=nvvm needs library-calls=true (its "
+                 "GEMMs and convolutions are cuBLAS and cuDNN calls)");
   if (!options.planBuffers)
     return error("echo-pipeline: target=nvvm needs plan-buffers=true (a "
                  "GPU step's memory is the planned arena)");
@@ -103,23 +106,24 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
 void mlir::echo::buildEchoBufferizationPipeline(
     OpPassManager &pm, const EchoPipelineOptions &options) {
   bool gpu = options.target == Target::NVVM;
-  if (gpu)
+  if (options.libraryCalls)
     pm.addPass(createEchoLibraryCalls());
   pm.addPass(createConvertEchoToLinalg());
+  // Without library calls the contractions are tiled and vectorized here
+  // (the vector transfers are unrolled by the LLVM phase).
+  if (!options.libraryCalls)
+    pm.addPass(createEchoVectorizeContractions());
   // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
   // would merge recomputed values back into the stashed ones.
-  if (gpu) {
-    pm.addPass(createCanonicalizerPass());
-    // A recomputed value fuses into the kernel that consumes it (what the
-    // paper's hand-written Echo kernels did); the GEMMs and convolutions
-    // are library calls by now, so only elementwise chains fuse.
-    pm.addPass(createLinalgElementwiseOpFusionPass());
-    pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerPass());
+  // Elementwise chains fuse into one loop nest (one kernel on a GPU): a
+  // recomputed value fuses into the op that consumes it, what the paper's
+  // hand-written Echo kernels did. GEMMs and convolutions are library calls
+  // or vectorized loops by now, so only elementwise chains fuse.
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  if (gpu)
     pm.addPass(createEchoFillConstants());
-  } else {
-    pm.addPass(createEchoVectorizeContractions());
-    pm.addPass(createCanonicalizerPass());
-  }
   // Results become out-parameters, so that the caller owns every buffer it
   // gets back.
   bufferization::OneShotBufferizePassOptions bufferize;

@@ -184,14 +184,20 @@ LogicalResult mlir::echo::emitAotBundle(ModuleOp module,
                     "' to link the bundle (pass --aot-cxx=)");
   SmallVector<std::string> command = {*cxx, std::string(object), stepMain.str(),
                                       "-o", std::string(executable)};
+  // The CUDA runtime library sits beside the executable; the CPU runtime
+  // (for library calls) is linked in. (Linked this way, a bundle needs
+  // glibc 2.34 and libstdc++ from GCC 11 or newer.)
   if (onGPU) {
     auto runtime = copyInto(dir, options.cudaRuntime);
     if (failed(runtime))
       return failure();
     command.push_back(*runtime);
+  } else if (!options.cpuRuntimeArchive.empty()) {
+    if (!llvm::sys::fs::exists(options.cpuRuntimeArchive))
+      return aotError("the CPU runtime's archive is missing at '" +
+                      options.cpuRuntimeArchive + "'");
+    command.push_back(options.cpuRuntimeArchive);
   }
-  // The runtime library sits beside the executable. (Linked this way, a
-  // bundle needs glibc 2.34 and libstdc++ from GCC 11 or newer.)
   command.append({"-Wl,-rpath,$ORIGIN", "-lm", "-ldl"});
   SmallVector<StringRef> argv(command.begin(), command.end());
   std::string error;

@@ -14,11 +14,9 @@
 using namespace mlir;
 using namespace mlir::echo;
 
-FailureOr<JitStep> JitStep::compile(ModuleOp module, PassManager &pm,
-                                    StringRef function, unsigned optLevel,
+FailureOr<JitStep> JitStep::compile(ModuleOp module, StringRef function,
+                                    unsigned optLevel,
                                     ArrayRef<StringRef> sharedLibs) {
-  if (failed(pm.run(module)))
-    return failure();
   auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;

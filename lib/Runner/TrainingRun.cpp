@@ -15,6 +15,7 @@
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Pipelines/Pipelines.h"
 #include "echo/Runner/AotBundle.h"
+#include "echo/Runner/Cpu.h"
 #include "echo/Runner/Cuda.h"
 #include "echo/Runner/GradientCheck.h"
 #include "echo/Runner/Jit.h"
@@ -26,6 +27,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -48,6 +50,21 @@ LogicalResult error(const Twine &msg) {
   return failure();
 }
 
+/// Wall-clock milliseconds between laps.
+class Timer {
+public:
+  /// Milliseconds since construction or the previous lap.
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last).count();
+    last = now;
+    return ms;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
 double median(SmallVector<double> v) {
   if (v.empty())
     return 0;
@@ -60,7 +77,8 @@ class TrainingRun {
 public:
   TrainingRun(MLIRContext &context, const TrainingRunOptions &options)
       : context(context), options(options),
-        onGPU(options.target == Target::NVVM) {}
+        onGPU(options.target == Target::NVVM),
+        usesCpuRuntime(!onGPU && options.libraryCalls) {}
 
   /// Option combinations that cannot work, before any work is done.
   LogicalResult checkOptions();
@@ -90,7 +108,10 @@ private:
   MLIRContext &context;
   const TrainingRunOptions &options;
   bool onGPU;
+  /// target=cpu with library calls: the CPU runtime is linked and checked.
+  bool usesCpuRuntime;
   CudaRuntime cuda;
+  CpuRuntime cpu;
   llvm::SourceMgr sourceMgr;
   std::optional<SourceMgrDiagnosticHandler> diagnostics;
   OwningOpRef<ModuleOp> module, trainModule;
@@ -107,6 +128,8 @@ private:
   std::optional<PassManager> llvmPm;
 
   SmallVector<double> losses, times;
+  /// Compile time of the step, in ms: MLIR passes, LLVM (JIT).
+  double mlirMs = 0, llvmMs = 0;
 };
 
 void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
@@ -117,6 +140,7 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.optimizer = optimizer;
   o.lr = options.lr;
   o.planBuffers = options.planBuffers;
+  o.libraryCalls = options.libraryCalls;
 }
 
 LogicalResult TrainingRun::checkOptions() {
@@ -150,6 +174,10 @@ LogicalResult TrainingRun::checkOptions() {
   // The driver and the GPU are checked before anything is compiled (a
   // bundle is compiled here and runs elsewhere).
   if (onGPU && !emitsAot() && failed(cuda.load(options.cudaRuntime)))
+    return failure();
+  // So are OpenBLAS and oneDNN (the runtime opens them), here and for a
+  // bundle, which carries the runtime.
+  if (usesCpuRuntime && failed(cpu.load(options.cpuRuntime)))
     return failure();
   return success();
 }
@@ -218,6 +246,7 @@ LogicalResult TrainingRun::prepareArguments() {
 }
 
 LogicalResult TrainingRun::compileStep() {
+  Timer timer;
   trainModule = module->clone();
   EchoPipelineOptions trainOptions;
   setPipelineOptions(trainOptions, true, options.optimizer);
@@ -246,6 +275,7 @@ LogicalResult TrainingRun::compileStep() {
   llvmPm.emplace(&context, ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
   buildEchoLLVMPipeline(*llvmPm, trainOptions);
+  mlirMs = timer.lap();
   return success();
 }
 
@@ -258,6 +288,8 @@ LogicalResult TrainingRun::emitBundle() {
   bundle.entry = trainName;
   bundle.target = options.target;
   bundle.cudaRuntime = options.cudaRuntime;
+  if (usesCpuRuntime)
+    bundle.cpuRuntimeArchive = options.cpuRuntimeArchive;
   bundle.stepMainLibrary = options.stepMainLibrary;
   bundle.cxx = options.aotCxx;
   bundle.optLevel = options.optLevel;
@@ -290,9 +322,14 @@ LogicalResult TrainingRun::checkFirstGradients() {
   EchoPipelineOptions fdOptions;
   setPipelineOptions(fdOptions, false, Optimizer::None);
   fdOptions.strategy = RecomputeStrategy::None;
+  // The runtimes' library calls are f32; the f64 forward pass's contractions
+  // are generated.
+  fdOptions.libraryCalls = false;
   buildEchoPipeline(fdPm, fdOptions);
+  if (failed(fdPm.run(*fdModule)))
+    return failure();
   FailureOr<JitStep> forward64 =
-      JitStep::compile(*fdModule, fdPm, modelName, options.optLevel);
+      JitStep::compile(*fdModule, modelName, options.optLevel);
   if (failed(forward64))
     return failure();
   GradientCheckOptions check;
@@ -307,10 +344,17 @@ LogicalResult TrainingRun::train() {
   SmallVector<StringRef> sharedLibs;
   if (onGPU)
     sharedLibs.push_back(options.cudaRuntime);
-  FailureOr<JitStep> step = JitStep::compile(*trainModule, *llvmPm, trainName,
-                                             options.optLevel, sharedLibs);
+  if (usesCpuRuntime)
+    sharedLibs.push_back(options.cpuRuntime);
+  Timer timer;
+  if (failed(llvmPm->run(*trainModule)))
+    return failure();
+  mlirMs += timer.lap();
+  FailureOr<JitStep> step =
+      JitStep::compile(*trainModule, trainName, options.optLevel, sharedLibs);
   if (failed(step))
     return failure();
+  llvmMs = timer.lap();
   std::optional<CudaStep> gpuStep;
   if (onGPU) {
     gpuStep.emplace(cuda, *step);
@@ -332,7 +376,7 @@ LogicalResult TrainingRun::train() {
       for (HostTensor &t : outs)
         outPtrs.push_back(&t);
       auto start = std::chrono::steady_clock::now();
-      if (failed(step->call(argPtrs, outPtrs)))
+      if (failed(step->call(argPtrs, outPtrs)) || failed(cpu.check()))
         return failure();
       auto end = std::chrono::steady_clock::now();
       times.push_back(
@@ -374,6 +418,11 @@ LogicalResult TrainingRun::writeReport() {
   entry["losses"] = std::move(lossArray);
   // The first step includes one-time page faults; report the median.
   entry["step_time_ms"] = median(times);
+  // Compile time: the MLIR pipelines, then LLVM's optimization and code
+  // generation in the JIT.
+  entry["compile_ms"] = mlirMs + llvmMs;
+  entry["compile_mlir_ms"] = mlirMs;
+  entry["compile_llvm_ms"] = llvmMs;
   if (onGPU) {
     entry["device"] = std::string(cuda.getDeviceName());
     // Parameters, data, results, the arena and library workspaces.

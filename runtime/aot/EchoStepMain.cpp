@@ -18,11 +18,13 @@
 // out<k>.npy, like echo-run.
 //
 // A bundle for target=cuda also holds libEchoCudaRuntime.so (found through
-// the executable's $ORIGIN rpath); one for target=cpu does not link it,
-// which is why the runtime's host API is declared weak here.
+// the executable's $ORIGIN rpath), one for target=cpu libEchoCpuRuntime.so
+// when its step makes library calls; neither links the other, which is why
+// the runtimes' host APIs are declared weak here.
 //
 //===----------------------------------------------------------------------===//
 
+#include "EchoCpuRuntime.h"
 #include "EchoCudaRuntime.h"
 #include "EchoHostData.h"
 
@@ -50,6 +52,9 @@
 #pragma weak echoCudaPeakBytes
 #pragma weak echoCudaTimerStart
 #pragma weak echoCudaTimerStop
+// Absent from CUDA bundles and from CPU steps without library calls.
+#pragma weak echoCpuInit
+#pragma weak echoCpuGetError
 
 extern "C" {
 /// The packed entry point echo-run adds to the step's object: calls
@@ -375,6 +380,10 @@ int main(int argc, char **argv) {
           mlir::echo::host::rowMajorDescriptor(arena, {m.arenaBytes});
     }
   } else {
+    // OpenBLAS and oneDNN, opened by the CPU runtime: missing ones are
+    // reported before the first step.
+    if (echoCpuInit && echoCpuInit() != 0)
+      return fail(std::string("target=cpu: ") + echoCpuGetError());
     for (std::vector<Tensor> *list : {&m.args, &m.outs})
       for (Tensor &t : *list)
         t.describe(t.host.data());
@@ -405,6 +414,8 @@ int main(int argc, char **argv) {
       auto start = std::chrono::steady_clock::now();
       echo_aot_step(descriptors.data());
       auto end = std::chrono::steady_clock::now();
+      if (echoCpuGetError && echoCpuGetError())
+        return fail(std::string("target=cpu: ") + echoCpuGetError());
       ms = std::chrono::duration<double, std::milli>(end - start).count();
     }
     times.push_back(ms);

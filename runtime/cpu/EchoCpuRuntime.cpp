@@ -16,9 +16,9 @@
 #include "echo/Runtime/EchoRuntimeABI.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <dnnl.h>
 #include <dnnl_debug.h>
-#include <dlfcn.h>
 
 #include <array>
 #include <cinttypes>
@@ -108,10 +108,21 @@ struct Runtime {
 };
 Runtime rt;
 
-/// Opens the first of `names` that loads; names them all when none does.
-void *openLibrary(const char *const *names, const char *package) {
+/// Opens the library `override` names when it is set (an environment
+/// variable), else the first of `names` that loads; names them all when none
+/// does. `opened` is the name of the library opened.
+void *openLibrary(const char *override, const char *const *names,
+                  const char *package, std::string &opened) {
+  if (const char *path = std::getenv(override); path && *path) {
+    opened = path;
+    if (void *handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL))
+      return handle;
+    fail("cannot open %s (from $%s): %s", path, override, dlerror());
+    return nullptr;
+  }
   std::string tried;
   for (const char *const *name = names; *name; ++name) {
+    opened = *name;
     if (void *handle = dlopen(*name, RTLD_NOW | RTLD_GLOBAL))
       return handle;
     tried += tried.empty() ? "" : ", ";
@@ -138,8 +149,11 @@ bool blasReady() {
   rt.blasTried = true;
   static const char *const names[] = {"libopenblas.so.0", "libopenblas.so",
                                       nullptr};
-  void *lib = openLibrary(names, "libopenblas0");
-  rt.blasReady = lib && resolve(lib, rt.blas.sgemm, "cblas_sgemm", names[0]);
+  std::string opened;
+  void *lib =
+      openLibrary("ECHO_OPENBLAS_LIBRARY", names, "libopenblas0", opened);
+  rt.blasReady =
+      lib && resolve(lib, rt.blas.sgemm, "cblas_sgemm", opened.c_str());
   return rt.blasReady;
 }
 
@@ -157,11 +171,12 @@ bool dnnReady() {
     return rt.dnnReady;
   rt.dnnTried = true;
   static const char *const names[] = {"libdnnl.so.2", "libdnnl.so", nullptr};
-  void *lib = openLibrary(names, "libdnnl2");
+  std::string opened;
+  void *lib = openLibrary("ECHO_DNNL_LIBRARY", names, "libdnnl2", opened);
   if (!lib)
     return false;
   Dnn &d = rt.dnn;
-  const char *from = names[0];
+  const char *from = opened.c_str();
   bool ok =
       resolve(lib, d.engineCreate, "dnnl_engine_create", from) &&
       resolve(lib, d.streamCreate, "dnnl_stream_create", from) &&
@@ -265,7 +280,8 @@ enum class ConvKind { Forward, BackwardData, BackwardWeights };
 
 /// What identifies a convolution primitive: its kind, the x/w/y shapes and
 /// strides, the convolution's strides and padding.
-using ConvKey = std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 4>>;
+using ConvKey =
+    std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 4>>;
 
 struct ConvPrimitive {
   dnnl_primitive_t primitive = nullptr;
@@ -334,15 +350,15 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
     pd = hint;
     hint = nullptr;
   } else if (ok) {
-    ok = kind == ConvKind::BackwardData
-             ? dnnOk(d.convBackwardDataInit(&desc, dnnl_convolution_direct,
-                                            &xmd, &wmd, &ymd, strides, padL,
-                                            padR),
-                     "oneDNN convolution backward-data descriptor")
-             : dnnOk(d.convBackwardWeightsInit(&desc, dnnl_convolution_direct,
-                                               &xmd, &wmd, nullptr, &ymd,
-                                               strides, padL, padR),
-                     "oneDNN convolution backward-weights descriptor");
+    ok =
+        kind == ConvKind::BackwardData
+            ? dnnOk(d.convBackwardDataInit(&desc, dnnl_convolution_direct, &xmd,
+                                           &wmd, &ymd, strides, padL, padR),
+                    "oneDNN convolution backward-data descriptor")
+            : dnnOk(d.convBackwardWeightsInit(&desc, dnnl_convolution_direct,
+                                              &xmd, &wmd, nullptr, &ymd,
+                                              strides, padL, padR),
+                    "oneDNN convolution backward-weights descriptor");
     ok = ok && dnnOk(d.pdCreate(&pd, &desc, attr, rt.engine, hint),
                      kind == ConvKind::BackwardData
                          ? "oneDNN convolution backward data"
@@ -389,9 +405,8 @@ bool reserveScratchpad(size_t bytes) {
   return true;
 }
 
-void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w,
-              EchoMemRef4D *y, int64_t sh, int64_t sw, int64_t ph,
-              int64_t pw) {
+void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
+              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
   if (hasError || !dnnReady())
     return;
   if (x->sizes[1] != w->sizes[1] || y->sizes[1] != w->sizes[0] ||
@@ -462,12 +477,10 @@ ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
   gemm(a, b, c, transA, transB, accumulate);
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
-                                                  EchoMemRef4D *w,
-                                                  EchoMemRef4D *y,
-                                                  int64_t strideH,
-                                                  int64_t strideW, int64_t padH,
-                                                  int64_t padW) {
+ECHO_EXPORT void
+_mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x, EchoMemRef4D *w,
+                                 EchoMemRef4D *y, int64_t strideH,
+                                 int64_t strideW, int64_t padH, int64_t padW) {
   convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW);
 }
 

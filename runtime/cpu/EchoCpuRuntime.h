@@ -7,7 +7,9 @@
 // include/echo/Runtime/EchoRuntimeABI.h): GEMMs with OpenBLAS's cblas_sgemm
 // and convolutions with oneDNN, the CPU counterparts of cuBLAS and cuDNN.
 // Both libraries are opened at run time (dlopen), so a missing one is
-// reported by name instead of failing to load the step.
+// reported by name instead of failing to load the step. $ECHO_OPENBLAS_LIBRARY
+// and $ECHO_DNNL_LIBRARY name other files to open (another BLAS with
+// cblas_sgemm, a oneDNN 2.x build).
 //
 // Errors are sticky: the first failure is printed once ("echo-cpu: ...")
 // and kept; every later call returns without computing, and

@@ -1,8 +1,10 @@
 // RUN: echo-opt %s --echo-pipeline | FileCheck %s
 // RUN: echo-opt %s --echo-pipeline="strategy=none target=cpu optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
-// Vector transfers are fully unrolled: no stack temporaries (an alloca in a
-// loop body overflowed the stack on 512x512 GEMMs).
-// RUN: echo-opt %s --echo-pipeline | FileCheck %s --check-prefix=NOALLOCA --implicit-check-not=llvm.alloca
+// Generated contractions' vector transfers are fully unrolled: no stack
+// temporaries (an alloca in a loop body overflowed the stack on 512x512
+// GEMMs). (Library calls pass their descriptors through entry-block allocas
+// of the C-interface wrappers.)
+// RUN: echo-opt %s --echo-pipeline="library-calls=false" | FileCheck %s --check-prefix=NOALLOCA --implicit-check-not=llvm.alloca
 // NOALLOCA: llvm.func @_mlir_ciface_f_train
 // RUN: echo-opt %s --echo-pipeline="autodiff=false" | FileCheck %s --check-prefix=NOAD
 // RUN: not echo-opt %s --echo-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
@@ -12,21 +14,32 @@
 // RUN: echo-opt %s --echo-pipeline="plan-buffers=false report=-" -o /dev/null | FileCheck %s --check-prefix=NOPLAN
 // RUN: echo-opt %s --echo-pipeline="plan-buffers=false" | FileCheck %s --check-prefix=NOPLAN-IR
 // RUN: echo-opt %s --echo-pipeline | FileCheck %s --check-prefix=PLANNED
+// RUN: echo-opt %s --echo-pipeline="library-calls=false" | FileCheck %s --check-prefix=GENERATED
+// RUN: not echo-opt %s --echo-pipeline="target=nvvm library-calls=false" 2>&1 | FileCheck %s --check-prefix=NVVM-CALLS
 
 // The model becomes LLVM-dialect IR with a C interface for the training
 // step; every result is an out-parameter (4 arguments + loss + 2 gradients),
-// and the matmul was vectorized.
+// and the GEMMs are calls into the CPU runtime (OpenBLAS): no vector code.
 // CHECK-NOT: echo.
+// CHECK: llvm.func @_mlir_ciface_echo_gemm(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64)
 // CHECK: llvm.func @f(
 // CHECK: llvm.func @_mlir_ciface_f(
 // CHECK: llvm.func @f_train(
-// CHECK: llvm.intr.vector.reduce.fadd
+// CHECK-NOT: llvm.intr.vector.reduce.fadd
+// CHECK: llvm.call @echo_gemm(
 // CHECK: llvm.func @_mlir_ciface_f_train(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-NOT: llvm.store %{{.*}}, %arg0 : !llvm.struct
 
-// With sgd the step computes p - 0.5 * dp (lr is a splat constant).
-// SGD: llvm.mlir.global private constant @{{.*}}(dense<5.000000e-01> : tensor<64x64xf32>)
+// Without library calls, the matmuls are tiled and vectorized instead.
+// GENERATED-NOT: echo_gemm
+// GENERATED: llvm.func @f_train(
+// GENERATED: llvm.intr.vector.reduce.fadd
+// NVVM-CALLS: echo-pipeline: target=nvvm needs library-calls=true
+
+// With sgd the step computes p - 0.5 * dp (the lr splat fuses into the
+// update's loop as a scalar).
 // SGD: llvm.func @f_train(
+// SGD: llvm.mlir.constant(5.000000e-01 : f32) : f32
 
 // NOAD-NOT: f_train
 // NOAD: llvm.func @_mlir_ciface_f(
@@ -35,26 +48,26 @@
 // STRATEGY: for the --strategy option: Cannot find option named 'bogus'!
 // OPT: for the --optimizer option: Cannot find option named 'adam'!
 // The footprint is measured on the tensor-level step; the report is written
-// once the buffers are planned. The arena (5 buffers of 16x64xf32 at its
-// peak) reaches the planner's lower bound.
+// once the buffers are planned. The arena (fused elementwise chains, GEMM
+// outputs) reaches the planner's lower bound.
 // REPORT: "function": "f_train",
 // REPORT: "peak_live_bytes": 41540,
 // REPORT: "plan": {
 // REPORT-NEXT: "alignment": 64,
-// REPORT-NEXT: "arena_bytes": 20480,
-// REPORT-NEXT: "buffers": 13,
+// REPORT-NEXT: "arena_bytes": 8384,
+// REPORT-NEXT: "buffers": 10,
 // REPORT-NEXT: "heuristic": "breadth/best-fit",
-// REPORT-NEXT: "in_place": 3,
-// REPORT-NEXT: "lower_bound_bytes": 20480
-// REPORT: "planned_bytes": 20480,
+// REPORT-NEXT: "in_place": 2,
+// REPORT-NEXT: "lower_bound_bytes": 8384
+// REPORT: "planned_bytes": 8384,
 // REPORT: "strategy": "mirror",
 
 // NOPLAN: "planned_bytes": null,
 // NOPLAN-NOT: "plan"
-// Without planning the step makes 12 heap allocations; with it, one: the
+// Without planning the step makes 9 heap allocations; with it, one: the
 // arena.
 // NOPLAN-IR: llvm.func @f_train(
-// NOPLAN-IR-COUNT-12: llvm.call @malloc
+// NOPLAN-IR-COUNT-9: llvm.call @malloc
 // NOPLAN-IR-NOT: llvm.call @malloc
 // NOPLAN-IR: llvm.return
 // PLANNED: llvm.func @f_train(

@@ -51,6 +51,20 @@ static cl::opt<std::string>
     cudaRuntimeOpt("cuda-runtime",
                    cl::desc("The Echo CUDA runtime library for --target=cuda"),
                    cl::init(ECHO_CUDA_RUNTIME_PATH));
+#ifndef ECHO_CPU_RUNTIME_PATH
+#define ECHO_CPU_RUNTIME_PATH ""
+#endif
+static cl::opt<std::string> cpuRuntimeOpt(
+    "cpu-runtime",
+    cl::desc("The Echo CPU runtime library (OpenBLAS/oneDNN calls) for "
+             "--target=cpu with library calls"),
+    cl::init(ECHO_CPU_RUNTIME_PATH));
+static cl::opt<bool> libraryCallsOpt(
+    "library-calls",
+    cl::desc("Run GEMMs and convolutions in vendor libraries (cpu: OpenBLAS "
+             "and oneDNN; cuda: cuBLAS and cuDNN); --library-calls=false "
+             "generates them (cpu only)"),
+    cl::init(true));
 static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
                                   cl::init(1));
 static cl::opt<uint64_t>
@@ -106,6 +120,9 @@ static cl::opt<std::string> emitAotOpt(
 #ifndef ECHO_AOT_CXX
 #define ECHO_AOT_CXX "c++"
 #endif
+#ifndef ECHO_CPU_RUNTIME_ARCHIVE
+#define ECHO_CPU_RUNTIME_ARCHIVE ""
+#endif
 #ifndef ECHO_STEP_MAIN_PATH
 #define ECHO_STEP_MAIN_PATH ""
 #endif
@@ -143,7 +160,9 @@ int main(int argc, char **argv) {
   options.input = inputFilename;
   options.strategy = strategyOpt;
   options.target = targetOpt;
+  options.libraryCalls = libraryCallsOpt;
   options.cudaRuntime = cudaRuntimeOpt;
+  options.cpuRuntime = cpuRuntimeOpt;
   options.steps = stepsOpt;
   options.seed = seedOpt;
   options.function = functionOpt;
@@ -160,6 +179,7 @@ int main(int argc, char **argv) {
   options.planBuffers = planBuffersOpt;
   options.emitAot = emitAotOpt;
   options.stepMainLibrary = ECHO_STEP_MAIN_PATH;
+  options.cpuRuntimeArchive = ECHO_CPU_RUNTIME_ARCHIVE;
   options.aotCxx = aotCxxOpt;
   return echo::runTraining(context, options);
 }

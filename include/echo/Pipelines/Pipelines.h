@@ -40,6 +40,14 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
                      "a gpu.binary, cuBLAS/cuDNN calls through the Echo CUDA "
                      "runtime; `cuda` is the same)"),
       llvm::cl::init(Target::CPU), ECHO_TARGET_VALUES};
+  PassOptions::Option<bool> libraryCalls{
+      *this, "library-calls",
+      llvm::cl::desc("Run GEMMs and convolutions as calls into the Echo "
+                     "runtime (target=cpu: OpenBLAS and oneDNN, "
+                     "libEchoCpuRuntime; target=nvvm: cuBLAS and cuDNN); "
+                     "false (cpu only): MLIR-generated contractions, tiled "
+                     "and vectorized (no libraries needed, slow to compile)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture for target=nvvm"),
       llvm::cl::init("sm_90")};

@@ -39,6 +39,9 @@ struct AotBundleOptions {
   /// the CUDA runtime library `cudaRuntime`.
   Target target = Target::CPU;
   std::string cudaRuntime;
+  /// target=cpu with library calls: the CPU runtime's archive, linked into
+  /// the executable (empty: the step makes no library calls).
+  std::string cpuRuntimeArchive;
   /// The driver library (libEchoStepMain.a) and the C++ driver that links.
   std::string stepMainLibrary, cxx;
   /// LLVM optimization level (0-3).

@@ -11,7 +11,6 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 #include <string>
@@ -21,11 +20,12 @@ namespace mlir::echo {
 /// A JIT-compiled module and one of its entry points.
 class JitStep {
 public:
-  /// Lowers `module` with `pm`, JIT-compiles it at `optLevel` (0-3) with
-  /// `sharedLibs` loaded, and looks up `_mlir_ciface_<function>` (so that
-  /// the compile time is not the first call's). Reports failures on stderr.
-  static FailureOr<JitStep> compile(ModuleOp module, PassManager &pm,
-                                    StringRef function, unsigned optLevel,
+  /// JIT-compiles `module` (lowered to the LLVM dialect) at `optLevel` (0-3)
+  /// with `sharedLibs` loaded, and looks up `_mlir_ciface_<function>` (so
+  /// that the compile time is not the first call's). Reports failures on
+  /// stderr.
+  static FailureOr<JitStep> compile(ModuleOp module, StringRef function,
+                                    unsigned optLevel,
                                     ArrayRef<StringRef> sharedLibs = {});
 
   /// Calls the entry with `args` then `outs` (results are out-parameters).

@@ -26,7 +26,11 @@ struct TrainingRunOptions {
   std::string input;
   RecomputeStrategy strategy = RecomputeStrategy::Echo;
   Target target = Target::CPU;
-  std::string cudaRuntime;
+  /// GEMMs and convolutions as runtime calls (echo-pipeline library-calls=).
+  bool libraryCalls = true;
+  /// The runtime libraries: target=cuda's, and target=cpu's for library
+  /// calls.
+  std::string cudaRuntime, cpuRuntime;
   unsigned steps = 1;
   uint64_t seed = 0;
   std::string function;
@@ -39,8 +43,9 @@ struct TrainingRunOptions {
   unsigned optLevel = 2;
   bool quiet = false;
   bool planBuffers = true;
-  /// --emit-aot: the bundle's directory, driver library and linker.
-  std::string emitAot, stepMainLibrary, aotCxx;
+  /// --emit-aot: the bundle's directory, driver library and linker, and the
+  /// CPU runtime's archive a CPU bundle with library calls links.
+  std::string emitAot, stepMainLibrary, aotCxx, cpuRuntimeArchive;
 };
 
 /// Runs `options` in `context` (which must have the dialects and LLVM

@@ -117,8 +117,12 @@ Value dropoutKeep(OpBuilder &b, Location loc, Value index, int64_t seed,
   };
   Value z = arith::AddIOp::create(
       b, loc, index, c(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ULL));
-  z = arith::MulIOp::create(b, loc, xorShift(z, 30), c(0xBF58476D1CE4E5B9ULL));
-  z = arith::MulIOp::create(b, loc, xorShift(z, 27), c(0x94D049BB133111EBULL));
+  // Ops are built one statement each: the order in which a call's arguments
+  // are evaluated is unspecified, and GCC and clang would emit different IR.
+  Value mixed = xorShift(z, 30);
+  z = arith::MulIOp::create(b, loc, mixed, c(0xBF58476D1CE4E5B9ULL));
+  mixed = xorShift(z, 27);
+  z = arith::MulIOp::create(b, loc, mixed, c(0x94D049BB133111EBULL));
   z = xorShift(z, 31);
   Value bits24 = arith::ShRUIOp::create(b, loc, z, c(40));
   auto threshold = static_cast<uint64_t>(std::llround(ratio * (1 << 24)));

@@ -339,9 +339,11 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
         rewriter, loc, ValueRange{p, op.getLabels(), op.getDloss()},
         {id, row, scalar, id}, emptyTensor(rewriter, loc, type),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value one = arith::SelectOp::create(b, l, isLabel(b, l, a[1]),
-                                              floatConst(b, l, et, 1.0),
-                                              floatConst(b, l, et, 0.0));
+          // One op per statement (argument evaluation order is unspecified).
+          Value label = isLabel(b, l, a[1]);
+          Value oneConst = floatConst(b, l, et, 1.0);
+          Value zeroConst = floatConst(b, l, et, 0.0);
+          Value one = arith::SelectOp::create(b, l, label, oneConst, zeroConst);
           Value g = arith::SubFOp::create(b, l, a[0], one);
           Value scale =
               arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / n));

@@ -1,0 +1,160 @@
+"""PyTorch peers of Echo's NMT and Transformer builders (python/echo/models.py).
+
+Each peer computes the same function as the Echo model built with the same
+keyword arguments: the same parameters (names, shapes, the argument order of
+the Echo model, so that `echo-run --inputs` .npy files load into both), the
+same layer formulas and the same data layout (time-major NMT labels,
+batch-major Transformer tokens). Dropout masks come from different random
+number generators, so losses agree exactly only with dropout off; the
+side-by-side benchmark compares losses with dropout off and times both
+with the model's dropout.
+
+Used by bench/peers/cpu_side_by_side.py; needs Debian's python3-torch.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def echo_arguments(mlir_text, model):
+    """(name, shape, dtype, is_param) of each argument of func @model, in
+    order, read off the model's MLIR."""
+    import re
+    header = re.search(r"func\.func @%s\((.*?)\)\s*->" % re.escape(model),
+                       mlir_text, re.S).group(1)
+    out = []
+    for m in re.finditer(r"%([A-Za-z0-9_]+): tensor<([^>]*)>(\s*\{echo\.param\})?",
+                         header):
+        parts = m.group(2).split("x")
+        dtype = parts[-1]
+        shape = [int(d) for d in parts[:-1]]
+        out.append((m.group(1), shape, dtype, bool(m.group(3))))
+    return out
+
+
+class EchoPeer(torch.nn.Module):
+    """Parameters named and shaped as the Echo model's `echo.param`
+    arguments."""
+
+    def __init__(self, arguments):
+        super().__init__()
+        self.arguments = arguments
+        self.params = torch.nn.ParameterDict({
+            name: torch.nn.Parameter(torch.zeros(shape))
+            for name, shape, _, is_param in arguments if is_param})
+
+    def load_arguments(self, values):
+        """Copies parameter values (numpy arrays, by argument index)."""
+        with torch.no_grad():
+            for i, (name, _, _, is_param) in enumerate(self.arguments):
+                if is_param:
+                    self.params[name].copy_(torch.from_numpy(values[i]))
+
+    def p(self, name):
+        return self.params[name]
+
+
+def _linear(x, w, b):
+    return F.linear(x, w, b)
+
+
+def _lstm_cell(inputs, h, c, w, b):
+    """Echo's _lstm_cell: one linear on concat(inputs + [h]), gates i f g o."""
+    gates = _linear(torch.cat(list(inputs) + [h], dim=1), w, b)
+    i, f, g, o = gates.chunk(4, dim=1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    h = torch.sigmoid(o) * torch.tanh(c)
+    return h, c
+
+
+class NMT(EchoPeer):
+    """models.nmt: LSTM encoder, MLP attention, input-feeding LSTM decoder."""
+
+    def __init__(self, arguments, batch, src_len, tgt_len, hidden, dropout,
+                 **_):
+        super().__init__(arguments)
+        self.batch, self.src_len, self.tgt_len = batch, src_len, tgt_len
+        self.hidden, self.dropout = hidden, dropout
+
+    def forward(self, src_ids, tgt_ids, labels):
+        p, b, h_dim = self.p, self.batch, self.hidden
+        drop = (lambda x: F.dropout(x, self.dropout, self.training)) \
+            if self.dropout else (lambda x: x)
+        src = drop(F.embedding(src_ids.long(), p("src_embed")))
+        zero = src.new_zeros(b, h_dim)
+        h, c, states = zero, zero, []
+        for s in range(self.src_len):
+            h, c = _lstm_cell([src[:, s]], h, c, p("enc_w"), p("enc_b"))
+            states.append(h)
+        memory = torch.stack(states, dim=1)  # [B, S, H]
+        keys = _linear(memory.reshape(b * self.src_len, h_dim),
+                       p("att_key_w"), p("att_key_b"))
+        keys = keys.reshape(b, self.src_len, -1)
+        d = torch.tanh(_linear(h, p("dec_init_w"), p("dec_init_b")))
+        c, feed = zero, zero
+        tgt = F.embedding(tgt_ids.long(), p("tgt_embed"))
+        outputs = []
+        for t in range(self.tgt_len):
+            d, c = _lstm_cell([tgt[:, t], feed], d, c, p("dec_w"), p("dec_b"))
+            query = d.matmul(p("att_query_w").t())  # [B, A]
+            hid = torch.tanh(keys + query.unsqueeze(1))
+            scores = hid.reshape(b * self.src_len, -1).matmul(p("att_v").t())
+            alpha = torch.softmax(scores.reshape(b, self.src_len), dim=1)
+            ctx = torch.bmm(alpha.unsqueeze(1), memory).reshape(b, h_dim)
+            feed = torch.tanh(_linear(torch.cat([d, ctx], dim=1),
+                                      p("dec_att_w"), p("dec_att_b")))
+            outputs.append(drop(feed))
+        logits = _linear(torch.cat(outputs, dim=0), p("out_w"), p("out_b"))
+        return F.cross_entropy(logits, labels.long())
+
+
+class Transformer(EchoPeer):
+    """models.transformer: post-LN encoder blocks and a token classifier."""
+
+    def __init__(self, arguments, batch, seq, d_model, heads, layers, dropout,
+                 attention_dropout=0.0, act_dropout=0.0, **_):
+        super().__init__(arguments)
+        self.batch, self.seq, self.d_model = batch, seq, d_model
+        self.heads, self.layers = heads, layers
+        self.dropout, self.attention_dropout = dropout, attention_dropout
+        self.act_dropout = act_dropout
+
+    def forward(self, ids, labels):
+        p, b, s, d = self.p, self.batch, self.seq, self.d_model
+        heads, dh = self.heads, self.d_model // self.heads
+        n = b * s
+
+        def drop(x, ratio):
+            return F.dropout(x, ratio, self.training) if ratio else x
+
+        def split_heads(x):  # [B*S, D] -> [B*H, S, dh]
+            return x.reshape(b, s, heads, dh).transpose(1, 2).reshape(
+                b * heads, s, dh)
+
+        x = F.embedding(ids.long(), p("tok_embed")) + p("pos_embed")
+        x = x.reshape(n, d)
+        scale = 1.0 / math.sqrt(dh)
+        for l in range(self.layers):
+            q = split_heads(_linear(x, p("l%d_q_w" % l), p("l%d_q_b" % l)))
+            k = split_heads(_linear(x, p("l%d_k_w" % l), p("l%d_k_b" % l)))
+            v = split_heads(_linear(x, p("l%d_v_w" % l), p("l%d_v_b" % l)))
+            att = torch.softmax(torch.bmm(q, k.transpose(1, 2)) * scale, dim=2)
+            o = torch.bmm(drop(att, self.attention_dropout), v)
+            o = o.reshape(b, heads, s, dh).transpose(1, 2).reshape(n, d)
+            o = drop(_linear(o, p("l%d_o_w" % l), p("l%d_o_b" % l)),
+                     self.dropout)
+            x = F.layer_norm(x + o, (d,), p("l%d_ln1_g" % l),
+                             p("l%d_ln1_b" % l))
+            f = drop(torch.relu(_linear(x, p("l%d_ff1_w" % l),
+                                        p("l%d_ff1_b" % l))),
+                     self.act_dropout)
+            f = drop(_linear(f, p("l%d_ff2_w" % l), p("l%d_ff2_b" % l)),
+                     self.dropout)
+            x = F.layer_norm(x + f, (d,), p("l%d_ln2_g" % l),
+                             p("l%d_ln2_b" % l))
+        logits = _linear(x, p("out_w"), p("out_b"))
+        return F.cross_entropy(logits, labels.long())
+
+
+PEERS = {"nmt": NMT, "transformer": Transformer}

@@ -1,0 +1,73 @@
+//===- Cpu.cpp - The Echo CPU runtime's host API --------------------------===//
+//
+// Part of the Echo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Runner/Cpu.h"
+
+#include "EchoCpuRuntime.h"
+
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <type_traits>
+
+using namespace mlir;
+using namespace mlir::echo;
+
+LogicalResult CpuRuntime::load(StringRef path) {
+  if (path.empty() || !llvm::sys::fs::exists(path)) {
+    llvm::errs() << "echo-run: target=cpu's library calls need the Echo CPU "
+                    "runtime library (not found"
+                 << (path.empty() ? std::string()
+                                  : (" at '" + path + "'").str())
+                 << "; build Echo with libopenblas-dev and libdnnl-dev, pass "
+                    "--cpu-runtime=, or compile without library calls: "
+                    "--library-calls=false)\n";
+    return failure();
+  }
+  std::string error;
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(),
+                                                            &error);
+  if (!lib.isValid()) {
+    llvm::errs() << "echo-run: cannot load " << path << ": " << error << "\n";
+    return failure();
+  }
+  // The header's prototypes type the entry points.
+  static_assert(std::is_same_v<decltype(init), decltype(&echoCpuInit)>);
+  static_assert(std::is_same_v<decltype(getError), decltype(&echoCpuGetError)>);
+  static_assert(std::is_same_v<decltype(workspaceBytes),
+                               decltype(&echoCpuWorkspaceBytes)>);
+  init =
+      reinterpret_cast<decltype(init)>(lib.getAddressOfSymbol("echoCpuInit"));
+  getError = reinterpret_cast<decltype(getError)>(
+      lib.getAddressOfSymbol("echoCpuGetError"));
+  workspaceBytes = reinterpret_cast<decltype(workspaceBytes)>(
+      lib.getAddressOfSymbol("echoCpuWorkspaceBytes"));
+  if (!init || !getError || !workspaceBytes) {
+    llvm::errs() << "echo-run: " << path
+                 << " is not the Echo CPU runtime (missing symbols)\n";
+    return failure();
+  }
+  if (init() != 0)
+    return check();
+  return success();
+}
+
+LogicalResult CpuRuntime::check() const {
+  if (!getError)
+    return success();
+  const char *error = getError();
+  if (!error)
+    return success();
+  llvm::errs() << "echo-run: target=cpu: " << error
+               << " (or compile without library calls: "
+                  "--library-calls=false)\n";
+  return failure();
+}
+
+size_t CpuRuntime::getWorkspaceBytes() const {
+  return workspaceBytes ? workspaceBytes() : 0;
+}
