@@ -185,11 +185,18 @@ def write_markdown(results):
     if os.path.exists(cpu):
         c = json.load(open(cpu))
         lines += ["", "## CPU step time (bundled models, `bench/cpu_step.py`)",
-                  "", "| workload | step time ms |", "|---|---|"]
+                  "", "| workload | step time ms | GFLOP/s | share of peak |"
+                  " compile ms |", "|---|---|---|---|---|"]
         for name, r in c["models"].items():
-            lines.append("| %s | %.3f |" % (name, r["step_time_ms"]))
-        lines.append("| linear 512³ (%.1f GFLOP/s) | %.1f |" % (
-            c["linear_512"]["gflops_per_s"], c["linear_512"]["step_time_ms"]))
+            lines.append("| %s | %.3f | | | |" % (name, r["step_time_ms"]))
+        for key, r in c.items():
+            if key.startswith("linear_"):
+                _, n, calls = key.split("_")
+                lines.append("| linear %s³, %s GEMMs | %.1f | %.1f | %.0f%% |"
+                             " %.0f |" % (n, calls, r["step_time_ms"],
+                                          r["gflops_per_s"],
+                                          100 * r["share_of_peak"],
+                                          r["compile_ms"]))
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -296,9 +296,12 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
         buildGeneric(rewriter, loc, ValueRange{op.getLogits(), op.getLabels()},
                      {id, row, row}, zeros(rewriter, loc, rowType),
                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       Value v = arith::SelectOp::create(
-                           b, l, isLabel(b, l, a[1]), a[0],
-                           floatConst(b, l, a[0].getType(), 0.0));
+                       // One op per statement (argument evaluation
+                       // order is unspecified).
+                       Value label = isLabel(b, l, a[1]);
+                       Value zero = floatConst(b, l, a[0].getType(), 0.0);
+                       Value v =
+                           arith::SelectOp::create(b, l, label, a[0], zero);
                        return arith::AddFOp::create(b, l, a[2], v);
                      });
     // loss = Σ_n (max + log(sumexp) - picked) / N.

@@ -203,9 +203,11 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
         Value contrib = buildElementwise(
             rewriter, loc, dyType, ValueRange{xs, y, taken, op.getDy()},
             [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-              return arith::SelectOp::create(
-                  b, l, first(b, l, a), a[3],
-                  floatConst(b, l, a[3].getType(), 0.0));
+              // One op per statement (argument evaluation order is
+              // unspecified).
+              Value isFirst = first(b, l, a);
+              Value zero = floatConst(b, l, a[3].getType(), 0.0);
+              return arith::SelectOp::create(b, l, isFirst, a[3], zero);
             });
         taken = buildElementwise(
             rewriter, loc, takenType, ValueRange{xs, y, taken},

@@ -206,10 +206,12 @@ struct EmbeddingGradLowering : OpRewritePattern<EmbeddingGradOp> {
     }
     auto rowType = RankedTensorType::get({1, h}, type.getElementType());
     Value init = zeros(rewriter, loc, type);
+    // One op per statement (argument evaluation order is unspecified).
+    Value lower = indexConst(rewriter, loc, 0);
+    Value upper = indexConst(rewriter, loc, tokens);
+    Value step = indexConst(rewriter, loc, 1);
     auto loop = scf::ForOp::create(
-        rewriter, loc, indexConst(rewriter, loc, 0),
-        indexConst(rewriter, loc, tokens), indexConst(rewriter, loc, 1),
-        ValueRange{init},
+        rewriter, loc, lower, upper, step, ValueRange{init},
         [&](OpBuilder &b, Location l, Value i, ValueRange iter) {
           Value id = tensor::ExtractOp::create(b, l, ids, ValueRange{i});
           Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
