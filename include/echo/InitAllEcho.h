@@ -13,6 +13,7 @@
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Pipelines/Pipelines.h"
+#include "echo/Target/CPU/Passes.h"
 #include "echo/Target/GPU/Passes.h"
 #include "echo/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -28,6 +29,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 inline void registerAllPasses() {
   registerEchoPasses();
   registerEchoConversionPasses();
+  registerEchoCPUPasses();
   registerEchoGPUPasses();
   registerEchoPipelines();
 }

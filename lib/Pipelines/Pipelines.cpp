@@ -11,6 +11,7 @@
 
 #include "echo/Pipelines/Pipelines.h"
 #include "echo/Conversion/Passes.h"
+#include "echo/Target/CPU/Passes.h"
 #include "echo/Target/GPU/Passes.h"
 #include "echo/Transforms/Passes.h"
 
@@ -154,6 +155,11 @@ void mlir::echo::buildEchoBufferizationPipeline(
 /// there).
 static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
+  // The step and the runtime calls get C interfaces; the kernels outlined
+  // next (one function per loop nest, since LLVM's loop passes scale with
+  // the function) do not need one.
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createEchoOutlineKernels());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
@@ -161,7 +167,6 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createEchoStripMarkers());
-  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());

@@ -1,0 +1,52 @@
+//===- Passes.td - Echo's CPU passes -----------------------*- tablegen -*-===//
+//
+// Part of the Echo project.
+//
+// The passes that only target=cpu runs, beside echo/Target/GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_TARGET_CPU_PASSES_TD
+#define ECHO_TARGET_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EchoOutlineKernels : Pass<"echo-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each top-level linalg op on buffers into a function";
+  let description = [{
+    A training step lowers to one function holding a loop nest per linalg op
+    (thousands at paper sizes). LLVM's loop passes scale with the function
+    they run on (IndVarSimplify and LoopRotate spent 310 s of the 335 s that
+    `opt -O2` took on the paper-size NMT step), so the step compiles in
+    time quadratic in its size. This pass moves every linalg op on buffers
+    at the top level of a function into its own private function,
+    `@<function>_kernel_<n>`, marked `noinline` (`passthrough`) so that LLVM
+    does not merge them back, and calls it: compile time then grows linearly with
+    the number of ops, as a GPU step's kernels do.
+
+    The kernel takes the op's operands (memrefs and scalars) and any value
+    its body uses from above; constants are cloned into it. Functions with
+    fewer than `min-ops` linalg ops are left alone. Run it on planned,
+    deallocated buffers, before `convert-linalg-to-loops` and after
+    `llvm-request-c-wrappers` (a kernel needs no C interface).
+
+    ```mlir
+    linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
+    // becomes
+    call @f_kernel_0(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+    ```
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"2",
+           "Outline only in functions with at least this many linalg ops">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Linalg ops outlined into functions">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
+#endif // ECHO_TARGET_CPU_PASSES_TD

@@ -1,0 +1,111 @@
+//===- OutlineKernels.cpp - One function per linalg op for the CPU --------===//
+//
+// Part of the Echo project.
+//
+// echo-outline-kernels (see Passes.td): keeps LLVM's per-function loop
+// passes from seeing the whole training step at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::echo {
+#define GEN_PASS_DEF_ECHOOUTLINEKERNELS
+#include "echo/Target/CPU/Passes.h.inc"
+} // namespace mlir::echo
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+
+/// True for a value the kernel can rebuild instead of taking it as an
+/// argument: a scalar constant.
+bool isClonableConstant(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  return cst && !isa<ShapedType>(cst.getType());
+}
+
+struct EchoOutlineKernelsPass
+    : public echo::impl::EchoOutlineKernelsBase<EchoOutlineKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal())
+        continue;
+      SmallVector<linalg::LinalgOp> ops;
+      for (Operation &op : func.getBody().front())
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+          if (linalgOp.hasPureBufferSemantics())
+            ops.push_back(linalgOp);
+      if (static_cast<int64_t>(ops.size()) < minOps)
+        continue;
+      for (auto [i, op] : llvm::enumerate(ops))
+        outline(func, op, i, symbols);
+    }
+  }
+
+  /// Moves `op` into `@<func>_kernel_<index>` and calls it in its place.
+  void outline(func::FuncOp func, linalg::LinalgOp op, size_t index,
+               SymbolTable &symbols) {
+    Operation *operation = op.getOperation();
+    // Arguments: the operands, then what the body uses from above, except
+    // scalar constants, which the kernel clones.
+    llvm::SetVector<Value> inputs;
+    for (Value operand : operation->getOperands())
+      if (!isClonableConstant(operand))
+        inputs.insert(operand);
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(operation->getRegions(), captured);
+    for (Value v : captured)
+      if (!isClonableConstant(v))
+        inputs.insert(v);
+
+    MLIRContext *ctx = func.getContext();
+    OpBuilder b(func);
+    b.setInsertionPointAfter(func);
+    auto type = FunctionType::get(ctx, ValueRange(inputs.getArrayRef()).getTypes(),
+                                  {});
+    auto kernel = func::FuncOp::create(
+        b, op.getLoc(), (func.getSymName() + "_kernel_" + Twine(index)).str(),
+        type);
+    kernel.setPrivate();
+    // Outlined to be compiled on its own: LLVM must not inline it back
+    // (`passthrough` becomes the LLVM function's attributes).
+    kernel->setAttr("passthrough",
+                    ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+    symbols.insert(kernel);
+    Block *body = kernel.addEntryBlock();
+    OpBuilder inner = OpBuilder::atBlockBegin(body);
+    IRMapping mapping;
+    for (auto [value, arg] : llvm::zip(inputs, body->getArguments()))
+      mapping.map(value, arg);
+    auto cloneConstant = [&](Value v) {
+      if (isClonableConstant(v) && !mapping.contains(v))
+        inner.clone(*v.getDefiningOp(), mapping);
+    };
+    for (Value operand : operation->getOperands())
+      cloneConstant(operand);
+    for (Value v : captured)
+      cloneConstant(v);
+    inner.clone(*operation, mapping);
+    func::ReturnOp::create(inner, op.getLoc());
+
+    OpBuilder call(operation);
+    func::CallOp::create(call, op.getLoc(), kernel, inputs.getArrayRef());
+    operation->erase();
+    ++numKernels;
+  }
+};
+
+} // namespace
