@@ -160,6 +160,9 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   // the function) do not need one.
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createEchoOutlineKernels());
+  // tanh/exp/log as polynomials the loop vectorizer handles (libm's are
+  // scalar calls).
+  pm.addPass(createEchoApproximateMath());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));

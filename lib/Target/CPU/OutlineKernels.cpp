@@ -50,14 +50,17 @@ struct EchoOutlineKernelsPass
             ops.push_back(linalgOp);
       if (static_cast<int64_t>(ops.size()) < minOps)
         continue;
+      // Kernels follow their function, in order.
+      Operation *insertAfter = func;
       for (auto [i, op] : llvm::enumerate(ops))
-        outline(func, op, i, symbols);
+        insertAfter = outline(func, op, i, insertAfter, symbols);
     }
   }
 
-  /// Moves `op` into `@<func>_kernel_<index>` and calls it in its place.
-  void outline(func::FuncOp func, linalg::LinalgOp op, size_t index,
-               SymbolTable &symbols) {
+  /// Moves `op` into `@<func>_kernel_<index>`, placed after `insertAfter`,
+  /// and calls it in its place; returns the kernel.
+  Operation *outline(func::FuncOp func, linalg::LinalgOp op, size_t index,
+                     Operation *insertAfter, SymbolTable &symbols) {
     Operation *operation = op.getOperation();
     // Arguments: the operands, then what the body uses from above, except
     // scalar constants, which the kernel clones.
@@ -73,7 +76,7 @@ struct EchoOutlineKernelsPass
 
     MLIRContext *ctx = func.getContext();
     OpBuilder b(func);
-    b.setInsertionPointAfter(func);
+    b.setInsertionPointAfter(insertAfter);
     auto type = FunctionType::get(ctx, ValueRange(inputs.getArrayRef()).getTypes(),
                                   {});
     auto kernel = func::FuncOp::create(
@@ -105,6 +108,7 @@ struct EchoOutlineKernelsPass
     func::CallOp::create(call, op.getLoc(), kernel, inputs.getArrayRef());
     operation->erase();
     ++numKernels;
+    return kernel;
   }
 };
 

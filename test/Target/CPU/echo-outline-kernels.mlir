@@ -1,0 +1,70 @@
+// RUN: echo-opt %s --split-input-file --echo-outline-kernels | FileCheck %s
+// RUN: echo-opt %s --split-input-file --echo-outline-kernels="min-ops=3" | FileCheck %s --check-prefix=MIN
+
+// Each top-level linalg op on buffers becomes a noinline private function
+// taking its operands and the values its body uses from above; scalar
+// constants are cloned into it. The step calls the kernels in order.
+// CHECK-LABEL: func.func @step(
+// CHECK-SAME: %[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[C:.*]]: memref<4xf32>, %[[S:.*]]: f32)
+// CHECK-NEXT: call @step_kernel_0(%[[A]], %[[B]], %[[S]]) : (memref<4xf32>, memref<4xf32>, f32) -> ()
+// CHECK: call @step_kernel_1(%[[B]], %[[C]]) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK-NEXT: return
+// CHECK: func.func private @step_kernel_0(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>, %[[CAP:.*]]: f32) attributes {passthrough = ["noinline"]}
+// CHECK: arith.addf %{{.*}}, %[[CAP]]
+// CHECK: func.func private @step_kernel_1(%[[X:.*]]: memref<4xf32>, %[[Y:.*]]: memref<4xf32>) attributes {passthrough = ["noinline"]}
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2.0
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[X]] : memref<4xf32>) outs(%[[Y]] : memref<4xf32>)
+// CHECK: arith.mulf %{{.*}}, %[[TWO]]
+
+// MIN-LABEL: func.func @step(
+// MIN-NOT: call
+// MIN: linalg.generic
+// MIN: linalg.generic
+#id = affine_map<(d0) -> (d0)>
+func.func @step(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>, %s: f32) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.addf %x, %s : f32
+    linalg.yield %0 : f32
+  }
+  %two = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : memref<4xf32>) outs(%c : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.mulf %x, %two : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Ops on tensors and ops inside regions stay where they are.
+// CHECK-LABEL: func.func @tensors(
+// CHECK-NOT: call
+// CHECK: linalg.generic
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK-NOT: func.func private
+#id = affine_map<(d0) -> (d0)>
+func.func @tensors(%a: tensor<4xf32>, %m: memref<4xf32>, %n: memref<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%m : memref<4xf32>) outs(%n : memref<4xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      linalg.yield %x : f32
+    }
+  }
+  return %r : tensor<4xf32>
+}
