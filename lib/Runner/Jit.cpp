@@ -8,8 +8,10 @@
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -17,14 +19,28 @@ using namespace mlir::echo;
 FailureOr<JitStep> JitStep::compile(ModuleOp module, StringRef function,
                                     unsigned optLevel,
                                     ArrayRef<StringRef> sharedLibs) {
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
+  // LLVM's optimizations must know the host (vector widths, costs): without
+  // a target machine the loop vectorizer sees a generic target and leaves
+  // the kernels' loops scalar.
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    llvm::errs() << "echo-run: cannot describe the host: "
+                 << llvm::toString(builder.takeError()) << "\n";
+    return failure();
+  }
+  auto machine = builder->createTargetMachine();
+  if (!machine) {
+    llvm::errs() << "echo-run: cannot target the host: "
+                 << llvm::toString(machine.takeError()) << "\n";
+    return failure();
+  }
+  auto transformer =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, machine->get());
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.sharedLibPaths = sharedLibs;
-  options.jitCodeGenOptLevel = optLevel == 0
-                                   ? llvm::CodeGenOptLevel::None
-                                   : llvm::CodeGenOptLevel::Aggressive;
+  options.jitCodeGenOptLevel = optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                             : llvm::CodeGenOptLevel::Default;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine) {
     llvm::errs() << "echo-run: JIT compilation failed: "

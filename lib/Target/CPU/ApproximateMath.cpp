@@ -28,9 +28,8 @@ struct EchoApproximateMathPass
     // predicate gets full op names.
     auto selected = [](StringRef name) {
       return name.consume_front("math.") &&
-             llvm::is_contained({"tanh", "exp", "expm1", "log", "log1p",
-                                 "log2", "erf"},
-                                name);
+             llvm::is_contained(
+                 {"tanh", "exp", "expm1", "log", "log1p", "log2", "erf"}, name);
     };
     // Only those ops and what their rewrites create: a greedy rewrite of the
     // whole module would also fold and simplify every other op of a step.

@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOOUTLINEKERNELS
@@ -52,14 +53,17 @@ struct EchoOutlineKernelsPass
         continue;
       // Kernels follow their function, in order.
       Operation *insertAfter = func;
-      for (auto [i, op] : llvm::enumerate(ops))
-        insertAfter = outline(func, op, i, insertAfter, symbols);
+      for (linalg::LinalgOp op : ops)
+        if (Operation *kernel = outline(func, op, insertAfter, symbols))
+          insertAfter = kernel;
     }
   }
 
-  /// Moves `op` into `@<func>_kernel_<index>`, placed after `insertAfter`,
-  /// and calls it in its place; returns the kernel.
-  Operation *outline(func::FuncOp func, linalg::LinalgOp op, size_t index,
+  /// Moves `op` into a kernel and calls it in its place. A kernel identical
+  /// to one outlined before (the same op on buffers of the same types: an
+  /// unrolled RNN's steps) is reused. Returns a new kernel, placed after
+  /// `insertAfter`, or null when one was reused.
+  Operation *outline(func::FuncOp func, linalg::LinalgOp op,
                      Operation *insertAfter, SymbolTable &symbols) {
     Operation *operation = op.getOperation();
     // Arguments: the operands, then what the body uses from above, except
@@ -75,19 +79,18 @@ struct EchoOutlineKernelsPass
         inputs.insert(v);
 
     MLIRContext *ctx = func.getContext();
-    OpBuilder b(func);
-    b.setInsertionPointAfter(insertAfter);
-    auto type = FunctionType::get(ctx, ValueRange(inputs.getArrayRef()).getTypes(),
-                                  {});
+    OpBuilder b(ctx);
+    auto type =
+        FunctionType::get(ctx, ValueRange(inputs.getArrayRef()).getTypes(), {});
     auto kernel = func::FuncOp::create(
-        b, op.getLoc(), (func.getSymName() + "_kernel_" + Twine(index)).str(),
+        b, op.getLoc(),
+        (func.getSymName() + "_kernel_" + Twine(kernelsOf[func]++)).str(),
         type);
     kernel.setPrivate();
     // Outlined to be compiled on its own: LLVM must not inline it back
     // (`passthrough` becomes the LLVM function's attributes).
     kernel->setAttr("passthrough",
                     ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-    symbols.insert(kernel);
     Block *body = kernel.addEntryBlock();
     OpBuilder inner = OpBuilder::atBlockBegin(body);
     IRMapping mapping;
@@ -104,12 +107,42 @@ struct EchoOutlineKernelsPass
     inner.clone(*operation, mapping);
     func::ReturnOp::create(inner, op.getLoc());
 
+    // The kernel, printed under a fixed name and without locations,
+    // identifies it.
+    std::string key;
+    {
+      std::string name = kernel.getSymName().str();
+      kernel.setSymName("kernel");
+      llvm::raw_string_ostream os(key);
+      kernel->print(os, OpPrintingFlags().printGenericOpForm());
+      kernel.setSymName(name);
+    }
+    func::FuncOp callee;
+    Operation *created = nullptr;
+    auto [it, inserted] = kernels.try_emplace(key, kernel);
+    if (inserted) {
+      b.setInsertionPointAfter(insertAfter);
+      b.insert(kernel);
+      symbols.insert(kernel);
+      callee = kernel;
+      created = kernel;
+      ++numKernels;
+    } else {
+      callee = it->second;
+      kernel.erase();
+      --kernelsOf[func];
+      ++numReused;
+    }
     OpBuilder call(operation);
-    func::CallOp::create(call, op.getLoc(), kernel, inputs.getArrayRef());
+    func::CallOp::create(call, op.getLoc(), callee, inputs.getArrayRef());
     operation->erase();
-    ++numKernels;
-    return kernel;
+    return created;
   }
+
+  /// The kernels outlined so far, by their printed body.
+  llvm::StringMap<func::FuncOp> kernels;
+  /// How many kernels each function has.
+  DenseMap<func::FuncOp, unsigned> kernelsOf;
 };
 
 } // namespace

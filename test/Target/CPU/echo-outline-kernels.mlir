@@ -68,3 +68,45 @@ func.func @tensors(%a: tensor<4xf32>, %m: memref<4xf32>, %n: memref<4xf32>) -> t
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Identical ops on buffers of the same types (an unrolled RNN's steps) call
+// one kernel; a different op or type gets its own.
+// CHECK-LABEL: func.func @steps(
+// CHECK-SAME: %[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[C:.*]]: memref<4xf32>, %[[D:.*]]: memref<8xf32>, %[[E:.*]]: memref<8xf32>)
+// CHECK-NEXT: call @steps_kernel_0(%[[A]], %[[B]])
+// CHECK-NEXT: call @steps_kernel_0(%[[B]], %[[C]])
+// CHECK-NEXT: call @steps_kernel_1(%[[D]], %[[E]])
+// CHECK-NEXT: call @steps_kernel_2(%[[C]], %[[A]])
+// CHECK-NEXT: return
+// CHECK-COUNT-3: func.func private @steps_kernel_
+// CHECK-NOT: func.func private @steps_kernel_
+#id = affine_map<(d0) -> (d0)>
+func.func @steps(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>, %d: memref<8xf32>, %e: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = math.tanh %x : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : memref<4xf32>) outs(%c : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = math.tanh %x : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%d : memref<8xf32>) outs(%e : memref<8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = math.tanh %x : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%c : memref<4xf32>) outs(%a : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = math.exp %x : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

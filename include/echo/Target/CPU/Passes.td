@@ -41,7 +41,9 @@ def EchoOutlineKernels : Pass<"echo-outline-kernels", "::mlir::ModuleOp"> {
            "Outline only in functions with at least this many linalg ops">,
   ];
   let statistics = [
-    Statistic<"numKernels", "kernels", "Linalg ops outlined into functions">,
+    Statistic<"numKernels", "kernels", "Kernel functions created">,
+    Statistic<"numReused", "reused-kernels",
+              "Linalg ops that call a kernel created for an identical op">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",
