@@ -197,9 +197,84 @@ def write_markdown(results):
                                           r["gflops_per_s"],
                                           100 * r["share_of_peak"],
                                           r["compile_ms"]))
+    lines += cpu_paper_markdown()
+    lines += side_by_side_markdown()
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def cpu_paper_markdown():
+    """The paper-size CPU runs of bench/cpu_paper.py, if measured."""
+    path = os.path.join(ROOT, "bench", "results", "cpu_paper.json")
+    if not os.path.exists(path):
+        return []
+    c = json.load(open(path))
+    mib = 1024 * 1024
+    lines = ["", "## Paper-size steps on the CPU (`bench/cpu_paper.py`)", "",
+             "Real executions (`echo-run`, JIT; GEMMs in OpenBLAS, "
+             "convolutions in oneDNN; %d cores), median of %d steps. "
+             "Compile time is the MLIR pipelines plus LLVM's optimization and "
+             "code generation. Memory columns are the tensor-level estimate "
+             "and the planned arena." % (c["cores"], c["steps"]), "",
+             "| model | strategy | compile s (MLIR + LLVM) | step s | "
+             "step / none | estimate MiB | arena MiB | first loss |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, e in c["models"].items():
+        none = e.get("none")
+        for strategy in STRATEGIES:
+            r = e.get(strategy)
+            if not r:
+                continue
+            lines.append("| %s | %s | %.1f (%.1f + %.1f) | %.2f | %s | %.0f |"
+                         " %s | %.6f |" % (
+                             name, strategy, r["compile_ms"] / 1e3,
+                             r["compile_mlir_ms"] / 1e3,
+                             r["compile_llvm_ms"] / 1e3,
+                             r["step_time_ms"] / 1e3,
+                             "%.2f" % (r["step_time_ms"] /
+                                       none["step_time_ms"]) if none else "",
+                             r["peak_live_bytes"] / mib,
+                             "%.0f" % (r["planned_bytes"] / mib)
+                             if r["planned_bytes"] else "-",
+                             r["losses"][0]))
+    if c.get("scaling"):
+        lines += ["", "Compile time against the number of ops (unrolled "
+                  "4-layer LSTMs, B=32, H=128, strategy echo):", "",
+                  "| seq_len | ops | MLIR s | LLVM s |", "|---|---|---|---|"]
+        for r in c["scaling"]:
+            lines.append("| %d | %d | %.1f | %.1f |" % (
+                r["seq_len"], r["train_step_ops"],
+                r["compile_mlir_ms"] / 1e3, r["compile_llvm_ms"] / 1e3))
+    return lines
+
+
+def side_by_side_markdown():
+    """Echo beside PyTorch eager (bench/peers/cpu_side_by_side.py)."""
+    path = os.path.join(ROOT, "bench", "results", "cpu_side_by_side.json")
+    if not os.path.exists(path):
+        return []
+    c = json.load(open(path))
+    lines = ["", "## Echo beside PyTorch on the CPU "
+             "(`bench/peers/cpu_side_by_side.py`)", "",
+             "The same model in PyTorch %s (bench/peers/torch_models.py), the "
+             "same initial weights and data (.npy), %d threads, %d SGD steps "
+             "each, one after the other in one run. Losses with dropout off "
+             "show the computation is the same; times are with dropout." % (
+                 c["torch"], c["threads"], c["steps"]), "",
+             "| model | loss rel. diff (dropout off) | Echo none s | "
+             "Echo echo s | PyTorch eager s | Echo / PyTorch | echo / none |"
+             " Echo compile s |", "|---|---|---|---|---|---|---|---|"]
+    for name, e in c["models"].items():
+        t = e["timed"]
+        lines.append("| %s | %.1e | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |"
+                     % (name, e["max_loss_rel_diff"],
+                        t["echo_none"]["step_time_ms"] / 1e3,
+                        t["echo_echo"]["step_time_ms"] / 1e3,
+                        t["torch_eager"]["step_time_ms"] / 1e3,
+                        e["echo_over_torch"], e["echo_strategy_over_none"],
+                        t["echo_none"]["compile_ms"] / 1e3))
+    return lines
 
 
 def gpu_markdown():

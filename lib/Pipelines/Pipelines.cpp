@@ -119,9 +119,10 @@ void mlir::echo::buildEchoBufferizationPipeline(
   pm.addPass(createCanonicalizerPass());
   // Elementwise chains fuse into one loop nest (one kernel on a GPU): a
   // recomputed value fuses into the op that consumes it, what the paper's
-  // hand-written Echo kernels did. GEMMs and convolutions are library calls
-  // or vectorized loops by now, so only elementwise chains fuse.
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  // hand-written Echo kernels did; a fusion that would keep forward values
+  // alive longer is refused. GEMMs and convolutions are library calls or
+  // vectorized loops by now, so only elementwise chains fuse.
+  pm.addPass(createEchoFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   if (gpu)
     pm.addPass(createEchoFillConstants());

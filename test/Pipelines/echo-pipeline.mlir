@@ -55,19 +55,19 @@
 // REPORT: "plan": {
 // REPORT-NEXT: "alignment": 64,
 // REPORT-NEXT: "arena_bytes": 8384,
-// REPORT-NEXT: "buffers": 10,
+// REPORT-NEXT: "buffers": 11,
 // REPORT-NEXT: "heuristic": "breadth/best-fit",
-// REPORT-NEXT: "in_place": 2,
+// REPORT-NEXT: "in_place": 3,
 // REPORT-NEXT: "lower_bound_bytes": 8384
 // REPORT: "planned_bytes": 8384,
 // REPORT: "strategy": "mirror",
 
 // NOPLAN: "planned_bytes": null,
 // NOPLAN-NOT: "plan"
-// Without planning the step makes 9 heap allocations; with it, one: the
+// Without planning the step makes 10 heap allocations; with it, one: the
 // arena.
 // NOPLAN-IR: llvm.func @f_train(
-// NOPLAN-IR-COUNT-9: llvm.call @malloc
+// NOPLAN-IR-COUNT-10: llvm.call @malloc
 // NOPLAN-IR-NOT: llvm.call @malloc
 // NOPLAN-IR: llvm.return
 // PLANNED: llvm.func @f_train(

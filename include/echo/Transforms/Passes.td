@@ -298,4 +298,35 @@ def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   }];
 }
 
+def EchoFuseElementwise : Pass<"echo-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops where it keeps no tensor alive "
+                "longer";
+  let description = [{
+    Upstream's elementwise fusion (`linalg-fuse-elementwise-ops`: the same
+    patterns, reshape folding and constant folding) with a control that
+    knows what a training step's memory plan needs. Fusing a single-use
+    producer into its consumer computes the producer's value in the
+    consumer's loop: the value is never stored (its buffer is saved), but
+    the producer's inputs are now read at the consumer, so any input whose
+    last other use is before the consumer lives longer. Upstream fuses
+    regardless; in a training step, where a forward producer's only use may
+    be a backward consumer thousands of ops later, that extends forward
+    values across the backward pass (the paper-size NMT's arena grew from
+    1.3 GB to 2.9 GB). This pass fuses only when the bytes of the inputs it
+    would keep alive longer do not exceed the bytes of the value it saves,
+    or when the consumer immediately follows the producer. Recomputed
+    values, which echo-recompute places right before their consumers, still
+    fuse into them.
+  }];
+  let statistics = [
+    Statistic<"numRefused", "refused",
+              "Fusions refused because they would keep inputs alive longer">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // ECHO_TRANSFORMS_PASSES_TD
