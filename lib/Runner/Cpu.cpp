@@ -7,9 +7,8 @@
 #include "echo/Runner/Cpu.h"
 
 #include "EchoCpuRuntime.h"
+#include "RuntimeLibrary.h"
 
-#include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <type_traits>
@@ -18,35 +17,20 @@ using namespace mlir;
 using namespace mlir::echo;
 
 LogicalResult CpuRuntime::load(StringRef path) {
-  if (path.empty() || !llvm::sys::fs::exists(path)) {
-    llvm::errs() << "echo-run: target=cpu's library calls need the Echo CPU "
-                    "runtime library (not found"
-                 << (path.empty() ? std::string()
-                                  : (" at '" + path + "'").str())
-                 << "; build Echo with libopenblas-dev and libdnnl-dev, pass "
-                    "--cpu-runtime=, or compile without library calls: "
-                    "--library-calls=false)\n";
+  std::optional<llvm::sys::DynamicLibrary> lib = detail::openRuntimeLibrary(
+      path, "target=cpu's library calls need the Echo CPU runtime library",
+      "build Echo with libopenblas-dev and libdnnl-dev, pass --cpu-runtime=, "
+      "or compile without library calls: --library-calls=false");
+  if (!lib)
     return failure();
-  }
-  std::string error;
-  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(),
-                                                            &error);
-  if (!lib.isValid()) {
-    llvm::errs() << "echo-run: cannot load " << path << ": " << error << "\n";
-    return failure();
-  }
   // The header's prototypes type the entry points.
   static_assert(std::is_same_v<decltype(init), decltype(&echoCpuInit)>);
   static_assert(std::is_same_v<decltype(getError), decltype(&echoCpuGetError)>);
   static_assert(std::is_same_v<decltype(workspaceBytes),
                                decltype(&echoCpuWorkspaceBytes)>);
-  init =
-      reinterpret_cast<decltype(init)>(lib.getAddressOfSymbol("echoCpuInit"));
-  getError = reinterpret_cast<decltype(getError)>(
-      lib.getAddressOfSymbol("echoCpuGetError"));
-  workspaceBytes = reinterpret_cast<decltype(workspaceBytes)>(
-      lib.getAddressOfSymbol("echoCpuWorkspaceBytes"));
-  if (!init || !getError || !workspaceBytes) {
+  if (!detail::resolveSymbol(*lib, init, "echoCpuInit") ||
+      !detail::resolveSymbol(*lib, getError, "echoCpuGetError") ||
+      !detail::resolveSymbol(*lib, workspaceBytes, "echoCpuWorkspaceBytes")) {
     llvm::errs() << "echo-run: " << path
                  << " is not the Echo CPU runtime (missing symbols)\n";
     return failure();

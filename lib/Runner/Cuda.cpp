@@ -8,9 +8,8 @@
 
 #include "EchoCudaRuntime.h"
 #include "EchoHostData.h"
+#include "RuntimeLibrary.h"
 
-#include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -34,26 +33,13 @@ CudaRuntime::CudaRuntime() = default;
 CudaRuntime::~CudaRuntime() = default;
 
 LogicalResult CudaRuntime::load(StringRef path) {
-  if (path.empty() || !llvm::sys::fs::exists(path)) {
-    llvm::errs() << "echo-run: --target=cuda needs the Echo CUDA runtime "
-                    "library (not found"
-                 << (path.empty() ? std::string()
-                                  : (" at '" + path + "'").str())
-                 << "; build Echo with the CUDA toolkit, or pass "
-                    "--cuda-runtime=)\n";
+  std::optional<llvm::sys::DynamicLibrary> lib = detail::openRuntimeLibrary(
+      path, "--target=cuda needs the Echo CUDA runtime library",
+      "build Echo with the CUDA toolkit, or pass --cuda-runtime=");
+  if (!lib)
     return failure();
-  }
-  std::string error;
-  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(),
-                                                            &error);
-  if (!lib.isValid()) {
-    llvm::errs() << "echo-run: cannot load " << path << ": " << error << "\n";
-    return failure();
-  }
   auto get = [&](auto &fn, const char *name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-        lib.getAddressOfSymbol(name));
-    return fn != nullptr;
+    return detail::resolveSymbol(*lib, fn, name);
   };
   auto loaded = std::make_unique<Api>();
   Api &a = *loaded;
