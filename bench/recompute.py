@@ -199,6 +199,7 @@ def write_markdown(results):
                                           r["compile_ms"]))
     lines += cpu_paper_markdown()
     lines += side_by_side_markdown()
+    lines += memory_side_by_side_markdown()
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -215,28 +216,39 @@ def cpu_paper_markdown():
              "Real executions (`echo-run`, JIT; GEMMs in OpenBLAS, "
              "convolutions in oneDNN; %d cores), median of %d steps. "
              "Compile time is the MLIR pipelines plus LLVM's optimization and "
-             "code generation. Memory columns are the tensor-level estimate "
-             "and the planned arena." % (c["cores"], c["steps"]), "",
+             "code generation. Memory: the bytes the step measured "
+             "(`measured_peak_bytes`: parameters, data, gradients, the "
+             "arena, oneDNN's workspace, all counted by one allocator), "
+             "none's measured bytes over the strategy's, the tensor-level "
+             "estimate (`peak_live_bytes`) and the planned arena; "
+             "recompute FLOPs as a share of the forward pass." % (
+                 c["cores"], c["steps"]), "",
              "| model | strategy | compile s (MLIR + LLVM) | step s | "
-             "step / none | estimate MiB | arena MiB | first loss |",
-             "|---|---|---|---|---|---|---|---|"]
+             "step / none | measured MiB | none / this | estimate MiB | "
+             "arena MiB | recompute % | first loss |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, e in c["models"].items():
         none = e.get("none")
         for strategy in STRATEGIES:
             r = e.get(strategy)
             if not r:
                 continue
-            lines.append("| %s | %s | %.1f (%.1f + %.1f) | %.2f | %s | %.0f |"
-                         " %s | %.6f |" % (
+            measured = r.get("measured_peak_bytes")
+            lines.append("| %s | %s | %.1f (%.1f + %.1f) | %.2f | %s | %s |"
+                         " %s | %.0f | %s | %.2f | %.6f |" % (
                              name, strategy, r["compile_ms"] / 1e3,
                              r["compile_mlir_ms"] / 1e3,
                              r["compile_llvm_ms"] / 1e3,
                              r["step_time_ms"] / 1e3,
                              "%.2f" % (r["step_time_ms"] /
                                        none["step_time_ms"]) if none else "",
+                             "%.0f" % (measured / mib) if measured else "-",
+                             "%.2f×" % (none["measured_peak_bytes"] / measured)
+                             if none and measured else "",
                              r["peak_live_bytes"] / mib,
                              "%.0f" % (r["planned_bytes"] / mib)
                              if r["planned_bytes"] else "-",
+                             100.0 * r["recompute_flops"] / r["forward_flops"],
                              r["losses"][0]))
     if c.get("scaling"):
         lines += ["", "Compile time against the number of ops (unrolled "
@@ -274,6 +286,42 @@ def side_by_side_markdown():
                         t["torch_eager"]["step_time_ms"] / 1e3,
                         e["echo_over_torch"], e["echo_strategy_over_none"],
                         t["echo_none"]["compile_ms"] / 1e3))
+    return lines
+
+
+def memory_side_by_side_markdown():
+    """Measured bytes, Echo and PyTorch (bench/peers/torch_memory.py)."""
+    path = os.path.join(ROOT, "bench", "results", "memory_side_by_side.json")
+    if not os.path.exists(path):
+        return []
+    c = json.load(open(path))
+    mib = 1024 * 1024
+    lines = ["", "## Measured memory beside PyTorch "
+             "(`bench/peers/torch_memory.py`)", "",
+             "Peak bytes of one training step (forward, backward, "
+             "gradients; parameters and data included), same weights and "
+             "data. Echo: `measured_peak_bytes` of `echo-run` (its counting "
+             "allocator). PyTorch %s: an LD_PRELOAD allocation counter "
+             "(bench/peers/alloc_counter.c) over the second step, each "
+             "variant in its own process: eager, `torch.utils.checkpoint` per "
+             "time step (NMT) or layer (Transformer), and functorch's min-cut "
+             "rematerialization partitioner." % c["torch"], "",
+             "| model | run | measured MiB | vs PyTorch eager | step s |",
+             "|---|---|---|---|---|"]
+    for name, e in c["models"].items():
+        eager = e["torch"].get("eager", {}).get("peak_bytes")
+        rows = [("Echo " + s, r["measured_peak_bytes"], r["step_time_ms"])
+                for s, r in e["echo"].items()]
+        rows += [("PyTorch " + v, r.get("peak_bytes"), r.get("step_time_ms"))
+                 for v, r in e["torch"].items()]
+        for label, peak, ms in rows:
+            if peak is None:
+                lines.append("| %s | %s | failed | | |" % (name, label))
+                continue
+            lines.append("| %s | %s | %.0f | %s | %s |" % (
+                name, label, peak / mib,
+                "%.2f×" % (peak / eager) if eager else "",
+                "%.2f" % (ms / 1e3) if ms else ""))
     return lines
 
 

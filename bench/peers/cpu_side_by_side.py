@@ -145,7 +145,8 @@ def main():
                         k: r[k] for k in ("losses", "step_time_ms",
                                           "compile_ms", "compile_mlir_ms",
                                           "compile_llvm_ms",
-                                          "peak_live_bytes")}
+                                          "peak_live_bytes",
+                                          "measured_peak_bytes")}
                     print(name, mode, strategy, row["echo_" + strategy],
                           file=sys.stderr)
                 row["torch_eager"] = run_torch(name, kw, arguments, values,

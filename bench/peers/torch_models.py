@@ -15,6 +15,7 @@ import math
 
 import torch
 import torch.nn.functional as F
+import torch.utils.checkpoint
 
 
 def echo_arguments(mlir_text, model):
@@ -54,6 +55,17 @@ class EchoPeer(torch.nn.Module):
     def p(self, name):
         return self.params[name]
 
+    # With `checkpointed` set, each time step (NMT) or layer (Transformer)
+    # runs under torch.utils.checkpoint: its activations are recomputed in
+    # the backward pass instead of stashed (bench/peers/torch_memory.py).
+    checkpointed = False
+
+    def segment(self, fn, *args):
+        if self.checkpointed and self.training:
+            return torch.utils.checkpoint.checkpoint(fn, *args,
+                                                     use_reentrant=False)
+        return fn(*args)
+
 
 def _linear(x, w, b):
     return F.linear(x, w, b)
@@ -84,8 +96,11 @@ class NMT(EchoPeer):
         src = drop(F.embedding(src_ids.long(), p("src_embed")))
         zero = src.new_zeros(b, h_dim)
         h, c, states = zero, zero, []
+
+        def encode(x, h, c):
+            return _lstm_cell([x], h, c, p("enc_w"), p("enc_b"))
         for s in range(self.src_len):
-            h, c = _lstm_cell([src[:, s]], h, c, p("enc_w"), p("enc_b"))
+            h, c = self.segment(encode, src[:, s], h, c)
             states.append(h)
         memory = torch.stack(states, dim=1)  # [B, S, H]
         keys = _linear(memory.reshape(b * self.src_len, h_dim),
@@ -95,8 +110,9 @@ class NMT(EchoPeer):
         c, feed = zero, zero
         tgt = F.embedding(tgt_ids.long(), p("tgt_embed"))
         outputs = []
-        for t in range(self.tgt_len):
-            d, c = _lstm_cell([tgt[:, t], feed], d, c, p("dec_w"), p("dec_b"))
+
+        def decode(x, feed, d, c):
+            d, c = _lstm_cell([x, feed], d, c, p("dec_w"), p("dec_b"))
             query = d.matmul(p("att_query_w").t())  # [B, A]
             hid = torch.tanh(keys + query.unsqueeze(1))
             scores = hid.reshape(b * self.src_len, -1).matmul(p("att_v").t())
@@ -104,6 +120,9 @@ class NMT(EchoPeer):
             ctx = torch.bmm(alpha.unsqueeze(1), memory).reshape(b, h_dim)
             feed = torch.tanh(_linear(torch.cat([d, ctx], dim=1),
                                       p("dec_att_w"), p("dec_att_b")))
+            return feed, d, c
+        for t in range(self.tgt_len):
+            feed, d, c = self.segment(decode, tgt[:, t], feed, d, c)
             outputs.append(drop(feed))
         logits = _linear(torch.cat(outputs, dim=0), p("out_w"), p("out_b"))
         return F.cross_entropy(logits, labels.long())
@@ -135,7 +154,8 @@ class Transformer(EchoPeer):
         x = F.embedding(ids.long(), p("tok_embed")) + p("pos_embed")
         x = x.reshape(n, d)
         scale = 1.0 / math.sqrt(dh)
-        for l in range(self.layers):
+
+        def layer(x, l):
             q = split_heads(_linear(x, p("l%d_q_w" % l), p("l%d_q_b" % l)))
             k = split_heads(_linear(x, p("l%d_k_w" % l), p("l%d_k_b" % l)))
             v = split_heads(_linear(x, p("l%d_v_w" % l), p("l%d_v_b" % l)))
@@ -151,8 +171,10 @@ class Transformer(EchoPeer):
                      self.act_dropout)
             f = drop(_linear(f, p("l%d_ff2_w" % l), p("l%d_ff2_b" % l)),
                      self.dropout)
-            x = F.layer_norm(x + f, (d,), p("l%d_ln2_g" % l),
-                             p("l%d_ln2_b" % l))
+            return F.layer_norm(x + f, (d,), p("l%d_ln2_g" % l),
+                                p("l%d_ln2_b" % l))
+        for l in range(self.layers):
+            x = self.segment(layer, x, l)
         logits = _linear(x, p("out_w"), p("out_b"))
         return F.cross_entropy(logits, labels.long())
 

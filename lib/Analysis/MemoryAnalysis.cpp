@@ -135,6 +135,19 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
   return stats;
 }
 
+std::optional<int64_t> MemoryStats::getStepBytes() const {
+  if (!bufferPlan)
+    return std::nullopt;
+  int64_t total = 0;
+  for (StringRef key : {"arena_bytes", "argument_bytes", "unplanned_bytes"}) {
+    auto bytes = bufferPlan->getAs<IntegerAttr>(key);
+    if (!bytes)
+      return std::nullopt;
+    total += bytes.getInt();
+  }
+  return total;
+}
+
 llvm::json::Object MemoryStats::toJSON() const {
   llvm::json::Array line;
   for (int64_t b : timeline)
@@ -146,6 +159,7 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"feature_map_bytes", featureMapBytes},
       {"planned_bytes", plannedBytes ? llvm::json::Value(*plannedBytes)
                                      : llvm::json::Value(nullptr)},
+      {"step_bytes", nullptr},
       {"recomputed_ops", recomputedOps},
       {"forward_flops", forwardFlops},
       {"backward_flops", backwardFlops},
@@ -162,6 +176,8 @@ llvm::json::Object MemoryStats::toJSON() const {
     }
     if (auto arena = bufferPlan->getAs<IntegerAttr>("arena_bytes"))
       o["planned_bytes"] = arena.getInt();
+    if (std::optional<int64_t> step = getStepBytes())
+      o["step_bytes"] = *step;
     o["plan"] = std::move(plan);
   }
   return o;

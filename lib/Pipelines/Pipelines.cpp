@@ -171,7 +171,14 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createEchoStripMarkers());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // The step's allocations call MLIR's generic allocation functions, which
+  // the drivers (echo-run's JIT, echo-step) define with the allocator that
+  // counts every byte of the step; aligned, so that the bytes asked for are
+  // the buffers' own.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertToLLVMPass());

@@ -6,6 +6,7 @@
 
 #include "echo/Runner/Cpu.h"
 
+#include "EchoCountingAllocator.h"
 #include "EchoCpuRuntime.h"
 #include "RuntimeLibrary.h"
 
@@ -28,11 +29,19 @@ LogicalResult CpuRuntime::load(StringRef path) {
   static_assert(std::is_same_v<decltype(getError), decltype(&echoCpuGetError)>);
   static_assert(std::is_same_v<decltype(workspaceBytes),
                                decltype(&echoCpuWorkspaceBytes)>);
+  decltype(&echoCpuSetAllocator) setAllocator = nullptr;
   if (!detail::resolveSymbol(*lib, init, "echoCpuInit") ||
       !detail::resolveSymbol(*lib, getError, "echoCpuGetError") ||
-      !detail::resolveSymbol(*lib, workspaceBytes, "echoCpuWorkspaceBytes")) {
+      !detail::resolveSymbol(*lib, workspaceBytes, "echoCpuWorkspaceBytes") ||
+      !detail::resolveSymbol(*lib, setAllocator, "echoCpuSetAllocator")) {
     llvm::errs() << "echo-run: " << path
                  << " is not the Echo CPU runtime (missing symbols)\n";
+    return failure();
+  }
+  // The workspace is counted with the step's other bytes.
+  if (setAllocator(host::workspaceAlloc, host::workspaceFree) != 0) {
+    llvm::errs() << "echo-run: " << path
+                 << " already holds a workspace from another allocator\n";
     return failure();
   }
   if (init() != 0)

@@ -22,12 +22,17 @@ LogicalResult mlir::echo::checkGradients(JitStep &forward64,
                                          ArrayRef<HostTensor> grads,
                                          const GradientCheckOptions &options) {
   host::Rng rng(options.seed ^ 0x5DEECE66DULL);
-  SmallVector<HostTensor> args(args64.begin(), args64.end());
+  // The check's own tensors are not the step's memory.
+  SmallVector<HostTensor> args;
+  for (const HostTensor &t : args64)
+    args.push_back(t.copy(HostTensor::Counted::No));
   SmallVector<HostTensor *> argPtrs;
   for (HostTensor &t : args)
     argPtrs.push_back(&t);
-  HostTensor loss(RankedTensorType::get(
-      {}, Float64Type::get(args.front().getType().getContext())));
+  HostTensor loss(
+      RankedTensorType::get(
+          {}, Float64Type::get(args.front().getType().getContext())),
+      HostTensor::Counted::No);
   HostTensor *outs[] = {&loss};
   auto evaluate = [&]() -> FailureOr<double> {
     if (failed(forward64.call(argPtrs, outs)))

@@ -7,14 +7,53 @@
 #include "echo/Runner/HostTensor.h"
 #include "echo/Analysis/MemoryAnalysis.h"
 
+#include "EchoCountingAllocator.h"
 #include "EchoHostData.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::echo;
 
-HostTensor::HostTensor(RankedTensorType type) : type(type) {
-  storage.resize((getByteSize() + 7) / 8 + 1, 0);
-  descriptor = host::rowMajorDescriptor(storage.data(), getShape());
+host::CountingAllocator &host::getStepAllocator() {
+  static CountingAllocator allocator;
+  return allocator;
+}
+
+/// The runner's scratch tensors: never counted.
+static host::CountingAllocator &getUncountedAllocator() {
+  static host::CountingAllocator allocator;
+  return allocator;
+}
+
+void HostTensor::Release::operator()(void *p) const {
+  (counted ? host::getStepAllocator() : getUncountedAllocator()).release(p);
+}
+
+HostTensor::HostTensor(RankedTensorType type, Counted counted)
+    : type(type), storage(nullptr, Release{counted == Counted::Yes}) {
+  size_t bytes = getByteSize();
+  host::CountingAllocator &allocator = counted == Counted::Yes
+                                           ? host::getStepAllocator()
+                                           : getUncountedAllocator();
+  void *p = allocator.allocate(bytes, 64);
+  if (!p) {
+    llvm::errs() << "echo-run: out of memory: cannot allocate a " << bytes
+                 << "-byte tensor of type " << type << "\n";
+    std::exit(1);
+  }
+  std::memset(p, 0, bytes);
+  storage.reset(p);
+  descriptor = host::rowMajorDescriptor(storage.get(), getShape());
+}
+
+HostTensor HostTensor::copy(Counted counted) const {
+  HostTensor c(type, counted);
+  std::memcpy(c.data(), data(), getByteSize());
+  return c;
 }
 
 std::vector<int64_t> HostTensor::getShape() const {
@@ -41,7 +80,7 @@ void HostTensor::set(int64_t i, double v) {
 }
 
 int64_t *HostTensor::getDescriptor() {
-  auto ptr = reinterpret_cast<int64_t>(storage.data());
+  auto ptr = reinterpret_cast<int64_t>(storage.get());
   descriptor[0] = ptr;
   descriptor[1] = ptr;
   return descriptor.data();

@@ -6,6 +6,8 @@
 
 #include "echo/Runner/Jit.h"
 
+#include "EchoCountingAllocator.h"
+
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -51,12 +53,18 @@ FailureOr<JitStep> JitStep::compile(ModuleOp module, StringRef function,
   step.engine = std::move(*engine);
   step.entry = ("_mlir_ciface_" + function).str();
   // Strided copies that bufferization could not turn into loops call the
-  // MLIR C runner's memrefCopy.
+  // MLIR C runner's memrefCopy; memref.alloc and dealloc call the generic
+  // allocation functions, which count the step's bytes.
   step.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
+    auto add = [&](StringRef name, auto *fn) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("memrefCopy", &memrefCopy);
+    add("_mlir_memref_to_llvm_alloc", &host::stepAlloc);
+    add("_mlir_memref_to_llvm_aligned_alloc", &host::stepAlignedAlloc);
+    add("_mlir_memref_to_llvm_free", &host::stepFree);
     return symbols;
   });
   step.engine->initialize();

@@ -23,6 +23,7 @@
 #include "echo/Runner/Npy.h"
 #include "echo/Transforms/Passes.h"
 
+#include "EchoCountingAllocator.h"
 #include "EchoHostData.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -128,6 +129,8 @@ private:
   std::optional<PassManager> llvmPm;
 
   SmallVector<double> losses, times;
+  /// The most bytes live during a CPU step (host::getStepAllocator()).
+  size_t measuredPeakBytes = 0;
   /// Compile time of the step, in ms: MLIR passes, LLVM (JIT).
   double mlirMs = 0, llvmMs = 0;
 };
@@ -233,7 +236,7 @@ LogicalResult TrainingRun::prepareArguments() {
       RankedTensorType tt = t.getType();
       if (tt.getElementType().isF32())
         tt = RankedTensorType::get(tt.getShape(), Float64Type::get(&context));
-      HostTensor c(tt);
+      HostTensor c(tt, HostTensor::Counted::No);
       for (int64_t e = 0; e < t.getNumElements(); ++e)
         c.set(e, t.get(e));
       args64.push_back(std::move(c));
@@ -375,10 +378,13 @@ LogicalResult TrainingRun::train() {
         argPtrs.push_back(&t);
       for (HostTensor &t : outs)
         outPtrs.push_back(&t);
+      host::CountingAllocator &allocator = host::getStepAllocator();
+      allocator.resetPeak();
       auto start = std::chrono::steady_clock::now();
       if (failed(step->call(argPtrs, outPtrs)) || failed(cpu.check()))
         return failure();
       auto end = std::chrono::steady_clock::now();
+      measuredPeakBytes = std::max(measuredPeakBytes, allocator.peakBytes());
       times.push_back(
           std::chrono::duration<double, std::milli>(end - start).count());
     }
@@ -427,6 +433,13 @@ LogicalResult TrainingRun::writeReport() {
     entry["device"] = std::string(cuda.getDeviceName());
     // Parameters, data, results, the arena and library workspaces.
     entry["device_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
+    entry["measured_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
+  } else {
+    // Every host byte of the step: the caller's buffers, the step's
+    // allocations and the CPU runtime's workspace.
+    entry["measured_peak_bytes"] = static_cast<int64_t>(measuredPeakBytes);
+    entry["library_workspace_bytes"] =
+        static_cast<int64_t>(cpu.getWorkspaceBytes());
   }
   llvm::json::Array report;
   report.push_back(std::move(entry));

@@ -105,6 +105,13 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
 
   Block &body = func.getBody().front();
   BufferLiveness liveness(func);
+  // What the step needs besides the arena: the caller's buffers (parameters,
+  // data, results as out-parameters) and the allocations left out of it.
+  int64_t argumentBytes = 0, unplannedBytes = 0;
+  for (Type type : func.getArgumentTypes())
+    if (auto memref = dyn_cast<MemRefType>(type);
+        memref && memref.hasStaticShape())
+      argumentBytes += getTensorBytes(memref);
   SmallVector<memref::AllocOp> candidates;
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
@@ -124,6 +131,8 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     alloc.emitWarning() << "echo-plan-buffers: allocation left out of the "
                            "arena because "
                         << why;
+    if (type.hasStaticShape())
+      unplannedBytes += getTensorBytes(type);
     ++numUnplanned;
   });
   // The arena's lifetime replaces theirs.
@@ -144,6 +153,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     if (failed(live)) {
       alloc.emitWarning() << "echo-plan-buffers: allocation left out of the "
                              "arena because the function returns it";
+      unplannedBytes += getTensorBytes(alloc.getType());
       ++numUnplanned;
       continue;
     }
@@ -226,6 +236,9 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
           b.getNamedAttr("buffers", b.getI64IntegerAttr(planned.size())),
           b.getNamedAttr("in_place", b.getI64IntegerAttr(inPlace.size())),
           b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
+          b.getNamedAttr("argument_bytes", b.getI64IntegerAttr(argumentBytes)),
+          b.getNamedAttr("unplanned_bytes",
+                         b.getI64IntegerAttr(unplannedBytes)),
           b.getNamedAttr("heuristic", b.getStringAttr(arenaPlan.heuristic)),
       }));
   return success();

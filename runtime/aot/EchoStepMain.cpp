@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EchoCountingAllocator.h"
 #include "EchoCpuRuntime.h"
 #include "EchoCudaRuntime.h"
 #include "EchoHostData.h"
@@ -35,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -55,8 +57,25 @@
 // Absent from CUDA bundles and from CPU steps without library calls.
 #pragma weak echoCpuInit
 #pragma weak echoCpuGetError
+#pragma weak echoCpuWorkspaceBytes
+#pragma weak echoCpuSetAllocator
+
+mlir::echo::host::CountingAllocator &mlir::echo::host::getStepAllocator() {
+  static CountingAllocator allocator;
+  return allocator;
+}
 
 extern "C" {
+/// A CPU step's memref.alloc/dealloc (MLIR's generic allocation functions),
+/// counted with every other byte of the step.
+void *_mlir_memref_to_llvm_alloc(size_t bytes) {
+  return mlir::echo::host::stepAlloc(bytes);
+}
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
+  return mlir::echo::host::stepAlignedAlloc(alignment, bytes);
+}
+void _mlir_memref_to_llvm_free(void *p) { mlir::echo::host::stepFree(p); }
+
 /// The packed entry point echo-run adds to the step's object: calls
 /// `_mlir_ciface_<model>_train` with descriptors[0 .. n).
 void echo_aot_step(void **descriptors);
@@ -122,7 +141,11 @@ struct Tensor {
   bool isParam = false;
   int64_t range = 0; // integers: drawn in [0, range)
   std::vector<int64_t> shape;
-  std::vector<uint32_t> host; // 4-byte elements
+  /// 4-byte elements, from the counting allocator.
+  struct Release {
+    void operator()(uint32_t *p) const { mlir::echo::host::stepFree(p); }
+  };
+  std::unique_ptr<uint32_t[], Release> host;
   void *device = nullptr;
   std::vector<int64_t> descriptor;
 
@@ -133,11 +156,15 @@ struct Tensor {
     return n;
   }
   size_t bytes() const { return numElements() * 4; }
-  void allocate() { host.assign(numElements(), 0); }
+  void allocate() {
+    host.reset(static_cast<uint32_t *>(
+        mlir::echo::host::stepAlignedAlloc(64, bytes())));
+    std::memset(host.get(), 0, bytes());
+  }
   void describe(void *ptr) {
     descriptor = mlir::echo::host::rowMajorDescriptor(ptr, shape);
   }
-  float *f32() { return reinterpret_cast<float *>(host.data()); }
+  float *f32() { return reinterpret_cast<float *>(host.get()); }
 };
 
 /// DIR/manifest.txt, written by echo-run --emit-aot.
@@ -228,7 +255,7 @@ bool writeNpy(const std::string &path, const Tensor &t) {
   std::string header =
       mlir::echo::host::npyHeader(t.dtype == "f32" ? "<f4" : "<i4", t.shape);
   out.write(header.data(), header.size());
-  out.write(reinterpret_cast<const char *>(t.host.data()), t.bytes());
+  out.write(reinterpret_cast<const char *>(t.host.get()), t.bytes());
   return static_cast<bool>(out);
 }
 
@@ -355,7 +382,7 @@ int main(int argc, char **argv) {
         t.dtype == "i32"
             ? mlir::echo::host::ArgumentDraw::forInteger(t.range)
             : mlir::echo::host::ArgumentDraw::forFloat(t.isParam, t.shape);
-    draw.fill(t.host.data(), t.numElements(), m.seed, i);
+    draw.fill(t.host.get(), t.numElements(), m.seed, i);
   }
   for (Tensor &t : m.outs)
     t.allocate();
@@ -382,11 +409,15 @@ int main(int argc, char **argv) {
   } else {
     // OpenBLAS and oneDNN, opened by the CPU runtime: missing ones are
     // reported before the first step.
+    if (echoCpuSetAllocator &&
+        echoCpuSetAllocator(mlir::echo::host::workspaceAlloc,
+                            mlir::echo::host::workspaceFree) != 0)
+      return fail("target=cpu: the runtime's allocator cannot be set");
     if (echoCpuInit && echoCpuInit() != 0)
       return fail(std::string("target=cpu: ") + echoCpuGetError());
     for (std::vector<Tensor> *list : {&m.args, &m.outs})
       for (Tensor &t : *list)
-        t.describe(t.host.data());
+        t.describe(t.host.get());
   }
   std::vector<void *> descriptors;
   for (std::vector<Tensor> *list : {&m.args, &m.outs})
@@ -395,12 +426,17 @@ int main(int argc, char **argv) {
   if (!arenaDescriptor.empty())
     descriptors.push_back(arenaDescriptor.data());
 
+  // The most bytes live during a step: the caller's buffers, the step's
+  // allocations, the CPU runtime's workspace.
+  mlir::echo::host::CountingAllocator &allocator =
+      mlir::echo::host::getStepAllocator();
+  size_t measuredPeak = 0;
   std::vector<double> losses, times;
   for (unsigned step = 0; step < steps; ++step) {
     double ms = 0;
     if (onGPU) {
       for (Tensor &t : m.args)
-        if (echoCudaCopyToDevice(t.device, t.host.data(), t.bytes()) != 0)
+        if (echoCudaCopyToDevice(t.device, t.host.get(), t.bytes()) != 0)
           return Device::error();
       echoCudaTimerStart();
       echo_aot_step(descriptors.data());
@@ -408,12 +444,14 @@ int main(int argc, char **argv) {
       if (ms < 0 || echoCudaGetError())
         return Device::error();
       for (Tensor &t : m.outs)
-        if (echoCudaCopyToHost(t.host.data(), t.device, t.bytes()) != 0)
+        if (echoCudaCopyToHost(t.host.get(), t.device, t.bytes()) != 0)
           return Device::error();
     } else {
+      allocator.resetPeak();
       auto start = std::chrono::steady_clock::now();
       echo_aot_step(descriptors.data());
       auto end = std::chrono::steady_clock::now();
+      measuredPeak = std::max(measuredPeak, allocator.peakBytes());
       if (echoCpuGetError && echoCpuGetError())
         return fail(std::string("target=cpu: ") + echoCpuGetError());
       ms = std::chrono::duration<double, std::milli>(end - start).count();
@@ -470,6 +508,12 @@ int main(int argc, char **argv) {
     if (onGPU) {
       json += ",\"device\":" + jsonString(echoCudaDeviceName());
       json += ",\"device_peak_bytes\":" + std::to_string(echoCudaPeakBytes());
+      json += ",\"measured_peak_bytes\":" + std::to_string(echoCudaPeakBytes());
+    } else {
+      json += ",\"measured_peak_bytes\":" + std::to_string(measuredPeak);
+      json +=
+          ",\"library_workspace_bytes\":" +
+          std::to_string(echoCpuWorkspaceBytes ? echoCpuWorkspaceBytes() : 0);
     }
     json += "}]\n";
     std::ofstream out(report);

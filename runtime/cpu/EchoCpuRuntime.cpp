@@ -105,6 +105,9 @@ struct Runtime {
   /// The scratchpad every convolution primitive shares.
   void *scratchpad = nullptr;
   size_t scratchpadBytes = 0;
+  /// Where the scratchpad comes from (echoCpuSetAllocator).
+  void *(*allocate)(size_t alignment, size_t bytes) = nullptr;
+  void (*release)(void *) = nullptr;
 };
 Runtime rt;
 
@@ -394,12 +397,23 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
 bool reserveScratchpad(size_t bytes) {
   if (bytes <= rt.scratchpadBytes)
     return true;
+  // The old contents are not needed: free them first, so that the
+  // workspace never holds two scratchpads.
+  if (rt.release)
+    rt.release(rt.scratchpad);
+  else
+    free(rt.scratchpad);
+  rt.scratchpad = nullptr;
+  rt.scratchpadBytes = 0;
   void *grown = nullptr;
-  if (posix_memalign(&grown, 64, bytes) != 0) {
+  if (rt.allocate)
+    grown = rt.allocate(64, bytes);
+  else if (posix_memalign(&grown, 64, bytes) != 0)
+    grown = nullptr;
+  if (!grown) {
     fail("cannot allocate a %zu-byte oneDNN scratchpad", bytes);
     return false;
   }
-  free(rt.scratchpad);
   rt.scratchpad = grown;
   rt.scratchpadBytes = bytes;
   return true;
@@ -509,3 +523,14 @@ ECHO_EXPORT const char *echoCpuGetError(void) {
 }
 
 ECHO_EXPORT size_t echoCpuWorkspaceBytes(void) { return rt.scratchpadBytes; }
+
+ECHO_EXPORT int echoCpuSetAllocator(void *(*allocate)(size_t, size_t),
+                                    void (*release)(void *)) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  // The workspace must be freed by the allocator that gave it.
+  if (rt.scratchpad || !allocate != !release)
+    return 1;
+  rt.allocate = allocate;
+  rt.release = release;
+  return 0;
+}

@@ -35,6 +35,13 @@ const char *echoCpuGetError(void);
 /// Bytes the libraries hold for the step now (oneDNN primitives' scratchpad
 /// memory is the library's; this counts what the runtime allocated itself).
 size_t echoCpuWorkspaceBytes(void);
+/// Makes the runtime take its workspace from `allocate(alignment, bytes)`
+/// (null when out of memory) and give it back with `release`, so that a
+/// driver counts it with the step's other bytes; both null: the C library.
+/// Call it before the first step. Returns 0 on success, 1 when the runtime
+/// already holds a workspace.
+int echoCpuSetAllocator(void *(*allocate)(size_t alignment, size_t bytes),
+                        void (*release)(void *p));
 
 #ifdef __cplusplus
 }

@@ -55,26 +55,34 @@
 // REPORT: "plan": {
 // REPORT-NEXT: "alignment": 64,
 // REPORT-NEXT: "arena_bytes": 8384,
+// REPORT-NEXT: "argument_bytes": 37444,
 // REPORT-NEXT: "buffers": 11,
 // REPORT-NEXT: "heuristic": "breadth/best-fit",
 // REPORT-NEXT: "in_place": 3,
-// REPORT-NEXT: "lower_bound_bytes": 8384
+// REPORT-NEXT: "lower_bound_bytes": 8384,
+// REPORT-NEXT: "unplanned_bytes": 0
 // REPORT: "planned_bytes": 8384,
+// The arena and the arguments: x, labels, w, b and the results (loss, dw,
+// db) as out-parameters.
+// REPORT: "step_bytes": 45828,
 // REPORT: "strategy": "mirror",
 
 // NOPLAN: "planned_bytes": null,
+// NOPLAN: "step_bytes": null,
 // NOPLAN-NOT: "plan"
 // Without planning the step makes 10 heap allocations; with it, one: the
-// arena.
+// arena. They call MLIR's generic allocation functions, which echo-run and
+// echo-step define with the allocator that measures the step.
 // NOPLAN-IR: llvm.func @f_train(
-// NOPLAN-IR-COUNT-10: llvm.call @malloc
-// NOPLAN-IR-NOT: llvm.call @malloc
+// NOPLAN-IR-COUNT-10: llvm.call @_mlir_memref_to_llvm_aligned_alloc
+// NOPLAN-IR-NOT: llvm.call @_mlir_memref_to_llvm_aligned_alloc
 // NOPLAN-IR: llvm.return
+// PLANNED-NOT: llvm.call @malloc
 // PLANNED: llvm.func @f_train(
-// PLANNED: llvm.call @malloc
-// PLANNED-NOT: llvm.call @malloc
-// PLANNED: llvm.call @free
-// PLANNED-NOT: llvm.call @malloc
+// PLANNED: llvm.call @_mlir_memref_to_llvm_aligned_alloc
+// PLANNED-NOT: llvm.call @_mlir_memref_to_llvm_aligned_alloc
+// PLANNED: llvm.call @_mlir_memref_to_llvm_free
+// PLANNED-NOT: llvm.call @_mlir_memref_to_llvm_aligned_alloc
 // PLANNED: llvm.return
 
 func.func @f(%x: tensor<16x64xf32>, %l: tensor<16xi32>,

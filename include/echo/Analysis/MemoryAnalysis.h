@@ -41,8 +41,14 @@ struct MemoryStats {
   /// What echo-plan-buffers recorded (`echo.buffer_plan`), if it ran.
   std::optional<DictionaryAttr> bufferPlan;
 
-  /// SPEC.md's JSON object; `planned_bytes` is the plan's arena size, and a
-  /// `plan` object carries the rest of the plan.
+  /// What the planned step needs allocated: the arena, the caller's buffers
+  /// (parameters, data, results) and the allocations left out of the arena
+  /// (their static sizes); none without a plan.
+  std::optional<int64_t> getStepBytes() const;
+
+  /// SPEC.md's JSON object; `planned_bytes` is the plan's arena size,
+  /// `step_bytes` getStepBytes() (null without a plan), and a `plan` object
+  /// carries the rest of the plan.
   llvm::json::Object toJSON() const;
   /// The statistics as an attribute (`echo.memory_stats`), and back.
   DictionaryAttr toAttr(MLIRContext *context) const;

@@ -10,16 +10,25 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace mlir::echo {
 
 /// A host buffer holding one argument or result of a compiled step, with the
 /// strided memref descriptor that the `_mlir_ciface_` entry points take.
-/// Elements are f32, f64 or i32.
+/// Elements are f32, f64 or i32. The storage of a step's argument or result
+/// comes from the counting allocator that measures the step's memory
+/// (host::getStepAllocator(), runtime/aot/EchoCountingAllocator.h); the
+/// runner's own scratch tensors (the gradient check's) are not counted.
+/// Move-only.
 class HostTensor {
 public:
-  explicit HostTensor(RankedTensorType type);
+  enum class Counted { Yes, No };
+  explicit HostTensor(RankedTensorType type, Counted counted = Counted::Yes);
+
+  /// A copy of the elements in a new buffer.
+  HostTensor copy(Counted counted) const;
 
   /// The tensor type the buffer holds.
   RankedTensorType getType() const { return type; }
@@ -27,8 +36,8 @@ public:
   std::vector<int64_t> getShape() const;
   int64_t getNumElements() const { return type.getNumElements(); }
   size_t getByteSize() const;
-  void *data() { return storage.data(); }
-  const void *data() const { return storage.data(); }
+  void *data() { return storage.get(); }
+  const void *data() const { return storage.get(); }
   bool isF32() const { return type.getElementType().isF32(); }
   bool isF64() const { return type.getElementType().isF64(); }
 
@@ -42,8 +51,12 @@ public:
   int64_t *getDescriptor();
 
 private:
+  struct Release {
+    bool counted;
+    void operator()(void *p) const;
+  };
   RankedTensorType type;
-  std::vector<uint64_t> storage; // 8-byte aligned
+  std::unique_ptr<void, Release> storage; // 64-byte aligned, zeroed
   std::vector<int64_t> descriptor;
 };
 

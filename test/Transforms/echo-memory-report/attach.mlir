@@ -12,8 +12,13 @@
 // PLANNED: "plan": {
 // PLANNED-NEXT: "alignment": 64,
 // PLANNED-NEXT: "arena_bytes": 64,
+// PLANNED-NEXT: "argument_bytes": 52,
 // PLANNED-NEXT: "buffers": 1,
+// PLANNED: "unplanned_bytes": 0
 // PLANNED: "planned_bytes": 64,
+// What the step needs allocated: the arena, its arguments x and w (16 + 16
+// bytes) and its results as out-parameters (4 + 16 bytes).
+// PLANNED: "step_bytes": 116,
 // PLANNED: "timeline": [
 // PLANNED-NEXT: 48,
 // PLANNED-NEXT: 52,

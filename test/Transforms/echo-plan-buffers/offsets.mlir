@@ -7,7 +7,7 @@
 // writes a buffer of the same size through the same map, so all three
 // buffers share offset 0 and the arena is one buffer (64 floats).
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: echo.buffer_plan = {alignment = 64 : i64, arena_bytes = 256 : i64, buffers = 3 : i64, heuristic = "breadth/best-fit", in_place = 2 : i64, lower_bound_bytes = 256 : i64}
+// CHECK-SAME: echo.buffer_plan = {alignment = 64 : i64, arena_bytes = 256 : i64, argument_bytes = 512 : i64, buffers = 3 : i64, heuristic = "breadth/best-fit", in_place = 2 : i64, lower_bound_bytes = 256 : i64, unplanned_bytes = 0 : i64}
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, echo.arena} : memref<256xi8>
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: memref.view %[[ARENA]][%[[C0]]][] : memref<256xi8> to memref<64xf32>
@@ -53,7 +53,7 @@ func.func @chain(%x: memref<64xf32>, %out: memref<64xf32>) {
 // its own bytes. The second op reads %a and %b for the last time and writes
 // %c over %a. Arena: two buffers.
 // CHECK-LABEL: func.func @fanout
-// CHECK-SAME: arena_bytes = 512 : i64, buffers = 3 : i64, {{.*}}in_place = 1 : i64, lower_bound_bytes = 512 : i64
+// CHECK-SAME: arena_bytes = 512 : i64, argument_bytes = 512 : i64, buffers = 3 : i64, {{.*}}in_place = 1 : i64, lower_bound_bytes = 512 : i64
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view {{.*}} : memref<512xi8> to memref<64xf32>
 // CHECK: arith.constant 256 : index
@@ -92,7 +92,7 @@ func.func @fanout(%x: memref<64xf32>, %out: memref<64xf32>) {
 // Reuse after death: %a dies at the first copy, so %c (live later) takes
 // its bytes; %b overlaps both in time. Sizes 1024, 256, 1024 bytes.
 // CHECK-LABEL: func.func @reuse
-// CHECK-SAME: arena_bytes = 1280 : i64, buffers = 3 : i64, {{.*}}in_place = 0 : i64, lower_bound_bytes = 1280 : i64
+// CHECK-SAME: arena_bytes = 1280 : i64, argument_bytes = 2560 : i64, buffers = 3 : i64, {{.*}}in_place = 0 : i64, lower_bound_bytes = 1280 : i64
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: memref.view {{.*}} : memref<1280xi8> to memref<256xf32>
 // CHECK: arith.constant 1024 : index
@@ -119,7 +119,7 @@ func.func @reuse(%x: memref<256xf32>, %y: memref<64xf32>,
 // Padding: every buffer starts on the alignment, so two live 4-byte buffers
 // take 128 bytes (512 with alignment=256). A subview keeps its buffer live.
 // CHECK-LABEL: func.func @padding
-// CHECK-SAME: arena_bytes = 128 : i64, buffers = 2 : i64, {{.*}}lower_bound_bytes = 128 : i64
+// CHECK-SAME: arena_bytes = 128 : i64, argument_bytes = 12 : i64, buffers = 2 : i64, {{.*}}lower_bound_bytes = 128 : i64
 // ALIGN-LABEL: func.func @padding
 // ALIGN-SAME: arena_bytes = 512 : i64
 func.func @padding(%x: memref<f32>, %o: memref<2xf32>) {
@@ -197,7 +197,7 @@ func.func @planned(%o: memref<f32>) attributes {echo.buffer_plan = {alignment = 
 // arena for every iteration; it is live at the loop only, so %a (dead before
 // the loop) and %b (born after it) share its bytes.
 // CHECK-LABEL: func.func @loop_local
-// CHECK-SAME: arena_bytes = 64 : i64, buffers = 3 : i64
+// CHECK-SAME: arena_bytes = 64 : i64, argument_bytes = 32 : i64, buffers = 3 : i64
 // CHECK: scf.for
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: memref.view {{.*}} : memref<64xi8> to memref<4xf32>
@@ -216,5 +216,27 @@ func.func @loop_local(%x: memref<4xf32>, %o: memref<4xf32>, %n: index) {
   %b = memref.alloc() : memref<4xf32>
   memref.copy %o, %b : memref<4xf32> to memref<4xf32>
   memref.copy %b, %o : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// What the step needs besides the arena (the memory report's step_bytes):
+// its memref arguments (4 + 16 bytes; an index is not a buffer) and the
+// allocations left out of the arena (16 bytes with a layout; a dynamically
+// shaped one has no static size and is not counted).
+// CHECK-LABEL: func.func @outside
+// CHECK-SAME: arena_bytes = 64 : i64, argument_bytes = 20 : i64
+// CHECK-SAME: unplanned_bytes = 16 : i64
+func.func @outside(%n: index, %x: memref<f32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[] : memref<f32>
+  %d = memref.alloc(%n) : memref<?xf32>
+  memref.store %v, %d[%c0] : memref<?xf32>
+  %l = memref.alloc() : memref<4xf32, strided<[1], offset: 2>>
+  memref.store %v, %l[%c0] : memref<4xf32, strided<[1], offset: 2>>
+  %a = memref.alloc() : memref<4xf32>
+  memref.store %v, %a[%c0] : memref<4xf32>
+  memref.copy %a, %out : memref<4xf32> to memref<4xf32>
   return
 }

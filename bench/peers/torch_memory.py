@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""Measured memory of one training step, Echo and PyTorch side by side (not
+a test; writes JSON).
+
+For the paper-size NMT and Transformer (bench/peers/cpu_side_by_side.py's
+configurations, same weights and data through .npy files):
+
+* Echo: `echo-run --report` for each recompute strategy: measured_peak_bytes
+  (every byte of the step, counted by Echo's allocator: parameters, data,
+  gradients, the arena, library workspace), with the plan's step_bytes and
+  the tensor-level estimate peak_live_bytes beside it;
+* PyTorch 1.13 (CPU): eager, torch.utils.checkpoint per time step (NMT) or
+  layer (Transformer), and functorch's min-cut rematerialization
+  partitioner (aot_function + min_cut_rematerialization_partition). Each
+  runs in its own process under an LD_PRELOAD allocation counter
+  (bench/peers/alloc_counter.c: every malloc/posix_memalign, counted by
+  malloc_usable_size). The step's peak is the counter's high-water mark over
+  one forward and backward pass (the second step; the first warms up and,
+  for min-cut, compiles), minus what was live before it, plus the bytes of
+  the parameters and data: the same things Echo counts (the Python
+  interpreter's own memory is left out; the allocations PyTorch's
+  operators make for their scratch space are in).
+
+Both sides produce gradients (no optimizer update is measured).
+
+Usage: bench/peers/torch_memory.py [--build build] [--models nmt,transformer]
+       [--small]
+"""
+import argparse
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
+
+STRATEGIES = ["none", "mirror", "sublinear", "echo"]
+VARIANTS = ["eager", "checkpoint", "mincut"]
+
+
+def child(name, variant, text_path, inputs):
+    """Runs in the counted process: prints one JSON line."""
+    import numpy as np
+    import torch
+    import torch_models
+    lib = ctypes.CDLL(None)
+    for fn in ("alloc_counter_live", "alloc_counter_peak"):
+        getattr(lib, fn).restype = ctypes.c_size_t
+    torch.set_num_threads(os.cpu_count())
+    torch.manual_seed(0)
+    kwargs = json.loads(os.environ["ECHO_PEER_CONFIG"])
+    text = open(text_path).read()
+    arguments = torch_models.echo_arguments(text, name)
+    values = [np.load(os.path.join(inputs, f"arg{i}.npy"))
+              for i in range(len(arguments))]
+    peer = torch_models.PEERS[name](arguments, **kwargs)
+    peer.load_arguments(values)
+    peer.train()
+    peer.checkpointed = variant == "checkpoint"
+    data = [torch.from_numpy(v) for v, a in zip(values, arguments)
+            if not a[3]]
+    params = [peer.params[a[0]] for a in arguments if a[3]]
+    run = lambda: peer(*data)  # noqa: E731
+    if variant == "mincut":
+        from functorch.compile import (aot_function, nop,
+                                       min_cut_rematerialization_partition)
+        from torch.nn.utils.stateless import functional_call
+        keys = ["params." + a[0] for a in arguments if a[3]]
+
+        def loss_fn(*tensors):
+            state = dict(zip(keys, tensors[:len(keys)]))
+            return functional_call(peer, state, tuple(tensors[len(keys):]))
+        compiled = aot_function(loss_fn, fw_compiler=nop, bw_compiler=nop,
+                                partition_fn=min_cut_rematerialization_partition)
+        run = lambda: compiled(*params, *data)  # noqa: E731
+    counted = sum(t.numel() * t.element_size() for t in params + data)
+    peaks, times, losses = [], [], []
+    for _ in range(2):
+        for p in params:
+            p.grad = None
+        before = lib.alloc_counter_live()
+        lib.alloc_counter_reset_peak()
+        start = time.perf_counter()
+        loss = run()
+        loss.backward()
+        times.append((time.perf_counter() - start) * 1e3)
+        peaks.append(lib.alloc_counter_peak() - before + counted)
+        losses.append(float(loss))
+        del loss
+    print(json.dumps({"peak_bytes": peaks[-1], "first_step_peak_bytes":
+                      peaks[0], "step_time_ms": times[-1],
+                      "loss": losses[-1]}))
+
+
+def build_counter(tmp):
+    so = os.path.join(tmp, "alloc_counter.so")
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC",
+                    os.path.join(HERE, "alloc_counter.c"), "-o", so],
+                   check=True)
+    return so
+
+
+def run_torch(counter, name, variant, config, text_path, inputs):
+    env = dict(os.environ, LD_PRELOAD=counter,
+               ECHO_PEER_CONFIG=json.dumps(config))
+    out = subprocess.run([sys.executable, os.path.abspath(__file__),
+                          "--child", name, variant, text_path, inputs],
+                         env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_echo(echo_run, path, inputs, strategy):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        subprocess.run([echo_run, path, f"--strategy={strategy}", "--steps=2",
+                        "--quiet", f"--inputs={inputs}", f"--report={report}"],
+                       check=True)
+        r = json.load(open(report))[0]
+    return {k: r.get(k) for k in ("measured_peak_bytes", "step_bytes",
+                                  "planned_bytes", "peak_live_bytes",
+                                  "library_workspace_bytes", "step_time_ms",
+                                  "recompute_flops", "forward_flops",
+                                  "losses")}
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        return child(*sys.argv[2:6])
+    import numpy as np
+    import cpu_side_by_side as sbs
+    import torch
+    import torch_models
+    from echo import models
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--models", default="nmt,transformer")
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--out", default=os.path.join(
+        ROOT, "bench", "results", "memory_side_by_side.json"))
+    args = ap.parse_args()
+    echo_run = os.path.join(args.build, "bin", "echo-run")
+    configs = sbs.SMALL if args.small else sbs.PAPER
+    results = {"torch": torch.__version__, "threads": os.cpu_count(),
+               "models": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        counter = build_counter(tmp)
+        for name in args.models.split(","):
+            config = configs[name]
+            text = getattr(models, name)(**config)
+            path = os.path.join(tmp, name + ".mlir")
+            open(path, "w").write(text)
+            arguments = torch_models.echo_arguments(text, name)
+            values = sbs.draw_arguments(arguments, text, seed=1)
+            inputs = os.path.join(tmp, "inputs-" + name)
+            os.makedirs(inputs, exist_ok=True)
+            for i, v in enumerate(values):
+                np.save(os.path.join(inputs, f"arg{i}.npy"), v)
+            entry = {"config": config, "echo": {}, "torch": {}}
+            for s in STRATEGIES:
+                entry["echo"][s] = run_echo(echo_run, path, inputs, s)
+                print(name, "echo", s, entry["echo"][s]["measured_peak_bytes"],
+                      file=sys.stderr, flush=True)
+            for v in VARIANTS:
+                entry["torch"][v] = run_torch(counter, name, v, config, path,
+                                              inputs)
+                print(name, "torch", v, entry["torch"][v], file=sys.stderr,
+                      flush=True)
+            results["models"][name] = entry
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+//===- EchoCountingAllocator.h - Every byte a CPU step allocates -*- C++
+//-*-===//
+//
+// Part of the Echo project.
+//
+// One allocator for every host byte of a training step, shared by echo-run
+// and the ahead-of-time driver (echo-step) like EchoHostData.h:
+//
+//  * the caller's buffers: parameters, data, results (gradients or updated
+//    parameters);
+//  * the step's own allocations: the planned arena and whatever was left
+//    out of it. The CPU lowering converts memref.alloc/dealloc to MLIR's
+//    generic allocation functions (`_mlir_memref_to_llvm_aligned_alloc`,
+//    `_mlir_memref_to_llvm_free`), which the driver defines with this
+//    allocator;
+//  * the CPU runtime's library workspace (oneDNN's scratchpad), through
+//    echoCpuSetAllocator.
+//
+// It counts the bytes asked for (not malloc's headers or alignment padding)
+// and keeps their high-water mark: `measured_peak_bytes` of the report.
+// Allocations are rare (a few per step), so one atomic pair is enough.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ECHO_RUNTIME_AOT_ECHOCOUNTINGALLOCATOR_H
+#define ECHO_RUNTIME_AOT_ECHOCOUNTINGALLOCATOR_H
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace mlir::echo::host {
+
+class CountingAllocator {
+public:
+  /// `bytes` aligned to `alignment` (a power of two; at least 16 is used),
+  /// or null when the system has no memory left (or `bytes` is absurd).
+  void *allocate(size_t bytes, size_t alignment) {
+    if (alignment < alignof(Header))
+      alignment = alignof(Header);
+    if (alignment & (alignment - 1))
+      return nullptr;
+    if (bytes > SIZE_MAX - alignment - sizeof(Header))
+      return nullptr;
+    void *raw = std::malloc(bytes + alignment + sizeof(Header));
+    if (!raw)
+      return nullptr;
+    uintptr_t p = reinterpret_cast<uintptr_t>(raw) + sizeof(Header);
+    p = (p + alignment - 1) & ~(uintptr_t(alignment) - 1);
+    Header *header = reinterpret_cast<Header *>(p) - 1;
+    header->raw = raw;
+    header->bytes = bytes;
+    size_t now = live.fetch_add(bytes) + bytes;
+    size_t seen = peak.load();
+    while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+    }
+    return reinterpret_cast<void *>(p);
+  }
+
+  /// Frees what allocate() returned (null is ignored).
+  void release(void *p) {
+    if (!p)
+      return;
+    Header *header = static_cast<Header *>(p) - 1;
+    live.fetch_sub(header->bytes);
+    std::free(header->raw);
+  }
+
+  /// Bytes allocated and not yet released.
+  size_t liveBytes() const { return live.load(); }
+  /// The most bytes live at once since the last resetPeak().
+  size_t peakBytes() const { return peak.load(); }
+  /// Starts a new high-water mark from what is live now.
+  void resetPeak() { peak.store(live.load()); }
+
+private:
+  struct alignas(16) Header {
+    void *raw;
+    size_t bytes;
+  };
+  std::atomic<size_t> live{0}, peak{0};
+};
+
+/// The process's allocator (defined once per binary: lib/Runner for
+/// echo-run, EchoStepMain.cpp for echo-step).
+CountingAllocator &getStepAllocator();
+
+/// The generic allocation functions of MLIR's memref-to-LLVM conversion
+/// (`use-generic-functions`), over getStepAllocator(). A step cannot go on
+/// without its memory: running out is reported and ends the process with
+/// exit code 1 (the generated code would dereference null).
+inline void *stepAlignedAlloc(size_t alignment, size_t bytes) {
+  CountingAllocator &allocator = getStepAllocator();
+  void *p = allocator.allocate(bytes, alignment);
+  if (!p) {
+    std::fprintf(stderr,
+                 "echo: out of memory: the training step asked for %zu bytes "
+                 "(%zu bytes already allocated)\n",
+                 bytes, allocator.liveBytes());
+    std::exit(1);
+  }
+  return p;
+}
+inline void *stepAlloc(size_t bytes) { return stepAlignedAlloc(16, bytes); }
+inline void stepFree(void *p) { getStepAllocator().release(p); }
+
+/// The CPU runtime's workspace allocator (echoCpuSetAllocator): null on
+/// failure, which the runtime reports.
+inline void *workspaceAlloc(size_t alignment, size_t bytes) {
+  return getStepAllocator().allocate(bytes, alignment);
+}
+inline void workspaceFree(void *p) { getStepAllocator().release(p); }
+
+} // namespace mlir::echo::host
+
+#endif // ECHO_RUNTIME_AOT_ECHOCOUNTINGALLOCATOR_H
