@@ -50,13 +50,19 @@ func::FuncOp mlir::echo::findModel(ModuleOp module, StringRef name,
   return nullptr;
 }
 
-int64_t mlir::echo::getIntegerRange(BlockArgument arg) {
-  int64_t bound = INT64_MAX;
+std::optional<IndexUse> mlir::echo::getIndexUse(BlockArgument arg) {
+  std::optional<IndexUse> tightest;
   for (OpOperand &use : arg.getUses())
     if (auto indexed = dyn_cast<IndexOperandOpInterface>(use.getOwner()))
       if (int64_t b = indexed.getIndexBound(use.getOperandNumber()))
-        bound = std::min(bound, b);
-  return bound == INT64_MAX ? 2 : bound;
+        if (!tightest || b < tightest->bound)
+          tightest = IndexUse{b, use.getOwner()};
+  return tightest;
+}
+
+int64_t mlir::echo::getIntegerRange(BlockArgument arg) {
+  std::optional<IndexUse> use = getIndexUse(arg);
+  return use ? use->bound : 2;
 }
 
 void mlir::echo::retypeToF64(func::FuncOp func) {

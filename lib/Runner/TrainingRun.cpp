@@ -27,6 +27,7 @@
 #include "EchoHostData.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -203,8 +204,41 @@ LogicalResult TrainingRun::loadModel() {
   return success();
 }
 
+/// Checks the ids or labels `t` read from `path` against the bound their
+/// use accepts: an out-of-range id would read outside a table.
+static LogicalResult checkIndices(const HostTensor &t, BlockArgument arg,
+                                  StringRef path) {
+  std::optional<IndexUse> use = getIndexUse(arg);
+  if (!use)
+    return success();
+  auto *values = static_cast<const int32_t *>(t.data());
+  ArrayRef<int64_t> shape = t.getType().getShape();
+  for (int64_t e = 0, n = t.getNumElements(); e < n; ++e) {
+    if (values[e] >= 0 && values[e] < use->bound)
+      continue;
+    // The element's position, as NumPy prints it.
+    SmallVector<int64_t> index(shape.size());
+    for (int64_t d = shape.size() - 1, rest = e; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    std::string position;
+    llvm::raw_string_ostream os(position);
+    llvm::interleaveComma(index, os);
+    return error(llvm::formatv(
+        "{0} (argument {1}): value {2} at [{3}] is outside [0, {4}), the "
+        "range '{5}' accepts",
+        path, arg.getArgNumber(), values[e], position, use->bound,
+        use->op->getName()));
+  }
+  return success();
+}
+
 LogicalResult TrainingRun::prepareArguments() {
   auto model = module->lookupSymbol<func::FuncOp>(modelName);
+  if (!options.inputs.empty() && !llvm::sys::fs::is_directory(options.inputs))
+    return error("--inputs=" + options.inputs +
+                 ": not a directory (it holds argN.npy files)");
   for (auto [i, type] : llvm::enumerate(model.getArgumentTypes())) {
     auto tt = dyn_cast<RankedTensorType>(type);
     if (!tt ||
@@ -226,7 +260,9 @@ LogicalResult TrainingRun::prepareArguments() {
     if (!options.inputs.empty()) {
       SmallString<128> path(options.inputs);
       llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
-      if (llvm::sys::fs::exists(path) && failed(readNpy(path, t, i)))
+      if (llvm::sys::fs::exists(path) &&
+          (failed(readNpy(path, t, i)) ||
+           (isInteger && failed(checkIndices(t, model.getArgument(i), path)))))
         return failure();
     }
     args.push_back(std::move(t));
@@ -261,6 +297,11 @@ LogicalResult TrainingRun::compileStep() {
   auto trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
   if (!trainFunc)
     return error("no training step @" + trainName);
+  // Only the step runs: the model's own forward function is not compiled
+  // (a fifth of the LLVM code of a paper-size step).
+  if (auto model = trainModule->lookupSymbol<func::FuncOp>(modelName))
+    if (SymbolTable::symbolKnownUseEmpty(model, *trainModule))
+      model.erase();
   memory = computeMemoryStats(trainFunc);
   // Bufferize and plan, read the plan, then lower to LLVM.
   PassManager bufferPm(&context, ModuleOp::getOperationName(),

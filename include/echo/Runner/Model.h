@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
+
 namespace mlir::echo {
 
 /// The model of `module` to train: the one named `name` when it is not
@@ -18,9 +20,17 @@ namespace mlir::echo {
 /// (`file` names the module there).
 func::FuncOp findModel(ModuleOp module, StringRef name, StringRef file);
 
-/// For an integer argument: the exclusive upper bound its uses accept
-/// (IndexOperandOpInterface: embedding ids in [0, V), labels in [0, C)), or
-/// 2 when nothing bounds it.
+/// An integer argument's tightest index use (IndexOperandOpInterface): its
+/// values must be in [0, bound) (embedding ids in [0, V), labels in
+/// [0, C)) for `op`.
+struct IndexUse {
+  int64_t bound;
+  Operation *op;
+};
+std::optional<IndexUse> getIndexUse(BlockArgument arg);
+
+/// For an integer argument: the exclusive upper bound its uses accept, or
+/// 2 when nothing bounds it (what echo-run draws from).
 int64_t getIntegerRange(BlockArgument arg);
 
 /// Re-types every f32 value of `func` (signature, block arguments, results,
