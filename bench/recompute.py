@@ -250,6 +250,15 @@ def cpu_paper_markdown():
                              if r["planned_bytes"] else "-",
                              100.0 * r["recompute_flops"] / r["forward_flops"],
                              r["losses"][0]))
+    timelines = [m for m in c["models"]
+                 if os.path.exists(os.path.join(ROOT, "docs", "timelines",
+                                                m + ".png"))]
+    if timelines:
+        lines += ["", "Memory over the step, none and echo: the tensor-level "
+                  "estimate (dashed) and the plan (solid: what the step "
+                  "allocates at each op, arena slots plus parameters, data "
+                  "and results; `bench/timelines.py`):", ""]
+        lines += ["![%s](timelines/%s.png)" % (m, m) for m in timelines]
     if c.get("scaling"):
         lines += ["", "Compile time against the number of ops (unrolled "
                   "4-layer LSTMs, B=32, H=128, strategy echo):", "",

@@ -258,6 +258,7 @@ mlir::echo::planArena(ArrayRef<ArenaBuffer> buffers,
     rangeMax[0].push_back(live);
     plan.lowerBound = std::max(plan.lowerBound, live);
   }
+  plan.liveBytes = rangeMax[0];
   for (size_t width = 1; 2 * width <= rangeMax[0].size(); width *= 2) {
     const SmallVector<int64_t> &prev = rangeMax.back();
     SmallVector<int64_t> next(prev.size() - width);

@@ -174,6 +174,14 @@ llvm::json::Object MemoryStats::toJSON() const {
       else if (auto str = dyn_cast<StringAttr>(entry.getValue()))
         plan[entry.getName().getValue()] = str.getValue();
     }
+    // Beside the estimate's timeline: the planned step's bytes per op of
+    // the bufferized step.
+    if (auto line = bufferPlan->getAs<DenseI64ArrayAttr>("timeline")) {
+      llvm::json::Array planned;
+      for (int64_t bytes : line.asArrayRef())
+        planned.push_back(bytes);
+      o["planned_timeline"] = std::move(planned);
+    }
     if (auto arena = bufferPlan->getAs<IntegerAttr>("arena_bytes"))
       o["planned_bytes"] = arena.getInt();
     if (std::optional<int64_t> step = getStepBytes())

@@ -227,6 +227,14 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     alloc.erase();
   }
 
+  // What the step holds at each top-level op: the arena's live slots and
+  // everything outside the arena.
+  SmallVector<int64_t> timeline(body.getOperations().size(),
+                                argumentBytes + unplannedBytes);
+  for (auto [position, bytes] : llvm::enumerate(arenaPlan.liveBytes))
+    if (position < timeline.size())
+      timeline[position] += bytes;
+
   func->setAttr(
       EchoDialect::getBufferPlanAttrName(),
       b.getDictionaryAttr({
@@ -240,6 +248,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
           b.getNamedAttr("unplanned_bytes",
                          b.getI64IntegerAttr(unplannedBytes)),
           b.getNamedAttr("heuristic", b.getStringAttr(arenaPlan.heuristic)),
+          b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
       }));
   return success();
 }

@@ -108,6 +108,9 @@ struct ArenaPlan {
   /// Max over positions of the (aligned) bytes live there: no placement of
   /// these buffers can be smaller.
   int64_t lowerBound = 0;
+  /// The (aligned) bytes live at each position, 0 to the last buffer's end
+  /// (a buffer and the one that takes its bytes in place count once).
+  SmallVector<int64_t> liveBytes;
   /// The heuristic whose placement was kept.
   std::string heuristic;
 };

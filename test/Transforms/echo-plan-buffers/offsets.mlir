@@ -5,9 +5,11 @@
 
 // In-place chain: each elementwise op reads its input for the last time and
 // writes a buffer of the same size through the same map, so all three
-// buffers share offset 0 and the arena is one buffer (64 floats).
+// buffers share offset 0 and the arena is one buffer (64 floats). The
+// timeline is the step's bytes at each op: the arguments (512) and, while
+// the chain runs, the one slot (256).
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: echo.buffer_plan = {alignment = 64 : i64, arena_bytes = 256 : i64, argument_bytes = 512 : i64, buffers = 3 : i64, heuristic = "breadth/best-fit", in_place = 2 : i64, lower_bound_bytes = 256 : i64, unplanned_bytes = 0 : i64}
+// CHECK-SAME: echo.buffer_plan = {alignment = 64 : i64, arena_bytes = 256 : i64, argument_bytes = 512 : i64, buffers = 3 : i64, heuristic = "breadth/best-fit", in_place = 2 : i64, lower_bound_bytes = 256 : i64, timeline = array<i64: 512, 768, 768, 768, 768, 768, 768, 512, 512, 512, 512, 512>, unplanned_bytes = 0 : i64}
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, echo.arena} : memref<256xi8>
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: memref.view %[[ARENA]][%[[C0]]][] : memref<256xi8> to memref<64xf32>
