@@ -161,6 +161,9 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   // the function) do not need one.
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createEchoOutlineKernels());
+  // What remains (views, calls, copies) is cut into functions of bounded
+  // size: LLVM's register allocation is superlinear in a function's size.
+  pm.addPass(createEchoOutlineSegments());
   // tanh/exp/log as polynomials the loop vectorizer handles (libm's are
   // scalar calls).
   pm.addPass(createEchoApproximateMath());

@@ -51,6 +51,40 @@ def EchoOutlineKernels : Pass<"echo-outline-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def EchoOutlineSegments : Pass<"echo-outline-segments", "::mlir::ModuleOp"> {
+  let summary = "Split long functions into calls of segments of bounded size";
+  let description = [{
+    Once `echo-outline-kernels` has moved the loop nests out, a training
+    step is a driver: views into the arena, kernel and library calls,
+    copies and deallocations, in one block. At paper size it is still huge
+    (the DeepSpeech2 step: ~40k ops, ~700k LLVM instructions in one
+    function), and LLVM's register allocator and coalescer take time
+    superlinear in the size of a function (85 s of llc's 112 s). This pass
+    cuts every function whose body has more than `max-ops` top-level ops into
+    consecutive segments of at most `max-ops` ops, each a private `noinline`
+    function `@<function>_segment_<n>` called in order, so that code
+    generation time grows linearly with the step.
+
+    A segment takes the values it uses from before it (function arguments,
+    allocations) and returns those that later segments or the terminator
+    use. Side-effect-free ops without regions (constants, `memref.view`,
+    casts, index arithmetic) are not cut: each segment that uses one clones
+    it (and the side-effect-free ops it depends on), so that a view into the
+    arena is not passed around as a descriptor. Run it after
+    `echo-outline-kernels`, on buffers.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"256",
+           "Largest number of top-level ops left in one function">,
+  ];
+  let statistics = [
+    Statistic<"numSegments", "segments", "Segment functions created">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+  ];
+}
+
 def EchoApproximateMath : Pass<"echo-approximate-math"> {
   let summary = "f32 math functions as polynomials that vectorize";
   let description = [{
