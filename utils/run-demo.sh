@@ -2,9 +2,10 @@
 # The main job: sets up, builds, then compiles the bundled NMT-like model
 # (verifies it against the model convention and prints it in Echo's custom
 # assembly), prints its FLOP table and builds its training step; then, for
-# an NMT model at a size where memory matters, prints the memory table of
-# each recompute strategy and trains it for a few steps on the CPU
-# (identical losses with and without recomputation).
+# an NMT model at a size where memory matters, trains it for a few steps on
+# the CPU under each recompute strategy (identical losses with and without
+# recomputation) and prints the memory table: estimated, planned and
+# measured bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 utils/setup.sh
@@ -33,21 +34,17 @@ echo "training step written to $TRAIN"
 MID="$BUILD_DIR/nmt-mid.mlir"
 PYTHONPATH=python /usr/bin/python3 -m echo.models nmt --batch=64 --src_len=30 \
   --tgt_len=30 --vocab=2000 --embed=256 --hidden=256 --dropout=0.3 -o "$MID"
-echo "== memory of the training step of an NMT model (B=64, T=30, H=256, V=2000) under each recompute strategy"
+echo "== train the NMT model (B=64, T=30, H=256, V=2000) on the CPU under each recompute strategy (JIT, OpenBLAS; SGD lr=0.1)"
 reports=()
 for s in none mirror sublinear echo; do
-  "$BUILD_DIR/bin/echo-opt" "$MID" \
-    --echo-pipeline="strategy=$s report=$BUILD_DIR/memory-$s.json" -o /dev/null
-  reports+=("$BUILD_DIR/memory-$s.json")
-done
-/usr/bin/python3 utils/memory-table.py "${reports[@]}"
-echo "(docs/results.md has the same table at the paper's sizes, from"
-echo " bench/recompute.py)"
-
-for s in none echo; do
-  echo "== echo-run nmt-mid --strategy=$s --steps=5 --seed=0  (CPU: JIT, OpenBLAS; SGD lr=0.1)"
-  "$BUILD_DIR/bin/echo-run" "$MID" --strategy=$s --steps=5 --seed=0 --lr=0.1 \
+  echo "-- echo-run --strategy=$s --steps=3 --seed=0"
+  "$BUILD_DIR/bin/echo-run" "$MID" --strategy=$s --steps=3 --seed=0 --lr=0.1 \
     --report="$BUILD_DIR/run-$s.json"
   /usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1]))[0]; print('compiled in %.1f s (MLIR %.1f s, LLVM %.1f s); median step %.0f ms' % (r['compile_ms'] / 1e3, r['compile_mlir_ms'] / 1e3, r['compile_llvm_ms'] / 1e3, r['step_time_ms']))" "$BUILD_DIR/run-$s.json"
+  reports+=("$BUILD_DIR/run-$s.json")
 done
 echo "(the losses are the same with and without recomputation)"
+echo "== memory of the training step under each strategy (bytes)"
+/usr/bin/python3 utils/memory-table.py "${reports[@]}"
+echo "(docs/results.md has the same table at the paper's sizes, from"
+echo " bench/cpu_paper.py and bench/recompute.py)"
