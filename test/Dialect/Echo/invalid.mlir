@@ -2162,3 +2162,31 @@ func.func @arena_arg_type(%a: memref<4x4xi8> {echo.arena}) {
 func.func @arena_arg_not_unit(%a: memref<16xi8> {echo.arena = "x"}) {
   return
 }
+
+// -----
+
+// reshape: an element count that wraps around int64 (2^62+1 x 4 = 2^64+4)
+// must not pass for the input's 4.
+func.func @reshape_overflow(%x: tensor<4xf32>) {
+  // expected-error @+1 {{the element count of 'result' [4611686018427387905, 4] does not fit in int64}}
+  %0 = echo.reshape %x : (tensor<4xf32>) -> tensor<4611686018427387905x4xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: a window and padding whose extents overflow int64.
+func.func @max_pool2d_overflow(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{the 4611686018427387905x1 window with its padding overflows int64}}
+  %0 = echo.max_pool2d %x {kernel = array<i64: 4611686018427387905, 1>, padding = array<i64: 4611686018427387904, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// conv2d: a filter and padding whose extents overflow int64.
+func.func @conv2d_overflow(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x4611686018427387905x1xf32>) {
+  // expected-error @+1 {{the 4611686018427387905x1 filter with its padding overflows int64}}
+  %0 = echo.conv2d %x, %w {padding = array<i64: 4611686018427387904, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x4611686018427387905x1xf32>) -> tensor<1x1x4x4xf32>
+  return
+}

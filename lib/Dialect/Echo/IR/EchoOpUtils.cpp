@@ -10,6 +10,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,6 +26,17 @@ ArrayRef<int64_t> mlir::echo::detail::shapeOf(Value value) {
 
 int64_t mlir::echo::detail::numElements(Value value) {
   return cast<ShapedType>(value.getType()).getNumElements();
+}
+
+std::optional<int64_t> mlir::echo::detail::checkedNumElements(Value value) {
+  int64_t count = 1;
+  for (int64_t d : shapeOf(value)) {
+    std::optional<int64_t> next = llvm::checkedMul(count, d);
+    if (!next)
+      return std::nullopt;
+    count = *next;
+  }
+  return count;
 }
 
 std::string mlir::echo::detail::formatShape(ArrayRef<int64_t> shape) {
@@ -107,13 +119,28 @@ LogicalResult mlir::echo::detail::verifyRatio(Operation *op, APFloat ratio) {
   return success();
 }
 
-/// Output extent of a sliding window; < 1 when the window does not fit.
-static int64_t windowOutputSize(int64_t input, int64_t window, int64_t stride,
-                                int64_t padding) {
-  int64_t span = input + 2 * padding - window;
-  if (span < 0)
+/// Output extent of a sliding window; < 1 when the window does not fit, none
+/// when the arithmetic overflows int64 (absurd padding or window sizes).
+static std::optional<int64_t> windowOutputSize(int64_t input, int64_t window,
+                                               int64_t stride,
+                                               int64_t padding) {
+  std::optional<int64_t> padded = llvm::checkedMul<int64_t>(2, padding);
+  if (padded)
+    padded = llvm::checkedAdd(input, *padded);
+  std::optional<int64_t> span =
+      padded ? llvm::checkedSub(*padded, window) : std::nullopt;
+  if (!span)
+    return std::nullopt;
+  if (*span < 0)
     return 0;
-  return span / stride + 1;
+  return *span / stride + 1;
+}
+
+/// Reports a window whose extents overflow int64.
+static InFlightDiagnostic windowOverflow(Operation *op, StringRef what,
+                                         int64_t kh, int64_t kw) {
+  return op->emitOpError() << "the " << kh << "x" << kw << " " << what
+                           << " with its padding overflows int64";
 }
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
@@ -124,13 +151,17 @@ FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
     return op->emitOpError()
            << "'" << wName << "' has " << wShape[1] << " input channels but '"
            << xName << "' has " << xShape[1];
-  int64_t oh = windowOutputSize(xShape[2], wShape[2], strides[0], padding[0]);
-  int64_t ow = windowOutputSize(xShape[3], wShape[3], strides[1], padding[1]);
-  if (oh < 1 || ow < 1)
+  std::optional<int64_t> oh =
+      windowOutputSize(xShape[2], wShape[2], strides[0], padding[0]);
+  std::optional<int64_t> ow =
+      windowOutputSize(xShape[3], wShape[3], strides[1], padding[1]);
+  if (!oh || !ow)
+    return windowOverflow(op, "filter", wShape[2], wShape[3]);
+  if (*oh < 1 || *ow < 1)
     return op->emitOpError() << "the " << wShape[2] << "x" << wShape[3]
                              << " filter does not fit the padded " << xShape[2]
                              << "x" << xShape[3] << " input";
-  return SmallVector<int64_t>{xShape[0], wShape[0], oh, ow};
+  return SmallVector<int64_t>{xShape[0], wShape[0], *oh, *ow};
 }
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferPoolShape(
@@ -141,13 +172,17 @@ FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferPoolShape(
       return op->emitOpError()
              << "'padding' " << padding[i] << " must be smaller than the "
              << "kernel size " << kernel[i];
-  int64_t oh = windowOutputSize(xShape[2], kernel[0], strides[0], padding[0]);
-  int64_t ow = windowOutputSize(xShape[3], kernel[1], strides[1], padding[1]);
-  if (oh < 1 || ow < 1)
+  std::optional<int64_t> oh =
+      windowOutputSize(xShape[2], kernel[0], strides[0], padding[0]);
+  std::optional<int64_t> ow =
+      windowOutputSize(xShape[3], kernel[1], strides[1], padding[1]);
+  if (!oh || !ow)
+    return windowOverflow(op, "window", kernel[0], kernel[1]);
+  if (*oh < 1 || *ow < 1)
     return op->emitOpError() << "the " << kernel[0] << "x" << kernel[1]
                              << " window does not fit the padded " << xShape[2]
                              << "x" << xShape[3] << " input";
-  return SmallVector<int64_t>{xShape[0], xShape[1], oh, ow};
+  return SmallVector<int64_t>{xShape[0], xShape[1], *oh, *ow};
 }
 
 LogicalResult mlir::echo::detail::verifyAffineParams(Operation *op, Value gamma,

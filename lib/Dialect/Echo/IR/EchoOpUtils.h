@@ -22,6 +22,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -40,6 +41,10 @@ ArrayRef<int64_t> shapeOf(Value value);
 /// Returns the element count of `value`, which must have a statically shaped
 /// type.
 int64_t numElements(Value value);
+
+/// The element count of `value`'s static shape, or none when it does not
+/// fit in int64 (ShapedType::getNumElements would wrap around).
+std::optional<int64_t> checkedNumElements(Value value);
 
 /// Prints a shape as `[2, 3]`.
 std::string formatShape(ArrayRef<int64_t> shape);
