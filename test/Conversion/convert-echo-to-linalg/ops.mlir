@@ -98,12 +98,43 @@ func.func @masks(%m: tensor<5x7xi1>) -> tensor<5x7xi1> {
 
 // -----
 
-// Scatter gradients are sums of strided insert_slices over kernel offsets.
+// Average pooling's gradient gathers: one generic over dx and the windows
+// that contain each position (here ceil(2 / 2) = 1 per axis), reading the
+// shares with tensor.extract, whatever the window; no slice per offset.
 // CHECK-LABEL: func.func @pool_grad
-// CHECK-COUNT-4: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, {{[01]}}, {{[01]}}] [2, 3, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[SHARE:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK: %[[WINDOWS:.*]] = tensor.empty() : tensor<1x1xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[WINDOWS]] : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x4x4xf32>)
+// CHECK: tensor.extract %[[SHARE]]
 // CHECK-NOT: tensor.insert_slice
 func.func @pool_grad(%dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
   %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32>
+  return %dx : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// A global pooling's gradient is one pass too (it was one slice per window
+// offset: 256 here).
+// CHECK-LABEL: func.func @global_pool_grad
+// CHECK: tensor.empty() : tensor<1x1xf32>
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-NOT: tensor.insert_slice
+func.func @global_pool_grad(%dy: tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32> {
+  %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 16, 16>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32>
+  return %dx : tensor<2x3x16x16xf32>
+}
+
+// -----
+
+// Max pooling's gradient still scatters: a sum of strided insert_slices over
+// kernel offsets.
+// CHECK-LABEL: func.func @max_pool_grad
+// CHECK-COUNT-4: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, {{[01]}}, {{[01]}}] [2, 3, 2, 2] [1, 1, 2, 2]
+// CHECK-NOT: tensor.insert_slice
+func.func @max_pool_grad(%x: tensor<2x3x4x4xf32>, %dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
+  %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>, tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32>
   return %dx : tensor<2x3x4x4xf32>
 }
 
