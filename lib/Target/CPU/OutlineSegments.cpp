@@ -10,6 +10,7 @@
 #include "echo/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -50,8 +51,13 @@ struct EchoOutlineSegmentsPass
     for (func::FuncOp func : funcs) {
       if (func.isExternal() || !llvm::hasSingleElement(func.getBody()))
         continue;
+      // Stack memory dies with the segment that allocates it: a function
+      // with top-level allocas stays whole.
+      Block &entry = func.getBody().front();
+      if (llvm::any_of(entry, llvm::IsaPred<memref::AllocaOp>))
+        continue;
       SmallVector<Operation *> members;
-      for (Operation &op : func.getBody().front().without_terminator())
+      for (Operation &op : entry.without_terminator())
         if (!isClonable(&op))
           members.push_back(&op);
       if (static_cast<int64_t>(members.size()) <= maxOps)

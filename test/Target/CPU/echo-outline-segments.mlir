@@ -85,3 +85,21 @@ func.func @short(%x: memref<4xf32>) {
   call @use(%x) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func private @use(memref<4xf32>)
+
+// Stack memory would die with the segment that allocates it: a function
+// with a top-level alloca stays whole.
+// CHECK-LABEL: func.func @stack(
+// CHECK-NEXT: memref.alloca
+// CHECK-COUNT-3: call @use
+// CHECK-NOT: segment
+func.func @stack(%x: memref<4xf32>) {
+  %s = memref.alloca() : memref<4xf32>
+  call @use(%s) : (memref<4xf32>) -> ()
+  call @use(%x) : (memref<4xf32>) -> ()
+  call @use(%s) : (memref<4xf32>) -> ()
+  return
+}

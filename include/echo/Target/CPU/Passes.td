@@ -70,8 +70,9 @@ def EchoOutlineSegments : Pass<"echo-outline-segments", "::mlir::ModuleOp"> {
     use. Side-effect-free ops without regions (constants, `memref.view`,
     casts, index arithmetic) are not cut: each segment that uses one clones
     it (and the side-effect-free ops it depends on), so that a view into the
-    arena is not passed around as a descriptor. Run it after
-    `echo-outline-kernels`, on buffers.
+    arena is not passed around as a descriptor. A function with a top-level
+    `memref.alloca` stays whole (stack memory would die with its segment).
+    Run it after `echo-outline-kernels`, on buffers.
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", /*default=*/"256",
