@@ -75,8 +75,7 @@ def main():
         for name in args.models.split(","):
             builder, kwargs, _ = recompute.CONFIGS[name]
             path = os.path.join(tmp, name + ".mlir")
-            with open(path, "w") as f:
-                f.write(getattr(models, builder)(**kwargs))
+            recompute.build_model(builder, kwargs, path)
             entry = results["models"].setdefault(name, {"config": kwargs})
             for strategy in args.strategies.split(","):
                 r = echo_run(run_bin, path, strategy, args.steps)

@@ -205,12 +205,20 @@ def write_markdown(results):
         f.write("\n".join(lines) + "\n")
 
 
+def load_result(name):
+    """bench/results/<name>.json, or None where that benchmark has not run."""
+    path = os.path.join(ROOT, "bench", "results", name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
 def cpu_paper_markdown():
     """The paper-size CPU runs of bench/cpu_paper.py, if measured."""
-    path = os.path.join(ROOT, "bench", "results", "cpu_paper.json")
-    if not os.path.exists(path):
+    c = load_result("cpu_paper")
+    if c is None:
         return []
-    c = json.load(open(path))
     mib = 1024 * 1024
     lines = ["", "## Paper-size steps on the CPU (`bench/cpu_paper.py`)", "",
              "Real executions (`echo-run`, JIT; GEMMs in OpenBLAS, "
@@ -286,10 +294,9 @@ def cpu_paper_markdown():
 
 def side_by_side_markdown():
     """Echo beside PyTorch eager (bench/peers/cpu_side_by_side.py)."""
-    path = os.path.join(ROOT, "bench", "results", "cpu_side_by_side.json")
-    if not os.path.exists(path):
+    c = load_result("cpu_side_by_side")
+    if c is None:
         return []
-    c = json.load(open(path))
     lines = ["", "## Echo beside PyTorch on the CPU "
              "(`bench/peers/cpu_side_by_side.py`)", "",
              "The same model in PyTorch %s (bench/peers/torch_models.py), the "
@@ -314,10 +321,9 @@ def side_by_side_markdown():
 
 def memory_side_by_side_markdown():
     """Measured bytes, Echo and PyTorch (bench/peers/torch_memory.py)."""
-    path = os.path.join(ROOT, "bench", "results", "memory_side_by_side.json")
-    if not os.path.exists(path):
+    c = load_result("memory_side_by_side")
+    if c is None:
         return []
-    c = json.load(open(path))
     mib = 1024 * 1024
     lines = ["", "## Measured memory beside PyTorch "
              "(`bench/peers/torch_memory.py`)", "",

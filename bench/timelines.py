@@ -22,7 +22,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from echo import models, plot_memory  # noqa: E402
+from echo import plot_memory  # noqa: E402
 import recompute  # noqa: E402
 
 
@@ -38,8 +38,7 @@ def main():
         for name in args.models.split(","):
             builder, kwargs, _ = recompute.CONFIGS[name]
             path = os.path.join(tmp, name + ".mlir")
-            with open(path, "w") as f:
-                f.write(getattr(models, builder)(**kwargs))
+            recompute.build_model(builder, kwargs, path)
             reports = []
             for strategy in ("none", "echo"):
                 report = os.path.join(tmp, f"{name}-{strategy}.json")

@@ -118,18 +118,9 @@ def run_torch(counter, name, variant, config, text_path, inputs):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_echo(echo_run, path, inputs, strategy):
-    with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "r.json")
-        subprocess.run([echo_run, path, f"--strategy={strategy}", "--steps=2",
-                        "--quiet", f"--inputs={inputs}", f"--report={report}"],
-                       check=True)
-        r = json.load(open(report))[0]
-    return {k: r.get(k) for k in ("measured_peak_bytes", "step_bytes",
-                                  "planned_bytes", "peak_live_bytes",
-                                  "library_workspace_bytes", "step_time_ms",
-                                  "recompute_flops", "forward_flops",
-                                  "losses")}
+ECHO_KEYS = ("measured_peak_bytes", "step_bytes", "planned_bytes",
+             "peak_live_bytes", "library_workspace_bytes", "step_time_ms",
+             "recompute_flops", "forward_flops", "losses")
 
 
 def main():
@@ -166,7 +157,8 @@ def main():
                 np.save(os.path.join(inputs, f"arg{i}.npy"), v)
             entry = {"config": config, "echo": {}, "torch": {}}
             for s in STRATEGIES:
-                entry["echo"][s] = run_echo(echo_run, path, inputs, s)
+                r = sbs.run_echo(echo_run, path, inputs, s, steps=2)
+                entry["echo"][s] = {k: r.get(k) for k in ECHO_KEYS}
                 print(name, "echo", s, entry["echo"][s]["measured_peak_bytes"],
                       file=sys.stderr, flush=True)
             for v in VARIANTS:

@@ -9,6 +9,8 @@
 
 #include "echo/Target/CPU/Passes.h"
 
+#include "Outline.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -78,24 +80,13 @@ struct EchoOutlineKernelsPass
       if (!isClonableConstant(v))
         inputs.insert(v);
 
-    MLIRContext *ctx = func.getContext();
-    OpBuilder b(ctx);
-    auto type =
-        FunctionType::get(ctx, ValueRange(inputs.getArrayRef()).getTypes(), {});
-    auto kernel = func::FuncOp::create(
+    OpBuilder b(func.getContext());
+    IRMapping mapping;
+    func::FuncOp kernel = createOutlinedFunction(
         b, op.getLoc(),
         (func.getSymName() + "_kernel_" + Twine(kernelsOf[func]++)).str(),
-        type);
-    kernel.setPrivate();
-    // Outlined to be compiled on its own: LLVM must not inline it back
-    // (`passthrough` becomes the LLVM function's attributes).
-    kernel->setAttr("passthrough",
-                    ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-    Block *body = kernel.addEntryBlock();
-    OpBuilder inner = OpBuilder::atBlockBegin(body);
-    IRMapping mapping;
-    for (auto [value, arg] : llvm::zip(inputs, body->getArguments()))
-      mapping.map(value, arg);
+        inputs.getArrayRef(), {}, mapping);
+    OpBuilder inner = OpBuilder::atBlockBegin(&kernel.getBody().front());
     auto cloneConstant = [&](Value v) {
       if (isClonableConstant(v) && !mapping.contains(v))
         inner.clone(*v.getDefiningOp(), mapping);

@@ -9,6 +9,8 @@
 
 #include "echo/Target/CPU/Passes.h"
 
+#include "Outline.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
@@ -130,25 +132,16 @@ struct EchoOutlineSegmentsPass
           if (!inSegment.contains(topLevel(user)))
             outputs.insert(result);
 
-    MLIRContext *ctx = func.getContext();
-    OpBuilder b(ctx);
-    auto type =
-        FunctionType::get(ctx, ValueRange(inputs.getArrayRef()).getTypes(),
-                          ValueRange(outputs.getArrayRef()).getTypes());
     Location loc = segment.front()->getLoc();
+    OpBuilder b(func.getContext());
     b.setInsertionPointAfter(insertAfter);
-    auto callee = func::FuncOp::create(
-        b, loc, (func.getSymName() + "_segment_" + Twine(index)).str(), type);
-    symbols.insert(callee);
-    callee.setPrivate();
-    // Compiled on its own: LLVM must not inline it back.
-    callee->setAttr("passthrough",
-                    ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-    Block *entry = callee.addEntryBlock();
-    OpBuilder inner = OpBuilder::atBlockBegin(entry);
     IRMapping mapping;
-    for (auto [value, arg] : llvm::zip(inputs, entry->getArguments()))
-      mapping.map(value, arg);
+    func::FuncOp callee = createOutlinedFunction(
+        b, loc, (func.getSymName() + "_segment_" + Twine(index)).str(),
+        inputs.getArrayRef(), ValueRange(outputs.getArrayRef()).getTypes(),
+        mapping);
+    symbols.insert(callee);
+    OpBuilder inner = OpBuilder::atBlockBegin(&callee.getBody().front());
     for (Operation *op : order)
       inner.clone(*op, mapping);
     SmallVector<Value> returned;

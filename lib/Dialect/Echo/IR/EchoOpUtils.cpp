@@ -136,11 +136,25 @@ static std::optional<int64_t> windowOutputSize(int64_t input, int64_t window,
   return *span / stride + 1;
 }
 
-/// Reports a window whose extents overflow int64.
-static InFlightDiagnostic windowOverflow(Operation *op, StringRef what,
-                                         int64_t kh, int64_t kw) {
-  return op->emitOpError() << "the " << kh << "x" << kw << " " << what
-                           << " with its padding overflows int64";
+/// The [OH, OW] extents of a `what` ("filter", "window") of `kh` x `kw`
+/// sliding over the spatial dims of `xShape` (NCHW); reports one that
+/// overflows int64 or does not fit the padded input.
+static FailureOr<std::pair<int64_t, int64_t>>
+inferWindowExtents(Operation *op, StringRef what, ArrayRef<int64_t> xShape,
+                   int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
+                   ArrayRef<int64_t> padding) {
+  std::optional<int64_t> oh =
+      windowOutputSize(xShape[2], kh, strides[0], padding[0]);
+  std::optional<int64_t> ow =
+      windowOutputSize(xShape[3], kw, strides[1], padding[1]);
+  if (!oh || !ow)
+    return op->emitOpError() << "the " << kh << "x" << kw << " " << what
+                             << " with its padding overflows int64";
+  if (*oh < 1 || *ow < 1)
+    return op->emitOpError() << "the " << kh << "x" << kw << " " << what
+                             << " does not fit the padded " << xShape[2] << "x"
+                             << xShape[3] << " input";
+  return std::make_pair(*oh, *ow);
 }
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
@@ -151,17 +165,12 @@ FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
     return op->emitOpError()
            << "'" << wName << "' has " << wShape[1] << " input channels but '"
            << xName << "' has " << xShape[1];
-  std::optional<int64_t> oh =
-      windowOutputSize(xShape[2], wShape[2], strides[0], padding[0]);
-  std::optional<int64_t> ow =
-      windowOutputSize(xShape[3], wShape[3], strides[1], padding[1]);
-  if (!oh || !ow)
-    return windowOverflow(op, "filter", wShape[2], wShape[3]);
-  if (*oh < 1 || *ow < 1)
-    return op->emitOpError() << "the " << wShape[2] << "x" << wShape[3]
-                             << " filter does not fit the padded " << xShape[2]
-                             << "x" << xShape[3] << " input";
-  return SmallVector<int64_t>{xShape[0], wShape[0], *oh, *ow};
+  auto extents = inferWindowExtents(op, "filter", xShape, wShape[2], wShape[3],
+                                    strides, padding);
+  if (failed(extents))
+    return failure();
+  return SmallVector<int64_t>{xShape[0], wShape[0], extents->first,
+                              extents->second};
 }
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferPoolShape(
@@ -172,17 +181,12 @@ FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferPoolShape(
       return op->emitOpError()
              << "'padding' " << padding[i] << " must be smaller than the "
              << "kernel size " << kernel[i];
-  std::optional<int64_t> oh =
-      windowOutputSize(xShape[2], kernel[0], strides[0], padding[0]);
-  std::optional<int64_t> ow =
-      windowOutputSize(xShape[3], kernel[1], strides[1], padding[1]);
-  if (!oh || !ow)
-    return windowOverflow(op, "window", kernel[0], kernel[1]);
-  if (*oh < 1 || *ow < 1)
-    return op->emitOpError() << "the " << kernel[0] << "x" << kernel[1]
-                             << " window does not fit the padded " << xShape[2]
-                             << "x" << xShape[3] << " input";
-  return SmallVector<int64_t>{xShape[0], xShape[1], *oh, *ow};
+  auto extents = inferWindowExtents(op, "window", xShape, kernel[0], kernel[1],
+                                    strides, padding);
+  if (failed(extents))
+    return failure();
+  return SmallVector<int64_t>{xShape[0], xShape[1], extents->first,
+                              extents->second};
 }
 
 LogicalResult mlir::echo::detail::verifyAffineParams(Operation *op, Value gamma,
