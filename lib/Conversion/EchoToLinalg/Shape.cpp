@@ -108,23 +108,16 @@ struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
   }
 };
 
+/// One `tensor.concat`: its bufferization copies each input into its slice
+/// of one allocation. (A chain of insert_slice ops, one per input, made
+/// one-shot bufferization's conflict analysis quadratic in the chain: 18 s
+/// of DeepSpeech2's 25 s at paper size.)
 struct ConcatLowering : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
                                 PatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    int64_t axis = static_cast<int64_t>(op.getAxis());
-    Value acc = emptyTensor(rewriter, op.getLoc(), type);
-    SmallVector<int64_t> offsets(type.getRank(), 0);
-    SmallVector<int64_t> strides(type.getRank(), 1);
-    for (Value in : op.getInputs()) {
-      auto inType = cast<RankedTensorType>(in.getType());
-      acc = tensor::InsertSliceOp::create(
-          rewriter, op.getLoc(), in, acc, ValueRange{}, ValueRange{},
-          ValueRange{}, offsets, inType.getShape(), strides);
-      offsets[axis] += inType.getDimSize(axis);
-    }
-    rewriter.replaceOp(op, acc);
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(
+        op, op.getType(), static_cast<int64_t>(op.getAxis()), op.getInputs());
     return success();
   }
 };

@@ -153,3 +153,16 @@ func.func @relu_mask(%x: tensor<4x8xf32>) -> tensor<4x8xi1> {
   %m = arith.cmpf ogt, %x, %zero : tensor<4x8xf32>
   return %m : tensor<4x8xi1>
 }
+
+// -----
+
+// A concatenation is one tensor.concat, whatever the number of inputs (a
+// chain of insert_slice ops made one-shot bufferization quadratic in it).
+// CHECK-LABEL: func.func @concat
+// CHECK: %[[C:.*]] = tensor.concat dim(1) %arg0, %arg1, %arg0 : (tensor<2x3xf32>, tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<2x11xf32>
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[C]]
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x11xf32> {
+  %c = "echo.concat"(%a, %b, %a) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<2x11xf32>
+  return %c : tensor<2x11xf32>
+}
