@@ -56,6 +56,10 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     function_ref<LogicalResult(const Twine &)> error) {
   // The enumerated options (strategy, target, optimizer, gpu-format) are
   // checked by their parsers; what is left are relations and ranges.
+  if (options.comparePlans < 0)
+    return error("echo-pipeline: compare-plans must be 0 (decide on the "
+                 "estimate) or a number of candidate plans, got " +
+                 Twine(options.comparePlans.getValue()));
   if (options.target != Target::NVVM)
     return success();
   if (!options.libraryCalls)
@@ -96,7 +100,17 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
     EchoRecomputeOptions recompute;
     recompute.strategy = options.strategy;
     recompute.heavyBudget = options.heavyBudget;
-    pm.addPass(createEchoRecompute(recompute));
+    // echo decides on what the lowered step will hold: each candidate is
+    // planned by the bufferization phase of this very pipeline.
+    if (options.strategy == RecomputeStrategy::Echo &&
+        options.comparePlans > 0 && options.planBuffers) {
+      recompute.plansCompared = options.comparePlans;
+      OpPassManager planner(ModuleOp::getOperationName());
+      buildEchoBufferizationPipeline(planner, options);
+      pm.addPass(createEchoRecompute(recompute, std::move(planner)));
+    } else {
+      pm.addPass(createEchoRecompute(recompute));
+    }
   }
 }
 

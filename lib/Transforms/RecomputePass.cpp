@@ -12,7 +12,13 @@
 #include "echo/Transforms/Passes.h"
 #include "echo/Transforms/Recompute.h"
 
+#include "echo/Analysis/MemoryAnalysis.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHORECOMPUTE
@@ -33,6 +39,12 @@ struct EchoRecomputePass
           << "echo-recompute: heavy-budget must be a share of the step's "
              "FLOPs in [0, 1], got "
           << heavyBudget;
+      return signalPassFailure();
+    }
+    if (plansCompared < 1) {
+      getOperation().emitError()
+          << "echo-recompute: plans-compared must be at least 1, got "
+          << static_cast<int64_t>(plansCompared);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> steps;
@@ -70,8 +82,106 @@ struct EchoRecomputePass
       return success();
     EchoPlanOptions echoOptions;
     echoOptions.heavyBudget = heavyBudget;
-    applyRecomputePlan(func, planRecompute(func, strategy, echoOptions));
+    echoOptions.plansCompared = plansCompared;
+    if (planner)
+      echoOptions.stepBytes = [&](func::FuncOp step) {
+        return getPlannedStepBytes(step);
+      };
+    FailureOr<RecomputePlan> plan =
+        planRecompute(func, strategy, echoOptions);
+    if (failed(plan))
+      return failure();
+    applyRecomputePlan(func, *plan);
     return success();
   }
+
+  EchoRecomputePass(const EchoRecomputeOptions &options, OpPassManager plan)
+      : Base(options), planner(std::make_shared<OpPassManager>(
+                           std::move(plan))) {
+    // The option says what the pass does when printed (reproducers).
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    planner->printAsTextualPipeline(os);
+    planPipeline = text;
+  }
+
+  LogicalResult initialize(MLIRContext *context) override {
+    std::string error;
+    if (failed(parsePlanPipeline(error)))
+      return emitError(UnknownLoc::get(context))
+             << "echo-recompute: cannot parse plan-pipeline '" << planPipeline
+             << "': " << error;
+    return success();
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // The plan pipeline's dialects are loaded before the pass runs (its
+    // parse errors are reported by initialize).
+    std::string error;
+    if (succeeded(parsePlanPipeline(error)) && planner)
+      planner->getDependentDialects(registry);
+  }
+
+  /// Builds `planner` from `planPipeline` unless it is built already: a
+  /// pipeline on builtin.module, anchored (`builtin.module(...)`, as the
+  /// pass prints it) or not.
+  LogicalResult parsePlanPipeline(std::string &error) const {
+    if (planner || planPipeline.empty())
+      return success();
+    llvm::raw_string_ostream errorStream(error);
+    StringRef text = planPipeline;
+    if (text.starts_with(ModuleOp::getOperationName().str() + "(")) {
+      FailureOr<OpPassManager> parsed = parsePassPipeline(text, errorStream);
+      if (failed(parsed))
+        return failure();
+      planner = std::make_shared<OpPassManager>(std::move(*parsed));
+      return success();
+    }
+    auto pm = std::make_shared<OpPassManager>(
+        ModuleOp::getOperationName(), OpPassManager::Nesting::Implicit);
+    if (failed(parsePassPipeline(text, *pm, errorStream)))
+      return failure();
+    planner = std::move(pm);
+    return success();
+  }
+
+  /// The step bytes (arena + arguments + unplanned buffers) of the buffer
+  /// plan that `planPipeline` makes of `step`, lowered on a clone in a
+  /// module nested in this one (and erased).
+  FailureOr<int64_t> getPlannedStepBytes(func::FuncOp step) {
+    ++numPlansLowered;
+    OpBuilder b(getOperation().getBodyRegion());
+    b.setInsertionPointToEnd(getOperation().getBody());
+    auto nested = ModuleOp::create(b, step.getLoc());
+    llvm::scope_exit eraseNested([&] { nested.erase(); });
+    nested.push_back(cast<func::FuncOp>(step->clone()));
+    if (failed(runPipeline(*planner, nested)))
+      return step.emitError()
+             << "echo-recompute: plan-pipeline failed on a candidate step";
+    auto lowered = nested.lookupSymbol<func::FuncOp>(step.getSymName());
+    auto plan = lowered ? lowered->getAttrOfType<DictionaryAttr>(
+                              EchoDialect::getBufferPlanAttrName())
+                        : DictionaryAttr();
+    MemoryStats stats;
+    stats.bufferPlan = plan;
+    std::optional<int64_t> bytes = plan ? stats.getStepBytes() : std::nullopt;
+    if (!bytes)
+      return step.emitError()
+             << "echo-recompute: plan-pipeline made no '"
+             << EchoDialect::getBufferPlanAttrName()
+             << "' with arena, argument and unplanned bytes (does it end "
+                "with echo-plan-buffers?)";
+    return *bytes;
+  }
+
+  /// The plan pipeline (shared by the pass's copies).
+  mutable std::shared_ptr<OpPassManager> planner;
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::echo::createEchoRecompute(const EchoRecomputeOptions &options,
+                                OpPassManager planPipeline) {
+  return std::make_unique<EchoRecomputePass>(options, std::move(planPipeline));
+}

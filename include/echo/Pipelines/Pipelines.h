@@ -48,6 +48,15 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
                      "false (cpu only): MLIR-generated contractions, tiled "
                      "and vectorized (no libraries needed, slow to compile)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> comparePlans{
+      *this, "compare-plans",
+      llvm::cl::desc("echo: lower this many candidate steps (the best "
+                     "estimated first) and the step as it is with this "
+                     "pipeline's bufferization phase, and keep the one whose "
+                     "buffer plan takes the fewest step bytes (what a run "
+                     "allocates); 0: decide on the tensor-level estimate. "
+                     "Each costs a bufferization. Needs plan-buffers"),
+      llvm::cl::init(3)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture for target=nvvm"),
       llvm::cl::init("sm_90")};

@@ -18,11 +18,18 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::echo {
 
 #define GEN_PASS_DECL
 #include "echo/Transforms/Passes.h.inc"
+
+/// echo-recompute whose echo strategy compares candidate steps on the step
+/// bytes of the buffer plan `planPipeline` (on builtin.module, ending with
+/// echo-plan-buffers) makes of each: the `plan-pipeline` option, built.
+std::unique_ptr<Pass> createEchoRecompute(const EchoRecomputeOptions &options,
+                                          OpPassManager planPipeline);
 
 /// Returns true when argument `index` of `func` is a trainable parameter
 /// (carries `echo.param`).

@@ -268,6 +268,15 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       lowers the estimated peak. `heavy-budget=0` never re-runs a
       compute-heavy op.
 
+    What echo compares: by default the tensor-level estimate
+    (MemoryAnalysis). With `plan-pipeline`, the `plans-compared` candidate
+    steps with the lowest estimates, and the step as it is, are lowered, on
+    clones in a nested module, by that pipeline, and compared on the step
+    bytes of the buffer plan it makes (arena + arguments + unplanned
+    buffers: what a run allocates); the lowest wins if it is below the
+    step's own. echo-pipeline passes its own bufferization pipeline, so
+    that echo decides on what the executed step will hold.
+
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];
   let options = [
@@ -278,9 +287,19 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     Option<"heavyBudget", "heavy-budget", "double", /*default=*/"0.01",
            "echo: the share of the step's FLOPs that re-running compute-heavy "
            "ops in recompute regions may cost (0 = never re-run them)">,
+    Option<"planPipeline", "plan-pipeline", "std::string", /*default=*/"",
+           "echo: compare candidate plans on the step bytes of the buffer "
+           "plan this pipeline makes of each (a textual pass pipeline on "
+           "builtin.module that ends with echo-plan-buffers, e.g. "
+           "echo-bufferization-pipeline); empty: on the estimated peak">,
+    Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
+           "echo with plan-pipeline: how many candidates, the best "
+           "estimated first, are lowered and compared (each costs a "
+           "lowering, as does the step as it is, which they must beat)">,
   ];
   let statistics = [
     Statistic<"numRecomputed", "recomputed-ops", "Ops cloned into recompute regions">,
+    Statistic<"numPlansLowered", "plans-lowered", "echo: candidate steps lowered to a buffer plan to be compared">,
     Statistic<"numRegions", "regions", "echo.recompute regions created">,
   ];
   let dependentDialects = ["::mlir::echo::EchoDialect"];

@@ -47,6 +47,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <functional>
+
 namespace mlir::echo {
 
 /// What a strategy decided for one training step. Ops are named by their
@@ -92,16 +94,27 @@ struct EchoPlanOptions {
   /// regions may cost (Section IV-B's non-conservative overhead estimate);
   /// 0 is Algorithm 1 as written. In [0, 1].
   double heavyBudget = 0.01;
+  /// What candidate steps are compared on: the bytes the step `func` (a
+  /// detached clone or the step itself, which it must not modify) will
+  /// take. Unset: the estimated peak (computePeakLiveBytes). Fails when the
+  /// step cannot be measured (a diagnostic was emitted).
+  std::function<FailureOr<int64_t>(func::FuncOp)> stepBytes;
+  /// With `stepBytes`: how many candidates, the best estimated first, are
+  /// measured with it (each against the step as it is).
+  int64_t plansCompared = 3;
 };
 
 /// echo (Echo ISCA 2020, Algorithm 1, with its global footprint estimate):
 /// tries its candidate plans on detached clones of `func` and returns the
-/// one whose estimated peak (MemoryAnalysis) is lowest, never above the
-/// step as it is. `func` is not modified.
-RecomputePlan planEcho(func::FuncOp func, const EchoPlanOptions &options);
+/// one whose estimated peak is lowest or, with `options.stepBytes`, the one
+/// of the `plansCompared` best estimated whose measured bytes are lowest;
+/// never above the step as it is (estimated, or measured). `func` is not modified. Fails only when
+/// `options.stepBytes` does.
+FailureOr<RecomputePlan> planEcho(func::FuncOp func,
+                                  const EchoPlanOptions &options);
 
 /// The plan of `strategy` for `func` (`none`: the empty plan).
-RecomputePlan planRecompute(func::FuncOp func, RecomputeStrategy strategy,
+FailureOr<RecomputePlan> planRecompute(func::FuncOp func, RecomputeStrategy strategy,
                             const EchoPlanOptions &echoOptions);
 
 //===----------------------------------------------------------------------===//

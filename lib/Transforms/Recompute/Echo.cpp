@@ -6,9 +6,10 @@
 // without the chain cuts, placed as one region per connected group or one
 // per first backward reader, on the step as it is and with 1-bit ReLU
 // masks. Each is applied to a detached clone of the step and measured with
-// the footprint model (MemoryAnalysis); the lowest estimated peak wins and
-// is then tried once more with the compute-heavy re-runs that fit the FLOP
-// budget. echo never exceeds the step's own peak.
+// the footprint model (MemoryAnalysis), or on the step bytes of its buffer
+// plan when the caller gives a way to lower it (EchoPlanOptions::stepBytes);
+// the lowest wins and is then tried once more with the compute-heavy re-runs
+// that fit the FLOP budget. echo never exceeds the step's own bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Transforms/Recompute.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -127,14 +130,6 @@ func::FuncOp applyToClone(func::FuncOp func, const RecomputePlan &plan) {
   return clone;
 }
 
-/// The estimated peak of `func` rewritten with `plan`.
-int64_t peakIfApplied(func::FuncOp func, const RecomputePlan &plan) {
-  func::FuncOp trial = applyToClone(func, plan);
-  int64_t peak = computePeakLiveBytes(trial);
-  trial.erase();
-  return peak;
-}
-
 /// A step the candidate plans are computed on: `func` itself, or a detached
 /// clone of it with its ReLU reads binarized.
 struct Variant {
@@ -144,33 +139,41 @@ struct Variant {
 
 } // namespace
 
-RecomputePlan mlir::echo::planEcho(func::FuncOp func,
-                                   const EchoPlanOptions &options) {
+FailureOr<RecomputePlan>
+mlir::echo::planEcho(func::FuncOp func, const EchoPlanOptions &options) {
   MemoryStats base = computeMemoryStats(func);
-  int64_t basePeak = base.peakLiveBytes;
   auto binarized = cast<func::FuncOp>(func->clone());
+  llvm::scope_exit eraseClone([&] { binarized.erase(); });
   SmallVector<Variant> variants = {{func, false}};
   if (binarizeGradientReads(binarized) > 0)
     variants.push_back({binarized, true});
 
-  std::optional<RecomputePlan> best;
+  // Every candidate with its estimated peak, in the order they are made.
+  struct Estimated {
+    RecomputePlan plan;
+    int64_t peak;
+  };
+  SmallVector<Estimated> estimated;
+  std::optional<size_t> best; // the lowest estimate, the first of equals
   Variant bestVariant = variants.front();
   PlanKind bestKind;
-  int64_t bestPeak = basePeak + 1;
-  // Keeps `plan` if the step it makes has the lowest peak so far.
-  auto consider = [&](RecomputePlan plan, int64_t peak, const Variant &variant,
-                      PlanKind kind) {
-    if (peak >= bestPeak)
+  auto add = [&](RecomputePlan plan, int64_t peak, const Variant &variant,
+                 PlanKind kind) {
+    estimated.push_back({std::move(plan), peak});
+    if (peak > base.peakLiveBytes ||
+        (best && peak >= estimated[*best].peak))
       return;
-    best = std::move(plan);
-    bestPeak = peak;
+    best = estimated.size() - 1;
     bestVariant = variant;
     bestKind = kind;
   };
   for (const Variant &variant : variants) {
     TrainingStep step(variant.func);
-    for (Candidate &c : candidatePlans(step, variant.binarized))
-      consider(c.plan, peakIfApplied(func, c.plan), variant, c.kind);
+    for (Candidate &c : candidatePlans(step, variant.binarized)) {
+      func::FuncOp trial = applyToClone(func, c.plan);
+      add(std::move(c.plan), computePeakLiveBytes(trial), variant, c.kind);
+      trial.erase();
+    }
   }
   if (best && options.heavyBudget > 0) {
     // A region may clone an op another region clones too, so the budget
@@ -186,29 +189,79 @@ RecomputePlan mlir::echo::planEcho(func::FuncOp func,
                    DenseSet<Operation *>(heavy.begin(), heavy.end()));
       func::FuncOp trial = applyToClone(func, plan);
       bool fits = getHeavyRecomputeFlops(trial) <= budget;
-      int64_t peak = computePeakLiveBytes(trial);
+      int64_t peak = fits ? computePeakLiveBytes(trial) : 0;
       trial.erase();
       if (fits) {
-        consider(std::move(plan), peak, bestVariant, bestKind);
+        add(std::move(plan), peak, bestVariant, bestKind);
         break;
       }
     }
   }
-  binarized.erase();
-  if (best)
-    return *best;
+  if (!options.stepBytes && best)
+    return estimated[*best].plan;
 
-  // No candidate stays at or below the step's own peak: masks packed (they
-  // never raise it), then Algorithm 1's groups one by one, each kept only
-  // if the step with the groups kept so far does not exceed that peak.
+  // On the plan: the best estimated candidates, lowered, against the step
+  // as it is (ties go to the lower estimate).
+  auto bytesIfApplied = [&](const RecomputePlan &plan) {
+    func::FuncOp trial = applyToClone(func, plan);
+    FailureOr<int64_t> bytes = options.stepBytes(trial);
+    trial.erase();
+    return bytes;
+  };
+  std::optional<int64_t> baseBytes;
+  if (options.stepBytes) {
+    FailureOr<int64_t> bytes = options.stepBytes(func);
+    if (failed(bytes))
+      return failure();
+    baseBytes = *bytes;
+    auto order = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
+    llvm::sort(order, [&](size_t a, size_t b) {
+      return std::make_pair(estimated[a].peak, a) <
+             std::make_pair(estimated[b].peak, b);
+    });
+    order.truncate(std::min<size_t>(order.size(), options.plansCompared));
+    std::optional<size_t> lowest;
+    int64_t lowestBytes = *baseBytes + 1;
+    for (size_t i : order) {
+      FailureOr<int64_t> bytes = bytesIfApplied(estimated[i].plan);
+      if (failed(bytes))
+        return failure();
+      if (*bytes < lowestBytes) {
+        lowest = i;
+        lowestBytes = *bytes;
+      }
+    }
+    if (lowest)
+      return estimated[*lowest].plan;
+  }
+
+  // No candidate stays at or below the step's own bytes: masks packed
+  // (they never raise it), then Algorithm 1's groups one by one, each kept
+  // only if the step with the groups kept so far does not exceed the
+  // step's estimated peak (one estimate per group; a lowering per group
+  // would cost a bufferization each), and the result only if it does not
+  // exceed the step's own bytes.
   TrainingStep step(func);
   RecomputePlan plan;
   plan.packMasks = true;
   for (auto &group :
        getConnectedGroups(step, getPositions(step, selectAlgorithm1(step)))) {
     plan.groups.push_back(std::move(group));
-    if (peakIfApplied(func, plan) > basePeak)
+    func::FuncOp trial = applyToClone(func, plan);
+    if (computePeakLiveBytes(trial) > base.peakLiveBytes)
       plan.groups.pop_back();
+    trial.erase();
   }
-  return plan;
+  if (!baseBytes)
+    return plan;
+  for (bool withGroups : {true, false}) {
+    if (!withGroups)
+      plan.groups.clear();
+    FailureOr<int64_t> bytes = bytesIfApplied(plan);
+    if (failed(bytes))
+      return failure();
+    if (*bytes <= *baseBytes)
+      return plan;
+  }
+  return RecomputePlan();
 }

@@ -14,12 +14,12 @@
 using namespace mlir;
 using namespace mlir::echo;
 
-RecomputePlan mlir::echo::planRecompute(func::FuncOp func,
-                                        RecomputeStrategy strategy,
-                                        const EchoPlanOptions &echoOptions) {
+FailureOr<RecomputePlan>
+mlir::echo::planRecompute(func::FuncOp func, RecomputeStrategy strategy,
+                          const EchoPlanOptions &echoOptions) {
   switch (strategy) {
   case RecomputeStrategy::None:
-    return {};
+    return RecomputePlan();
   case RecomputeStrategy::Mirror:
     return planMirror(TrainingStep(func));
   case RecomputeStrategy::Sublinear:
