@@ -49,64 +49,31 @@ LogicalResult mlir::echo::readNpy(StringRef path, HostTensor &t,
                  << "): " << msg << "\n";
     return failure();
   };
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
   if (!buffer)
     return fail("cannot read: " + buffer.getError().message());
   StringRef bytes = (*buffer)->getBuffer();
-  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
-    return fail("not a NumPy .npy file");
-  unsigned major = static_cast<unsigned char>(bytes[6]);
-  size_t headerLen, offset;
-  if (major == 1) {
-    headerLen = static_cast<unsigned char>(bytes[8]) |
-                (static_cast<unsigned char>(bytes[9]) << 8);
-    offset = 10;
-  } else {
-    if (bytes.size() < 12)
-      return fail("truncated header");
-    headerLen = 0;
-    for (int i = 0; i < 4; ++i)
-      headerLen |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i]))
-                   << (8 * i);
-    offset = 12;
-  }
-  if (bytes.size() < offset + headerLen)
-    return fail("truncated header");
-  StringRef header = bytes.substr(offset, headerLen);
+  host::NpyArray array;
+  std::string error;
+  if (!host::parseNpy(bytes.data(), bytes.size(), array, error))
+    return fail(error);
   std::string want = npyDescr(t.getType().getElementType());
-  if (!header.contains("'" + want + "'"))
-    return fail("dtype must be '" + want + "' to match " +
-                llvm::Twine(want == "<i4" ? "i32" : "the argument"));
-  if (header.contains("'fortran_order': True"))
-    return fail("Fortran order is not supported; save C order");
-  size_t lp = header.find("'shape': (");
-  if (lp == StringRef::npos)
-    return fail("no shape in header");
-  StringRef shapeText = header.substr(lp + 10);
-  shapeText = shapeText.substr(0, shapeText.find(')'));
-  SmallVector<int64_t> shape;
-  SmallVector<StringRef> parts;
-  shapeText.split(parts, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef p : parts) {
-    p = p.trim();
-    if (p.empty())
-      continue;
-    int64_t v;
-    if (p.getAsInteger(10, v))
-      return fail("bad shape in header");
-    shape.push_back(v);
+  if (array.descr != want)
+    return fail("dtype '" + array.descr + "' does not match the argument's '" +
+                want + "' (" + (want == "<i4" ? "i32" : "its element type") +
+                ")");
+  if (ArrayRef<int64_t>(array.shape) != t.getType().getShape()) {
+    auto format = [](ArrayRef<int64_t> shape) {
+      std::string text = "(";
+      for (auto [i, d] : llvm::enumerate(shape))
+        text += (i ? ", " : "") + std::to_string(d);
+      return text + (shape.size() == 1 ? ",)" : ")");
+    };
+    return fail("shape " + format(array.shape) +
+                " does not match the argument's " +
+                format(t.getType().getShape()));
   }
-  if (ArrayRef<int64_t>(shape) != t.getType().getShape()) {
-    std::string got, exp;
-    for (int64_t d : shape)
-      got += std::to_string(d) + "x";
-    for (int64_t d : t.getType().getShape())
-      exp += std::to_string(d) + "x";
-    return fail("shape " + got + " does not match the argument's " + exp);
-  }
-  StringRef payload = bytes.substr(offset + headerLen);
-  if (payload.size() < t.getByteSize())
-    return fail("truncated data");
-  std::memcpy(t.data(), payload.data(), t.getByteSize());
+  std::memcpy(t.data(), array.data, t.getByteSize());
   return success();
 }

@@ -5,14 +5,16 @@
 // What `echo-run` and the ahead-of-time driver (`echo-step`) share, so that
 // both train bit-identically: the seeded SplitMix64 generator, the rule that
 // draws each argument, the memref descriptors, the parameter update between
-// steps, and the NumPy .npy header. Header-only and free
-// of MLIR/LLVM, because the driver runs on machines that have neither.
+// steps, and the NumPy .npy format (the header written, a file parsed).
+// Header-only and free of MLIR/LLVM, because the driver runs on machines
+// that have neither.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ECHO_RUNTIME_AOT_ECHOHOSTDATA_H
 #define ECHO_RUNTIME_AOT_ECHOHOSTDATA_H
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -127,6 +129,191 @@ inline std::string npyHeader(const std::string &descr,
   header += char(dict.size() & 0xff);
   header += char((dict.size() >> 8) & 0xff);
   return header + dict;
+}
+
+/// A parsed .npy file: its dtype, order, shape and the bytes of its data
+/// (pointing into the buffer that was parsed).
+struct NpyArray {
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+  const char *data = nullptr;
+  uint64_t dataSize = 0;
+};
+
+/// The size in bytes of one element of dtype `descr`, or 0 when the dtype
+/// is not one a step takes ("<f4", "<f8", "<i4").
+inline int64_t npyItemSize(const std::string &descr) {
+  if (descr == "<f4" || descr == "<i4")
+    return 4;
+  if (descr == "<f8")
+    return 8;
+  return 0;
+}
+
+/// Parses the .npy file `bytes[0, size)` (format versions 1 to 3) into
+/// `out`; on failure returns false and says what is wrong in `error`.
+/// Checks everything a reader relies on: the magic string and version, a
+/// header length within the file and at most 1 MiB, a header that is
+/// exactly the dictionary NumPy writes (keys 'descr', 'fortran_order' and
+/// 'shape', each once), a supported little-endian dtype, C order, a shape
+/// of non-negative dims whose element and byte counts fit in int64, and
+/// exactly as many data bytes as the shape needs.
+inline bool parseNpy(const char *bytes, uint64_t size, NpyArray &out,
+                     std::string &error) {
+  auto fail = [&](const std::string &msg) {
+    error = msg;
+    return false;
+  };
+  static const char magic[] = "\x93NUMPY";
+  if (size < 8 || std::string(bytes, 6) != std::string(magic, 6))
+    return fail("not a NumPy .npy file (no \\x93NUMPY magic string)");
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  if (major < 1 || major > 3)
+    return fail("unsupported .npy format version " + std::to_string(major) +
+                " (1 to 3 are)");
+  uint64_t lengthBytes = major == 1 ? 2 : 4;
+  if (size < 8 + lengthBytes)
+    return fail("truncated header");
+  uint64_t headerLen = 0;
+  for (uint64_t i = 0; i < lengthBytes; ++i)
+    headerLen |= uint64_t(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  uint64_t offset = 8 + lengthBytes;
+  if (headerLen > (uint64_t(1) << 20))
+    return fail("absurd header length " + std::to_string(headerLen) +
+                " bytes (at most 1 MiB)");
+  if (size - offset < headerLen)
+    return fail("truncated header (" + std::to_string(headerLen) +
+                " bytes announced, " + std::to_string(size - offset) +
+                " in the file)");
+  std::string header(bytes + offset, headerLen);
+
+  // The dictionary: {'key': value, ...} with string, bool and tuple values.
+  size_t pos = 0;
+  auto skipSpace = [&] {
+    while (pos < header.size() &&
+           (header[pos] == ' ' || header[pos] == '\t' || header[pos] == '\n' ||
+            header[pos] == '\r'))
+      ++pos;
+  };
+  auto accept = [&](char c) {
+    skipSpace();
+    if (pos < header.size() && header[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  };
+  auto parseString = [&](std::string &s) {
+    skipSpace();
+    if (pos >= header.size() || (header[pos] != '\'' && header[pos] != '"'))
+      return false;
+    char quote = header[pos++];
+    size_t end = header.find(quote, pos);
+    if (end == std::string::npos)
+      return false;
+    s = header.substr(pos, end - pos);
+    pos = end + 1;
+    return true;
+  };
+  auto parseInt = [&](int64_t &v) {
+    skipSpace();
+    size_t start = pos;
+    v = 0;
+    while (pos < header.size() && header[pos] >= '0' && header[pos] <= '9') {
+      int digit = header[pos++] - '0';
+      if (v > (INT64_MAX - digit) / 10)
+        return false;
+      v = v * 10 + digit;
+    }
+    // NumPy may write Python 2 longs ("3L").
+    if (pos > start && pos < header.size() && header[pos] == 'L')
+      ++pos;
+    return pos > start;
+  };
+  if (!accept('{'))
+    return fail("header is not a dictionary");
+  bool haveDescr = false, haveOrder = false, haveShape = false;
+  while (!accept('}')) {
+    std::string key;
+    if (!parseString(key) || !accept(':'))
+      return fail("malformed header dictionary");
+    if (key == "descr") {
+      if (haveDescr || !parseString(out.descr))
+        return fail("malformed 'descr' in header");
+      haveDescr = true;
+    } else if (key == "fortran_order") {
+      skipSpace();
+      if (haveOrder)
+        return fail("'fortran_order' appears twice in header");
+      if (header.compare(pos, 4, "True") == 0) {
+        out.fortranOrder = true;
+        pos += 4;
+      } else if (header.compare(pos, 5, "False") == 0) {
+        out.fortranOrder = false;
+        pos += 5;
+      } else {
+        return fail("'fortran_order' must be True or False");
+      }
+      haveOrder = true;
+    } else if (key == "shape") {
+      if (haveShape || !accept('('))
+        return fail("malformed 'shape' in header");
+      out.shape.clear();
+      while (!accept(')')) {
+        int64_t dim;
+        if (!parseInt(dim))
+          return fail("bad dim in 'shape' (non-negative integers that fit "
+                      "in int64)");
+        out.shape.push_back(dim);
+        if (!accept(',')) {
+          if (!accept(')'))
+            return fail("malformed 'shape' in header");
+          break;
+        }
+      }
+      haveShape = true;
+    } else {
+      return fail("unexpected key '" + key + "' in header");
+    }
+    if (!accept(',')) {
+      if (!accept('}'))
+        return fail("malformed header dictionary");
+      break;
+    }
+  }
+  skipSpace();
+  if (pos != header.size())
+    return fail("unexpected text after the header dictionary");
+  if (!haveDescr || !haveOrder || !haveShape)
+    return fail(std::string("header lacks '") +
+                (!haveDescr ? "descr" : !haveOrder ? "fortran_order" : "shape") +
+                "'");
+  int64_t itemSize = npyItemSize(out.descr);
+  if (!itemSize) {
+    bool bigEndian = !out.descr.empty() && out.descr[0] == '>';
+    return fail("dtype '" + out.descr + "' is not supported" +
+                (bigEndian ? " (big-endian; save little-endian)" : "") +
+                ": '<f4', '<f8' or '<i4'");
+  }
+  if (out.fortranOrder)
+    return fail("Fortran order is not supported; save C order");
+  int64_t bytesNeeded = itemSize;
+  for (int64_t dim : out.shape) {
+    if (dim != 0 && bytesNeeded > INT64_MAX / dim)
+      return fail("shape's byte count does not fit in int64");
+    bytesNeeded *= dim;
+  }
+  out.data = bytes + offset + headerLen;
+  out.dataSize = size - offset - headerLen;
+  if (out.dataSize < uint64_t(bytesNeeded))
+    return fail("truncated data: " + std::to_string(out.dataSize) +
+                " bytes, the shape needs " + std::to_string(bytesNeeded));
+  if (out.dataSize > uint64_t(bytesNeeded))
+    return fail(std::to_string(out.dataSize - bytesNeeded) +
+                " bytes after the data the shape needs (" +
+                std::to_string(bytesNeeded) + ")");
+  return true;
 }
 
 } // namespace mlir::echo::host

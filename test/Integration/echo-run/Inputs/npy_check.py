@@ -5,6 +5,18 @@ import sys
 
 import numpy as np
 
+
+
+def swap(raw, header_len, old, new):
+    """`raw` with `old` replaced by `new` in the header, whose space padding
+    absorbs the difference (the header keeps its length)."""
+    header = raw[10:10 + header_len]
+    assert old in header
+    header = header.replace(old, new).replace(b" " * (len(new) - len(old)) + b"\n", b"\n")
+    assert len(header) == header_len
+    return raw[:10] + header + raw[10 + header_len:]
+
+
 mode = sys.argv[1]
 rng = np.random.default_rng(0)
 if mode == "write":
@@ -40,3 +52,40 @@ elif mode == "bad-dtype":
 elif mode == "bad-shape":
     os.makedirs(sys.argv[2], exist_ok=True)
     np.save(os.path.join(sys.argv[2], "arg1.npy"), np.zeros((4, 2), np.float32))
+elif mode == "malformed":
+    # One malformed arg1.npy (the argument is 3x2 f32) per case.
+    d, case = sys.argv[2], sys.argv[3]
+    os.makedirs(d, exist_ok=True)
+    good = np.zeros((3, 2), np.float32)
+    path = os.path.join(d, "arg1.npy")
+    if case == "fortran":
+        np.save(path, np.asfortranarray(np.arange(6, dtype=np.float32).reshape(3, 2)))
+        raw = open(path, "rb").read()
+        assert b"'fortran_order': True" in raw
+    elif case == "big-endian":
+        np.save(path, good.astype(">f4"))
+    else:
+        np.save(path, good)
+        raw = open(path, "rb").read()
+        header_len = int.from_bytes(raw[8:10], "little")
+        if case == "truncated-data":
+            raw = raw[:-5]
+        elif case == "trailing":
+            raw = raw + b"\0" * 8
+        elif case == "truncated-header":
+            raw = raw[:40]
+        elif case == "absurd-header":
+            raw = raw[:6] + bytes([2, 0]) + (0xFFFFFFF0).to_bytes(4, "little") + raw[10:]
+        elif case == "magic":
+            raw = b"PK" + raw[2:]
+        elif case == "version":
+            raw = raw[:6] + bytes([9]) + raw[7:]
+        elif case == "dict":
+            raw = swap(raw, header_len, b"'shape': ", b"'shape'  ")
+        elif case == "negative":
+            raw = swap(raw, header_len, b"(3, 2)", b"(-3, 2)")
+        elif case == "huge":
+            raw = swap(raw, header_len, b"(3, 2)", b"(4611686018427387904, 4)")
+        else:
+            raise SystemExit("unknown case " + case)
+        open(path, "wb").write(raw)
