@@ -17,12 +17,10 @@ using namespace mlir;
 using namespace mlir::echo;
 
 int64_t mlir::echo::getTensorBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape() ||
-      !isa<RankedTensorType, MemRefType>(type))
-    return 0;
-  int64_t bits = shaped.getElementTypeBitWidth();
-  return shaped.getNumElements() * ((bits + 7) / 8);
+  // Verified Echo IR bounds every tensor (BoundedTensors, the model
+  // convention), so sums of these stay in int64; anything else counts as
+  // the bound, never as a wrapped-around size.
+  return getCheckedTensorBytes(type).value_or(kMaxTensorBytes);
 }
 
 namespace {

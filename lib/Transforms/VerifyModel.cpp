@@ -65,7 +65,39 @@ LogicalResult mlir::echo::verifyModelConvention(func::FuncOp func) {
                    << " is not a differentiable Echo forward op";
     ok = false;
   }
-  return success(ok);
+  if (!ok)
+    return failure();
+
+  // Bytes stay countable: each argument is a bounded tensor (ops check
+  // their own), and all the model's tensors together take at most 2^60
+  // bytes, so that every sum over its training step (a few times the
+  // model, with gradients and recomputed copies) fits in int64.
+  int64_t total = 0;
+  constexpr int64_t maxModelBytes = int64_t(1) << 60;
+  auto count = [&](int64_t bytes) -> LogicalResult {
+    total += bytes; // each at most 2^50, and total at most 2^60 before
+    if (total <= maxModelBytes)
+      return success();
+    return func.emitError()
+           << "the tensors of model @" << func.getSymName()
+           << " take more than 2^60 bytes (1 EiB) in all: its memory cannot "
+              "be counted";
+  };
+  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+    if (failed(verifyTensorBound([&] { return func.emitError(); },
+                                 arg.getType(),
+                                 "argument #" + Twine(i) + " of model @" +
+                                     func.getSymName())) ||
+        failed(count(*getCheckedTensorBytes(arg.getType()))))
+      return failure();
+  for (Operation &op : func.getBody().front())
+    for (Type type : op.getResultTypes())
+      // (Constants are not Echo ops: their bound is checked here.)
+      if (failed(verifyTensorBound([&] { return op.emitError(); }, type,
+                                   "a result")) ||
+          failed(count(*getCheckedTensorBytes(type))))
+        return failure();
+  return success();
 }
 
 namespace {

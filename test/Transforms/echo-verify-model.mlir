@@ -79,3 +79,23 @@ func.func @branchy(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
   return %l : tensor<f32>
 }
 
+
+// -----
+
+// An argument too large to count (an unused one too: echo-run would draw
+// its data). Ops bound their own tensors (BoundedTensors).
+// expected-error @+1 {{argument #0 of model @huge_arg of type 'tensor<2305843009213693952xf32>' has a byte count that does not fit in int64, more than the largest tensor Echo accepts (2^50 bytes, 1 PiB)}}
+func.func @huge_arg(%big: tensor<2305843009213693952xf32>, %w: tensor<4xf32> {echo.param}) -> tensor<f32> {
+  %l = echo.reduce_sum %w dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A constant too large to count.
+func.func @huge_constant(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
+  // expected-error @+1 {{a result of type 'tensor<562949953421313x2xf32>' takes 4503599627370504 bytes, more than the largest tensor Echo accepts (2^50 bytes, 1 PiB)}}
+  %c = arith.constant dense<1.0> : tensor<562949953421313x2xf32>
+  %l = echo.reduce_sum %w dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -2166,9 +2166,9 @@ func.func @arena_arg_not_unit(%a: memref<16xi8> {echo.arena = "x"}) {
 // -----
 
 // reshape: an element count that wraps around int64 (2^62+1 x 4 = 2^64+4)
-// must not pass for the input's 4.
+// must not pass for the input's 4: every Echo op bounds its tensors.
 func.func @reshape_overflow(%x: tensor<4xf32>) {
-  // expected-error @+1 {{the element count of 'result' [4611686018427387905, 4] does not fit in int64}}
+  // expected-error @+1 {{'echo.reshape' op result #0 of type 'tensor<4611686018427387905x4xf32>' has a byte count that does not fit in int64, more than the largest tensor Echo accepts (2^50 bytes, 1 PiB)}}
   %0 = echo.reshape %x : (tensor<4xf32>) -> tensor<4611686018427387905x4xf32>
   return
 }
@@ -2184,9 +2184,29 @@ func.func @max_pool2d_overflow(%x: tensor<1x1x4x4xf32>) {
 
 // -----
 
-// conv2d: a filter and padding whose extents overflow int64.
-func.func @conv2d_overflow(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x4611686018427387905x1xf32>) {
-  // expected-error @+1 {{the 4611686018427387905x1 filter with its padding overflows int64}}
-  %0 = echo.conv2d %x, %w {padding = array<i64: 4611686018427387904, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x4611686018427387905x1xf32>) -> tensor<1x1x4x4xf32>
+// conv2d: padding whose extents overflow int64.
+func.func @conv2d_overflow(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x1x1xf32>) {
+  // expected-error @+1 {{the 1x1 filter with its padding overflows int64}}
+  %0 = echo.conv2d %x, %w {padding = array<i64: 4611686018427387904, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+// Every Echo op bounds the tensors it reads and writes at 2^50 bytes (the
+// memory model sums them in int64): 2^48+1 f32 elements are one too many.
+func.func @tensor_too_large(%x: tensor<281474976710657xf32>) {
+  // expected-error @+1 {{'echo.tanh' op operand #0 of type 'tensor<281474976710657xf32>' takes 1125899906842628 bytes, more than the largest tensor Echo accepts (2^50 bytes, 1 PiB)}}
+  %0 = echo.tanh %x : tensor<281474976710657xf32>
+  return
+}
+
+// -----
+
+// 2^48 f32 elements are exactly the bound.
+func.func @tensor_at_bound(%x: tensor<281474976710656xf32>) {
+  %0 = echo.tanh %x : tensor<281474976710656xf32>
+  // expected-error @+1 {{'echo.reduce_sum' op result #0 of type 'tensor<281474976710656x2xf32>' takes 2251799813685248 bytes, more than the largest tensor Echo accepts (2^50 bytes, 1 PiB)}}
+  %1 = "echo.reduce_sum"(%0) {dimensions = array<i64: 0>} : (tensor<281474976710656xf32>) -> tensor<281474976710656x2xf32>
   return
 }

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 
 #include "echo/Dialect/Echo/IR/EchoInterfaces.cpp.inc"
@@ -64,4 +66,50 @@ Value mlir::echo::buildPositiveMask(OpBuilder &b, Location loc, Value value) {
   Value zeroValue = arith::ConstantOp::create(b, loc, zero);
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, value,
                                zeroValue);
+}
+
+//===----------------------------------------------------------------------===//
+// BoundedTensors
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::echo::getCheckedTensorBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !isa<RankedTensorType, MemRefType>(type))
+    return 0;
+  int64_t bytes = (shaped.getElementTypeBitWidth() + 7) / 8;
+  for (int64_t d : shaped.getShape()) {
+    std::optional<int64_t> next = llvm::checkedMul(bytes, d);
+    if (!next)
+      return std::nullopt;
+    bytes = *next;
+  }
+  return bytes;
+}
+
+LogicalResult
+mlir::echo::verifyTensorBound(function_ref<InFlightDiagnostic()> emitError,
+                              Type type, const Twine &what) {
+  std::optional<int64_t> bytes = getCheckedTensorBytes(type);
+  if (bytes && *bytes <= kMaxTensorBytes)
+    return success();
+  InFlightDiagnostic diag = emitError();
+  diag << what << " of type " << type;
+  if (bytes)
+    diag << " takes " << *bytes << " bytes,";
+  else
+    diag << " has a byte count that does not fit in int64,";
+  return diag << " more than the largest tensor Echo accepts (2^50 bytes, "
+                 "1 PiB)";
+}
+
+LogicalResult mlir::echo::verifyBoundedTensors(Operation *op) {
+  auto emit = [&] { return op->emitOpError(); };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(verifyTensorBound(emit, type, "operand #" + Twine(i))))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(verifyTensorBound(emit, type, "result #" + Twine(i))))
+      return failure();
+  return success();
 }

@@ -28,17 +28,6 @@ int64_t mlir::echo::detail::numElements(Value value) {
   return cast<ShapedType>(value.getType()).getNumElements();
 }
 
-std::optional<int64_t> mlir::echo::detail::checkedNumElements(Value value) {
-  int64_t count = 1;
-  for (int64_t d : shapeOf(value)) {
-    std::optional<int64_t> next = llvm::checkedMul(count, d);
-    if (!next)
-      return std::nullopt;
-    count = *next;
-  }
-  return count;
-}
-
 std::string mlir::echo::detail::formatShape(ArrayRef<int64_t> shape) {
   std::string text;
   llvm::raw_string_ostream os(text);

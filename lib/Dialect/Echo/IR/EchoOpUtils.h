@@ -42,10 +42,6 @@ ArrayRef<int64_t> shapeOf(Value value);
 /// type.
 int64_t numElements(Value value);
 
-/// The element count of `value`'s static shape, or none when it does not
-/// fit in int64 (ShapedType::getNumElements would wrap around).
-std::optional<int64_t> checkedNumElements(Value value);
-
 /// Prints a shape as `[2, 3]`.
 std::string formatShape(ArrayRef<int64_t> shape);
 

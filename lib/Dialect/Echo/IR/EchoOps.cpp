@@ -100,13 +100,8 @@ LogicalResult ConcatOp::verify() {
 }
 
 LogicalResult ReshapeOp::verify() {
-  // A count that wraps around int64 could equal the input's.
-  for (auto [name, value] :
-       {std::make_pair("x", getX()), std::make_pair("result", getResult())})
-    if (!checkedNumElements(value))
-      return emitOpError() << "the element count of '" << name << "' "
-                           << formatShape(shapeOf(value))
-                           << " does not fit in int64";
+  // (BoundedTensors has checked that both counts fit in int64: a count that
+  // wrapped around could have equalled the input's.)
   if (numElements(getX()) != numElements(getResult()))
     return emitOpError() << "'x' has " << numElements(getX())
                          << " elements but the result has "

@@ -20,9 +20,18 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-/// Base class of every Echo op. Every op has a static cost.
+/// Every tensor an Echo op reads or writes has an element count and a byte
+/// size that fit in int64, and at most kMaxTensorBytes bytes: the ops' shape
+/// arithmetic, the memory model, the planner and the runtimes rely on it.
+def Echo_BoundedTensors : NativeOpTrait<"BoundedTensors"> {
+  let cppNamespace = "::mlir::echo";
+}
+
+/// Base class of every Echo op. Every op has a static cost and bounded
+/// tensors.
 class Echo_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Echo_Dialect, mnemonic, !listconcat(traits, [Echo_CostOpInterface])> {
+    : Op<Echo_Dialect, mnemonic,
+         !listconcat(traits, [Echo_CostOpInterface, Echo_BoundedTensors])> {
   /// FLOPs per element of the largest tensor the op reads or writes; used
   /// unless `hasCustomFlops` is set, in which case the op implements
   /// `estimateFlops()` in C++.

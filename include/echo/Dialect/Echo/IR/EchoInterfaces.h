@@ -12,6 +12,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir::echo::detail {
 /// Returns `flopsPerElement` times the element count of the largest tensor
 /// among the operands and results of `op`.
@@ -24,6 +26,31 @@ namespace mlir::echo {
 /// reads. Spelled once, here, for the interface's buildGradientReadMask and
 /// for the lowering of `relu`/`relu_grad`.
 Value buildPositiveMask(OpBuilder &builder, Location loc, Value value);
+
+/// The largest tensor Echo accepts, in bytes (1 PiB): far beyond any
+/// device, small enough that sums over a step's tensors stay in int64.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 50;
+
+/// The bytes of a statically shaped tensor of `type`, or nullopt when its
+/// element or byte count does not fit in int64 (0 for other types).
+std::optional<int64_t> getCheckedTensorBytes(Type type);
+
+/// Emits an error at `loc` and fails when `type` (`what`, e.g. "result #0")
+/// is a tensor larger than kMaxTensorBytes or whose size overflows int64.
+LogicalResult verifyTensorBound(function_ref<InFlightDiagnostic()> emitError,
+                                Type type, const Twine &what);
+
+/// The verifier of the BoundedTensors trait: every operand and result.
+LogicalResult verifyBoundedTensors(Operation *op);
+
+/// Every tensor an Echo op reads or writes is at most kMaxTensorBytes.
+template <typename ConcreteType>
+class BoundedTensors : public OpTrait::TraitBase<ConcreteType, BoundedTensors> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyBoundedTensors(op);
+  }
+};
 } // namespace mlir::echo
 
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h.inc"
