@@ -113,20 +113,26 @@ Value divideByCounts(OpBuilder &b, Location loc, Value v,
                       });
 }
 
-/// Sums, for each input position (h, w), `share` [N, C, OH, OW] over the
-/// windows that contain it: dx[n, c, h, w] = Σ share[n, c, oh, ow]. One
-/// generic over (n, c, h, w, jh, jw), whatever the window: a position lies in
-/// at most JH = min(ceil(KH / SH), OH) windows along h, the jh-th being
+/// What a window (n, c, oh, ow) contributes to the gradient of an input
+/// position that it contains at window offset (offH, offW), given `inWindow`
+/// (whether it does contain it: the term must be zero otherwise).
+using WindowTermFn = function_ref<Value(OpBuilder &, Location, ValueRange nc,
+                                        Value oh, Value ow, Value offH,
+                                        Value offW, Value inWindow)>;
+
+/// Sums, for each input position (h, w), `term` over the windows that
+/// contain it: dx[n, c, h, w] = Σ term(n, c, oh, ow, ...). One generic over
+/// (n, c, h, w, jh, jw), whatever the window: a position lies in at most
+/// JH = min(ceil(KH / SH), OH) windows along h, the jh-th being
 /// oh = min((h + PH) / SH, OH - 1) - jh, which contains h when oh >= 0 and
 /// h + PH - oh * SH < KH (likewise along w). A global pooling's gradient is
 /// one pass over dx (its window slices, one per offset, made one-shot
 /// bufferization take most of a minute on ResNet).
-Value gatherWindows(OpBuilder &b, Location loc, Value share,
-                    RankedTensorType dxType, ArrayRef<int64_t> kernel,
-                    ArrayRef<int64_t> strides, ArrayRef<int64_t> pad) {
+Value gatherWindows(OpBuilder &b, Location loc, RankedTensorType dxType,
+                    int64_t outH, int64_t outW, ArrayRef<int64_t> kernel,
+                    ArrayRef<int64_t> strides, ArrayRef<int64_t> pad,
+                    WindowTermFn term) {
   MLIRContext *ctx = b.getContext();
-  auto shareType = cast<RankedTensorType>(share.getType());
-  int64_t outH = shareType.getDimSize(2), outW = shareType.getDimSize(3);
   int64_t jh = std::min<int64_t>(llvm::divideCeil(kernel[0], strides[0]), outH);
   int64_t jw = std::min<int64_t>(llvm::divideCeil(kernel[1], strides[1]), outW);
   AffineExpr n, c, h, w, i, j;
@@ -136,18 +142,19 @@ Value gatherWindows(OpBuilder &b, Location loc, Value share,
                                           dxType.getElementType());
   AffineMap maps[] = {AffineMap::get(6, 0, {i, j}, ctx),
                       AffineMap::get(6, 0, {n, c, h, w}, ctx)};
-  // The window index along one axis and whether it contains `pos`; the
-  // index is clamped to 0 when it does not, so that the read stays in
-  // bounds.
+  // The window index along one axis, `pos`'s offset in it, and whether it
+  // contains `pos`; the index is clamped to 0 when it does not, so that
+  // reads stay in bounds.
   auto window = [](OpBuilder &nb, Location l, Value pos, Value jth, int64_t k,
-                   int64_t s, int64_t p, int64_t o, Value &contains) -> Value {
+                   int64_t s, int64_t p, int64_t o, Value &offset,
+                   Value &contains) -> Value {
     Value shifted = arith::AddIOp::create(nb, l, pos, indexConst(nb, l, p));
     // The last window that can contain `pos`, then earlier ones.
     Value after = arith::DivUIOp::create(nb, l, shifted, indexConst(nb, l, s));
     Value last = arith::MinUIOp::create(nb, l, after, indexConst(nb, l, o - 1));
     Value q = arith::SubIOp::create(nb, l, last, jth);
     Value start = arith::MulIOp::create(nb, l, q, indexConst(nb, l, s));
-    Value offset = arith::SubIOp::create(nb, l, shifted, start);
+    offset = arith::SubIOp::create(nb, l, shifted, start);
     Value zero = indexConst(nb, l, 0);
     Value nonNegative =
         arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, q, zero);
@@ -164,19 +171,55 @@ Value gatherWindows(OpBuilder &b, Location loc, Value share,
                         Value idx[6];
                         for (int d = 0; d < 6; ++d)
                           idx[d] = linalg::IndexOp::create(nb, l, d);
-                        Value inH, inW;
+                        Value offH, offW, inH, inW;
                         Value oh = window(nb, l, idx[2], idx[4], kernel[0],
-                                          strides[0], pad[0], outH, inH);
+                                          strides[0], pad[0], outH, offH, inH);
                         Value ow = window(nb, l, idx[3], idx[5], kernel[1],
-                                          strides[1], pad[1], outW, inW);
+                                          strides[1], pad[1], outW, offW, inW);
                         Value contains = arith::AndIOp::create(nb, l, inH, inW);
-                        Value read = tensor::ExtractOp::create(
-                            nb, l, share, ValueRange{idx[0], idx[1], oh, ow});
-                        Value zero = floatConst(nb, l, read.getType(), 0.0);
-                        Value term = arith::SelectOp::create(nb, l, contains,
-                                                             read, zero);
-                        return arith::AddFOp::create(nb, l, a[1], term);
+                        Value t = term(nb, l, ValueRange{idx[0], idx[1]}, oh,
+                                       ow, offH, offW, contains);
+                        return arith::AddFOp::create(nb, l, a[1], t);
                       });
+}
+
+/// The row-major offset (kh * KW + kw) of the first position of each window
+/// of the padded NCHW `xPad` that equals the window's maximum `y`, as i64
+/// [N, C, OH, OW] (a min-reduction: independent of the visiting order).
+Value firstArgMax(OpBuilder &b, Location loc, Value xPad, Value y,
+                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides) {
+  MLIRContext *ctx = b.getContext();
+  auto yType = cast<RankedTensorType>(y.getType());
+  auto argType = RankedTensorType::get(yType.getShape(), b.getI64Type());
+  AffineExpr n, c, oh, ow, kh, kw;
+  bindDims(ctx, n, c, oh, ow, kh, kw);
+  Value window =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
+                              yType.getElementType());
+  AffineMap maps[] = {
+      AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
+                     ctx),
+      AffineMap::get(6, 0, {n, c, oh, ow}, ctx),
+      AffineMap::get(6, 0, {kh, kw}, ctx),
+      AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
+  Value none = filledTensor(b, loc, argType,
+                            b.getI64IntegerAttr(INT64_MAX));
+  return buildGeneric(
+      b, loc, ValueRange{xPad, y, window}, maps, none,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value kh = linalg::IndexOp::create(nb, l, 4);
+        Value kw = linalg::IndexOp::create(nb, l, 5);
+        Value row = arith::MulIOp::create(nb, l, kh, indexConst(nb, l, kernel[1]));
+        Value flat = arith::AddIOp::create(nb, l, row, kw);
+        Value offset =
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(), flat);
+        Value isMax = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                            a[0], a[1]);
+        Value never = arith::ConstantOp::create(
+            nb, l, nb.getI64IntegerAttr(INT64_MAX));
+        Value candidate = arith::SelectOp::create(nb, l, isMax, offset, never);
+        return arith::MinSIOp::create(nb, l, a[3], candidate);
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -227,8 +270,17 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
     Value share =
         divideByCounts(rewriter, loc, op.getDy(),
                        poolCounts(type, dyType, k, s, op.getPadding()));
-    rewriter.replaceOp(
-        op, gatherWindows(rewriter, loc, share, type, k, s, op.getPadding()));
+    auto shareOf = [&](OpBuilder &b, Location l, ValueRange nc, Value oh,
+                       Value ow, Value, Value, Value inWindow) -> Value {
+      Value read = tensor::ExtractOp::create(
+          b, l, share, ValueRange{nc[0], nc[1], oh, ow});
+      Value zero = floatConst(b, l, read.getType(), 0.0);
+      return arith::SelectOp::create(b, l, inWindow, read, zero);
+    };
+    rewriter.replaceOp(op, gatherWindows(rewriter, loc, type,
+                                         dyType.getDimSize(2),
+                                         dyType.getDimSize(3), k, s,
+                                         op.getPadding(), shareOf));
     return success();
   }
 };
@@ -243,46 +295,32 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
     Value xPad =
         padSpatial(rewriter, loc, op.getX(), op.getPadding(), -INFINITY);
-    // The forward maximum is recomputed from x (the gradient reads x only).
+    // The forward maximum is recomputed from x (the gradient reads x only);
+    // each output's adjoint goes to the first position, in row-major window
+    // order, equal to the maximum.
     Value y = maxPool(rewriter, loc, xPad, dyType, k, s);
-    auto takenType =
-        RankedTensorType::get(dyType.getShape(), rewriter.getI1Type());
-    Value taken =
-        filledTensor(rewriter, loc, takenType, rewriter.getBoolAttr(false));
-    Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
-    // Visit window positions in row-major order; each output's adjoint goes
-    // to the first position equal to the maximum.
-    for (int64_t kh = 0; kh < k[0]; ++kh) {
-      for (int64_t kw = 0; kw < k[1]; ++kw) {
-        WindowSlice ws = windowSlice(rewriter, dyType, kh, kw, s);
-        Value xs = tensor::ExtractSliceOp::create(
-            rewriter, loc, dyType, xPad, ws.offsets, ws.sizes, ws.strides);
-        auto first = [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                           a[0], a[1]);
-          Value notTaken = arith::XOrIOp::create(
-              b, l, a[2], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
-          return arith::AndIOp::create(b, l, eq, notTaken);
-        };
-        Value contrib = buildElementwise(
-            rewriter, loc, dyType, ValueRange{xs, y, taken, op.getDy()},
-            [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-              // One op per statement (argument evaluation order is
-              // unspecified).
-              Value isFirst = first(b, l, a);
-              Value zero = floatConst(b, l, a[3].getType(), 0.0);
-              return arith::SelectOp::create(b, l, isFirst, a[3], zero);
-            });
-        taken = buildElementwise(
-            rewriter, loc, takenType, ValueRange{xs, y, taken},
-            [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-              return arith::OrIOp::create(b, l, a[2], first(b, l, a));
-            });
-        acc = accumulateWindow(rewriter, loc, acc, contrib, kh, kw, s);
-      }
-    }
-    rewriter.replaceOp(op,
-                       unpadSpatial(rewriter, loc, acc, type, op.getPadding()));
+    Value argMax = firstArgMax(rewriter, loc, xPad, y, k, s);
+    Value dy = op.getDy();
+    int64_t kw = k[1];
+    auto adjointIfFirst = [&](OpBuilder &b, Location l, ValueRange nc,
+                              Value oh, Value ow, Value offH, Value offW,
+                              Value inWindow) -> Value {
+      SmallVector<Value, 4> at = {nc[0], nc[1], oh, ow};
+      Value row = arith::MulIOp::create(b, l, offH, indexConst(b, l, kw));
+      Value flat = arith::AddIOp::create(b, l, row, offW);
+      Value offset = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+      Value first = tensor::ExtractOp::create(b, l, argMax, at);
+      Value isFirst = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            first, offset);
+      Value taken = arith::AndIOp::create(b, l, inWindow, isFirst);
+      Value read = tensor::ExtractOp::create(b, l, dy, at);
+      Value zero = floatConst(b, l, read.getType(), 0.0);
+      return arith::SelectOp::create(b, l, taken, read, zero);
+    };
+    rewriter.replaceOp(op, gatherWindows(rewriter, loc, type,
+                                         dyType.getDimSize(2),
+                                         dyType.getDimSize(3), k, s,
+                                         op.getPadding(), adjointIfFirst));
     return success();
   }
 };

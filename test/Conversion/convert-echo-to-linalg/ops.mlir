@@ -116,8 +116,12 @@ func.func @pool_grad(%dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
 // -----
 
 // A global pooling's gradient is one pass too (it was one slice per window
-// offset: 256 here).
+// offset: 256 here), average or max.
 // CHECK-LABEL: func.func @global_pool_grad
+// CHECK: tensor.empty() : tensor<1x1xf32>
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-NOT: tensor.insert_slice
+// CHECK-LABEL: func.func @global_max_pool_grad
 // CHECK: tensor.empty() : tensor<1x1xf32>
 // CHECK: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
 // CHECK-NOT: tensor.insert_slice
@@ -125,13 +129,27 @@ func.func @global_pool_grad(%dy: tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32> {
   %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 16, 16>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32>
   return %dx : tensor<2x3x16x16xf32>
 }
+func.func @global_max_pool_grad(%x: tensor<2x3x16x16xf32>, %dy: tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32> {
+  %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 16, 16>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x16x16xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32>
+  return %dx : tensor<2x3x16x16xf32>
+}
 
 // -----
 
-// Max pooling's gradient still scatters: a sum of strided insert_slices over
-// kernel offsets.
+// Max pooling's gradient gathers too, whatever the window: the maximum is
+// recomputed, each window's first maximum found by a min-reduction over its
+// row-major offsets (i64, INT64_MAX = none), and each input position sums
+// the adjoints of the windows whose first maximum it is.
 // CHECK-LABEL: func.func @max_pool_grad
-// CHECK-COUNT-4: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, {{[01]}}, {{[01]}}] [2, 3, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x2x2xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[NONE:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<2x3x2x2xi64>)
+// CHECK: %[[ARG:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[Y]], %{{.*}} : tensor<2x3x4x4xf32>, tensor<2x3x2x2xf32>, tensor<2x2xf32>) outs(%[[NONE]] : tensor<2x3x2x2xi64>)
+// CHECK: arith.cmpf oeq
+// CHECK: arith.minsi
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x4x4xf32>)
+// CHECK: tensor.extract %[[ARG]]
+// CHECK: tensor.extract %arg1
 // CHECK-NOT: tensor.insert_slice
 func.func @max_pool_grad(%x: tensor<2x3x4x4xf32>, %dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
   %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>, tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32>
