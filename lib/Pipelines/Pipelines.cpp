@@ -136,12 +136,19 @@ void mlir::echo::buildEchoBufferizationPipeline(
   // hand-written Echo kernels did; a fusion that would keep forward values
   // alive longer is refused. GEMMs and convolutions are library calls or
   // vectorized loops by now, so only elementwise chains fuse.
-  pm.addPass(createEchoFuseElementwise());
+  // A kernel's parameters must fit in 4352 bytes (sm_90): fusions whose
+  // operand descriptors would take more than 3584 are refused (the rest is
+  // left for scalars).
+  EchoFuseElementwiseOptions fusion;
+  if (gpu)
+    fusion.maxOperandBytes = 3584;
+  pm.addPass(createEchoFuseElementwise(fusion));
   pm.addPass(createCanonicalizerPass());
   if (gpu)
     pm.addPass(createEchoFillConstants());
+  pm.addNestedPass<func::FuncOp>(createEchoDistinctResults());
   // Results become out-parameters, so that the caller owns every buffer it
-  // gets back.
+  // gets back (one each: echo-distinct-results).
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/SetVector.h"
+
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOFUSEELEMENTWISE
 #include "echo/Transforms/Passes.h.inc"
@@ -49,13 +51,34 @@ struct EchoFuseElementwisePass
     : public echo::impl::EchoFuseElementwiseBase<EchoFuseElementwisePass> {
   using Base::Base;
 
+  /// The bytes of the memref descriptors of the distinct operands the op
+  /// fusing `fused`'s producer into its consumer would have.
+  static int64_t fusedOperandBytes(OpOperand *fused) {
+    llvm::SetVector<Value> operands;
+    for (Value v : fused->get().getDefiningOp()->getOperands())
+      operands.insert(v);
+    for (OpOperand &operand : fused->getOwner()->getOpOperands())
+      if (&operand != fused)
+        operands.insert(operand.get());
+    int64_t bytes = 0;
+    for (Value v : operands)
+      if (auto shaped = dyn_cast<ShapedType>(v.getType()))
+        bytes += (3 + 2 * shaped.getRank()) * 8;
+    return bytes;
+  }
+
   /// Fuses the producer of `fused` into its consumer when that saves at
-  /// least the bytes it keeps alive longer (see Passes.td).
+  /// least the bytes it keeps alive longer and the fused op's operands stay
+  /// within max-operand-bytes (see Passes.td).
   bool shouldFuse(OpOperand *fused) {
     Operation *producer = fused->get().getDefiningOp();
     Operation *consumer = fused->getOwner();
     if (!producer || !producer->hasOneUse())
       return false;
+    if (maxOperandBytes > 0 && fusedOperandBytes(fused) > maxOperandBytes) {
+      ++numTooWide;
+      return false;
+    }
     if (producer->getBlock() != consumer->getBlock() ||
         producer->getNextNode() == consumer)
       return producer->getBlock() == consumer->getBlock();

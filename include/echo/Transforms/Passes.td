@@ -305,6 +305,23 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::echo::EchoDialect"];
 }
 
+def EchoDistinctResults : Pass<"echo-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Return each tensor value once, so each result gets its own buffer";
+  let description = [{
+    A training step may return one value several times (the gradients of
+    parameters that are only summed are the same tensor) or return an
+    argument. Each result becomes a caller-owned out-parameter after
+    bufferization, and upstream's buffer-results-to-out-params crashes on
+    an allocation returned twice (it hoists the allocation into the first
+    out-parameter and erases it). This pass returns a repeated tensor value
+    (every occurrence after the first) as a fresh copy
+    (`bufferization.alloc_tensor() copy(%v)`), so that every result is its
+    own buffer. Run it before one-shot bufferization, after the last
+    canonicalization.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{
@@ -336,10 +353,25 @@ def EchoFuseElementwise : Pass<"echo-fuse-elementwise"> {
     or when the consumer immediately follows the producer. Recomputed
     values, which echo-recompute places right before their consumers, still
     fuse into them.
+
+    `max-operand-bytes` bounds what a fused op passes to its loop nest: the
+    memref descriptors of its distinct operands once bufferized, (3 + 2 x
+    rank) x 8 bytes each. A GPU kernel's parameters must fit in 4352 bytes
+    (sm_90, PTX 8.0), and a fusion of many inputs (a sum of 70 rank-3
+    tensors) would not; echo-pipeline target=nvvm passes 3584. 0 (the
+    default) is unbounded.
   }];
+  let options = [
+    Option<"maxOperandBytes", "max-operand-bytes", "int64_t",
+           /*default=*/"0",
+           "Refuse fusions whose fused op's operand descriptors would take "
+           "more bytes than this (0 = unbounded)">,
+  ];
   let statistics = [
     Statistic<"numRefused", "refused",
               "Fusions refused because they would keep inputs alive longer">,
+    Statistic<"numTooWide", "too-wide",
+              "Fusions refused because of max-operand-bytes">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

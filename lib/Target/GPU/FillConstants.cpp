@@ -4,13 +4,17 @@
 //
 // echo-fill-constants (see Passes.td): a GPU kernel cannot read the host
 // `memref.global` that bufferization makes of a tensor constant, so splat
-// constants become `linalg.fill`s of planned, device-resident buffers.
+// constants become `linalg.fill`s of planned, device-resident buffers and
+// other dense constants copies, by a generic, from a constant global that
+// kernels read from device memory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "echo/Target/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -34,20 +38,54 @@ struct EchoFillConstantsPass
         constants.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    SymbolTable symbols(getOperation());
     for (arith::ConstantOp op : constants) {
-      auto value = dyn_cast<SplatElementsAttr>(op.getValue());
-      if (!value) {
-        op.emitOpError("echo-fill-constants: only splat tensor constants "
-                       "can be materialized in device memory");
-        return signalPassFailure();
-      }
       auto type = cast<RankedTensorType>(op.getType());
       rewriter.setInsertionPoint(op);
-      Value scalar = arith::ConstantOp::create(
-          rewriter, op.getLoc(), value.getSplatValue<TypedAttr>());
       Value empty = tensor::EmptyOp::create(
           rewriter, op.getLoc(), type.getShape(), type.getElementType());
-      rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
+      if (auto value = dyn_cast<SplatElementsAttr>(op.getValue())) {
+        Value scalar = arith::ConstantOp::create(
+            rewriter, op.getLoc(), value.getSplatValue<TypedAttr>());
+        rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
+        continue;
+      }
+      auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+      if (!value) {
+        op.emitOpError("echo-fill-constants: only dense tensor constants can "
+                       "be materialized in device memory");
+        return signalPassFailure();
+      }
+      // The data goes in a constant global, which kernel outlining copies
+      // into the kernels that read it (device global memory); a generic
+      // copies it into a planned buffer element by element.
+      auto memrefType =
+          MemRefType::get(type.getShape(), type.getElementType());
+      memref::GlobalOp global;
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(getOperation().getBody());
+        global = memref::GlobalOp::create(
+            rewriter, op.getLoc(), "__echo_constant",
+            rewriter.getStringAttr("private"), memrefType, value,
+            /*constant=*/true, /*alignment=*/IntegerAttr());
+        symbols.insert(global); // renamed if the name is taken
+      }
+      int64_t rank = type.getRank();
+      SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+      SmallVector<utils::IteratorType> iterators(rank,
+                                                 utils::IteratorType::parallel);
+      StringRef name = global.getSymName();
+      rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+          op, TypeRange{type}, ValueRange{}, ValueRange{empty}, maps,
+          iterators, [&](OpBuilder &b, Location loc, ValueRange) {
+            Value data = memref::GetGlobalOp::create(b, loc, memrefType, name);
+            SmallVector<Value> indices;
+            for (int64_t d = 0; d < rank; ++d)
+              indices.push_back(linalg::IndexOp::create(b, loc, d));
+            Value element = memref::LoadOp::create(b, loc, data, indices);
+            linalg::YieldOp::create(b, loc, element);
+          });
     }
   }
 };

@@ -103,7 +103,11 @@ struct EchoMapToGPUPass
           return failure();
         continue;
       }
-      if (staysOnHost(&op)) {
+      // A scalar computed from device results (a 0-d op's loads: the sum
+      // of two scalar losses) is device code too; a runtime call stays on
+      // the host (reading such a scalar is an error, below).
+      if (staysOnHost(&op) &&
+          (isa<func::CallOp>(op) || !readsFrom(&op, run))) {
         if (failed(wrapSequential(run, rewriter)))
           return failure();
         continue;
@@ -111,6 +115,18 @@ struct EchoMapToGPUPass
       run.push_back(&op);
     }
     return wrapSequential(run, rewriter);
+  }
+
+  /// True when an operand of `op` is a result of an op in `run` (the
+  /// top-level ops from `run.front()` up to `op`).
+  static bool readsFrom(Operation *op, ArrayRef<Operation *> run) {
+    if (run.empty())
+      return false;
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && def->getBlock() == op->getBlock() &&
+             !def->isBeforeInBlock(run.front());
+    });
   }
 
   /// Collapses `loop` to one dimension, tiles it by the block size and maps

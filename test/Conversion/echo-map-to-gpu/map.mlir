@@ -106,13 +106,39 @@ func.func @global(%x: memref<4xf32>) {
 
 // -----
 
+// A buffer whose address depends on device data cannot be passed to the
+// runtime on the host (scalar ops of device results are device code).
+func.func private @echo_gemm(memref<4xf32>)
 func.func @host_use(%x: memref<4xf32>, %arena: memref<64xi8>) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'memref.load' op echo-map-to-gpu: a result of device code is used on the host}}
   %v = memref.load %x[%c0] : memref<4xf32>
   %i = arith.fptosi %v : f32 to i64
   %j = arith.index_cast %i : i64 to index
+  // expected-error @+1 {{'memref.view' op echo-map-to-gpu: a result of device code is used on the host}}
   %view = memref.view %arena[%j][] : memref<64xi8> to memref<4xf32>
+  func.call @echo_gemm(%view) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 0-d computation (two scalar losses summed) has no loop: its loads, the
+// scalar op between them and the store are one single-thread launch, not
+// host code reading device memory.
+// CHECK-LABEL: func.func @scalar_sum
+// CHECK: gpu.launch
+// CHECK:   memref.load
+// CHECK:   memref.load
+// CHECK:   arith.addf
+// CHECK:   memref.store
+// CHECK:   gpu.terminator
+// CHECK-NOT: memref.load
+// CHECK: return
+func.func @scalar_sum(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>) {
+  %x = memref.load %a[] : memref<f32>
+  %y = memref.load %b[] : memref<f32>
+  %s = arith.addf %x, %y : f32
+  memref.store %s, %out[] : memref<f32>
   return
 }
 

@@ -14,18 +14,23 @@
 include "mlir/Pass/PassBase.td"
 
 def EchoFillConstants : Pass<"echo-fill-constants", "::mlir::ModuleOp"> {
-  let summary = "Splat tensor constants become linalg.fill for device memory";
+  let summary = "Tensor constants become device-filled buffers";
   let description = [{
     One-shot bufferization puts a tensor constant in a host `memref.global`,
     which GPU kernels cannot read. This pass replaces every splat
     `arith.constant dense<v> : tensor<...>` inside a function with
     `linalg.fill ins(v) outs(tensor.empty())`, so that the buffer is
-    planned into the arena and filled on the device. A non-splat tensor
-    constant is an error (the GPU path has no way to upload it yet).
-    Run it after the last canonicalization, before bufferization.
+    planned into the arena and filled on the device, and every other dense
+    tensor constant with a `linalg.generic` into `tensor.empty()` that loads
+    each element from a private constant `memref.global` (`__echo_constant`,
+    renamed if taken) through a `memref.get_global` inside its body: kernel
+    outlining copies the global into the kernel's module, so its data sits
+    in device memory, and the buffer is planned into the arena like any
+    other. Run it after the last canonicalization, before bufferization.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
