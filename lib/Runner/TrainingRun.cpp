@@ -144,6 +144,7 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.optimizer = optimizer;
   o.lr = options.lr;
   o.planBuffers = options.planBuffers;
+  o.comparePlans = options.comparePlans;
   o.libraryCalls = options.libraryCalls;
 }
 

@@ -135,6 +135,12 @@ static cl::opt<bool> planBuffersOpt(
     cl::desc("Place the step's buffers in one arena (echo-plan-buffers); "
              "--plan-buffers=false keeps one allocation per buffer"),
     cl::init(true));
+static cl::opt<unsigned> comparePlansOpt(
+    "compare-plans",
+    cl::desc("echo: lower this many best estimated candidate steps and keep "
+             "the one whose buffer plan takes the fewest bytes (0: decide on "
+             "the estimate)"),
+    cl::init(3));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
@@ -177,6 +183,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevelOpt;
   options.quiet = quietOpt;
   options.planBuffers = planBuffersOpt;
+  options.comparePlans = comparePlansOpt;
   options.emitAot = emitAotOpt;
   options.stepMainLibrary = ECHO_STEP_MAIN_PATH;
   options.cpuRuntimeArchive = ECHO_CPU_RUNTIME_ARCHIVE;
