@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Echo needs on Debian 12 (as root): LLVM/MLIR 22 from Debian's
-# packages, Ninja, lld, ccache and Python's numpy and matplotlib. Safe to run
+# packages (with its sanitizer and libFuzzer runtimes), Ninja, lld, ccache,
+# OpenBLAS, oneDNN and Python's numpy and matplotlib. Safe to run
 # again.
 set -euo pipefail
 
@@ -8,6 +9,7 @@ packages=(
   cmake ninja-build ccache git g++ python3 python3-numpy python3-matplotlib
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenblas-dev libdnnl-dev
+  libclang-rt-22-dev  # ASan, UBSan and libFuzzer of clang-22 (utils/run-sanitizers.sh)
   zlib1g-dev libzstd-dev
 )
 
