@@ -1,0 +1,162 @@
+"""Random well-formed Echo models from every op family (property tests).
+
+``generate(seed)`` returns the text of one model: a random DAG over a pool
+of ``[B, F]`` feature values, fed by dense data, an embedding of ids and a
+small convolutional branch (conv2d, batch norm, ReLU, max and average
+pooling, reshaped into features), grown by ops drawn from every family
+(unary and binary elementwise, broadcast, reduce_sum/reduce_max, slice,
+concat, reshape and transpose through rank 3, matmul, batch_matmul, linear,
+softmax, layer norm, dropout) and ended by a loss that sums a cross-entropy
+with a few other scalar losses (mse, reduce_sum), so that scalar device
+results meet on the way to the loss. Shapes are small; the same seed always
+gives the same model.
+
+    python3 -m echo.random_models --count=N --seed=S --out=DIR
+
+writes DIR/model<i>.mlir for i in [0, N).
+"""
+import argparse
+import os
+import random
+
+from echo.models import GraphBuilder
+
+
+class _Gen(object):
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.g = GraphBuilder("random%d" % seed, seed=seed + 1)
+        self.batch = self.rng.choice([2, 3, 4])
+        self.pool = []  # [B, F] f32 values
+        self.params = 0
+
+    def param(self, shape):
+        self.params += 1
+        return self.g.param("p%d" % self.params, shape)
+
+    def pick(self, width=None):
+        choices = [v for v in self.pool if width is None or v.shape[1] == width]
+        return self.rng.choice(choices) if choices else None
+
+    def inputs(self):
+        g, rng, b = self.g, self.rng, self.batch
+        self.pool.append(g.data("x", [b, rng.choice([4, 6, 8])]))
+        if rng.random() < 0.6:
+            vocab, width = rng.choice([5, 7, 11]), rng.choice([4, 6])
+            ids = g.data("ids", [b], "i32")
+            self.pool.append(g.embedding(ids, self.param([vocab, width])))
+        if rng.random() < 0.5:
+            img = g.data("img", [b, 2, 6, 6])
+            h = g.conv2d(img, self.param([3, 2, 3, 3]), padding=(1, 1))
+            h = g.batch_norm(h, self.param([3]), self.param([3]))
+            h = g.relu(h)
+            if rng.random() < 0.5:
+                h = g.max_pool2d(h, (2, 2), (2, 2))
+            else:
+                h = g.avg_pool2d(h, (3, 3), (3, 3), padding=(1, 1))
+            self.pool.append(g.reshape(h, [b, _numel(h.shape[1:])]))
+
+    def step(self):
+        g, rng = self.g, self.rng
+        x = self.pick()
+        b, f = x.shape
+        kind = rng.choice(["unary", "binary", "binary", "linear", "matmul",
+                           "broadcast", "reduce", "slice", "concat",
+                           "rank3", "softmax", "layer_norm", "dropout",
+                           "batch_matmul"])
+        if kind == "unary":
+            op = rng.choice(["tanh", "sigmoid", "relu", "neg", "exp"])
+            if op == "exp":  # keep values small
+                x = g.tanh(x)
+            y = getattr(g, op)(x)
+        elif kind == "binary":
+            other = self.pick(f)
+            if other is None or other is x:
+                other = self.param([b, f])
+            y = getattr(g, rng.choice(["add", "sub", "mul"]))(x, other)
+        elif kind == "linear":
+            n = rng.choice([3, 4, 6, 8])
+            y = g.linear(x, self.param([n, f]), self.param([n]))
+        elif kind == "matmul":
+            n = rng.choice([3, 5, 8])
+            y = g.matmul(x, self.param([f, n]))
+        elif kind == "broadcast":
+            v = g.broadcast(self.param([f]), [b, f], [0])
+            y = g.mul(x, v) if rng.random() < 0.5 else g.add(x, v)
+        elif kind == "reduce":
+            r = getattr(g, rng.choice(["reduce_sum", "reduce_max"]))(x, [1])
+            y = g.sub(x, g.broadcast(r, [b, f], [1]))
+        elif kind == "slice":
+            if f < 2:
+                return
+            size = rng.randint(1, f - 1)
+            y = g.slice(x, [0, rng.randint(0, f - size)], [b, size])
+        elif kind == "concat":
+            y = g.concat([x, self.pick()], 1)
+        elif kind == "rank3":
+            if f % 2:
+                return
+            t = g.reshape(x, [b, 2, f // 2])
+            t = g.transpose(t, [0, 2, 1])
+            t = g.tanh(t)
+            y = g.reshape(t, [b, f])
+        elif kind == "softmax":
+            y = g.softmax(x, 1)
+        elif kind == "layer_norm":
+            y = g.layer_norm(x, self.param([f]), self.param([f]))
+        elif kind == "dropout":
+            y, _ = g.dropout(x, rng.choice([0.1, 0.3]))
+        else:  # batch_matmul: [B, F, 1] x [B, 1, F] -> [B, F, F] -> [B, F]
+            col = g.reshape(x, [b, f, 1])
+            outer = g.batch_matmul(col, col, transpose_b=True)
+            y = g.reduce_sum(outer, [2])
+        self.pool.append(y)
+
+    def loss(self):
+        g, rng, b = self.g, self.rng, self.batch
+        classes = rng.choice([3, 5])
+        head = self.pool[-1]
+        logits = g.linear(head, self.param([classes, head.shape[1]]),
+                          self.param([classes]))
+        labels = g.data("labels", [b], "i32")
+        loss = g.cross_entropy(logits, labels)
+        for v in rng.sample(self.pool, min(len(self.pool), rng.randint(0, 2))):
+            if rng.random() < 0.5:
+                target = g.data("target", list(v.shape))
+                term = g.mse_loss(v, target)
+            else:
+                term = g.reduce_sum(g.tanh(v), [0, 1])
+            loss = g.add(loss, term)
+        return loss
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def generate(seed, ops=None):
+    """The text of random model number ``seed`` (``ops`` ops, 4 to 24)."""
+    gen = _Gen(seed)
+    gen.inputs()
+    for _ in range(ops if ops is not None else gen.rng.randint(4, 24)):
+        gen.step()
+    return gen.g.finish(gen.loss())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--count", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for i in range(args.count):
+        with open(os.path.join(args.out, "model%d.mlir" % i), "w") as f:
+            f.write(generate(args.seed + i))
+
+
+if __name__ == "__main__":
+    main()
