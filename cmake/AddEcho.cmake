@@ -29,3 +29,12 @@ function(echo_set_install_rpath target)
   set_target_properties(${target} PROPERTIES
     INSTALL_RPATH "\$ORIGIN/../lib${LLVM_LIBDIR_SUFFIX};${LLVM_LIBRARY_DIR}")
 endfunction()
+
+# Libraries that `echo-run --emit-aot` links into bundles with a plain
+# compiler command (no sanitizer runtime): compiled without the sanitizers
+# and coverage of a sanitizer build (utils/run-sanitizers.sh).
+function(echo_bundle_library target)
+  if(LLVM_USE_SANITIZER OR LLVM_USE_SANITIZE_COVERAGE)
+    target_compile_options(${target} PRIVATE -fno-sanitize=all)
+  endif()
+endfunction()

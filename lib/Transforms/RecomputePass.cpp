@@ -84,8 +84,8 @@ struct EchoRecomputePass
     echoOptions.heavyBudget = heavyBudget;
     echoOptions.plansCompared = plansCompared;
     if (planner)
-      echoOptions.stepBytes = [&](func::FuncOp step) {
-        return getPlannedStepBytes(step);
+      echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
+        return getPlannedStepBytes(steps);
       };
     FailureOr<RecomputePlan> plan =
         planRecompute(func, strategy, echoOptions);
@@ -147,32 +147,50 @@ struct EchoRecomputePass
   }
 
   /// The step bytes (arena + arguments + unplanned buffers) of the buffer
-  /// plan that `planPipeline` makes of `step`, lowered on a clone in a
-  /// module nested in this one (and erased).
-  FailureOr<int64_t> getPlannedStepBytes(func::FuncOp step) {
-    ++numPlansLowered;
+  /// plan that `planPipeline` makes of each of `steps`: each is lowered on a
+  /// clone in its own module, all of them nested in one container module
+  /// inside this one (and erased), so that the pass manager lowers them in
+  /// parallel (sibling modules are isolated from above).
+  FailureOr<SmallVector<int64_t>>
+  getPlannedStepBytes(ArrayRef<func::FuncOp> steps) {
+    numPlansLowered += steps.size();
     OpBuilder b(getOperation().getBodyRegion());
     b.setInsertionPointToEnd(getOperation().getBody());
-    auto nested = ModuleOp::create(b, step.getLoc());
-    llvm::scope_exit eraseNested([&] { nested.erase(); });
-    nested.push_back(cast<func::FuncOp>(step->clone()));
-    if (failed(runPipeline(*planner, nested)))
-      return step.emitError()
+    Location loc = getOperation().getLoc();
+    auto container = ModuleOp::create(b, loc);
+    llvm::scope_exit eraseContainer([&] { container.erase(); });
+    SmallVector<ModuleOp> modules;
+    for (func::FuncOp step : steps) {
+      b.setInsertionPointToEnd(container.getBody());
+      modules.push_back(ModuleOp::create(b, step.getLoc()));
+      modules.back().push_back(cast<func::FuncOp>(step->clone()));
+    }
+    OpPassManager each(ModuleOp::getOperationName());
+    each.nest<ModuleOp>() = *planner;
+    if (failed(runPipeline(each, container)))
+      return func::FuncOp(steps.front()).emitError()
              << "echo-recompute: plan-pipeline failed on a candidate step";
-    auto lowered = nested.lookupSymbol<func::FuncOp>(step.getSymName());
-    auto plan = lowered ? lowered->getAttrOfType<DictionaryAttr>(
-                              EchoDialect::getBufferPlanAttrName())
-                        : DictionaryAttr();
-    MemoryStats stats;
-    stats.bufferPlan = plan;
-    std::optional<int64_t> bytes = plan ? stats.getStepBytes() : std::nullopt;
-    if (!bytes)
-      return step.emitError()
-             << "echo-recompute: plan-pipeline made no '"
-             << EchoDialect::getBufferPlanAttrName()
-             << "' with arena, argument and unplanned bytes (does it end "
-                "with echo-plan-buffers?)";
-    return *bytes;
+    SmallVector<int64_t> bytes;
+    for (auto [constStep, module] : llvm::zip(steps, modules)) {
+      func::FuncOp step = constStep;
+      auto lowered = module.lookupSymbol<func::FuncOp>(step.getSymName());
+      auto plan = lowered ? lowered->getAttrOfType<DictionaryAttr>(
+                                EchoDialect::getBufferPlanAttrName())
+                          : DictionaryAttr();
+      MemoryStats stats;
+      if (plan)
+        stats.bufferPlan = plan;
+      std::optional<int64_t> stepBytes =
+          plan ? stats.getStepBytes() : std::nullopt;
+      if (!stepBytes)
+        return step.emitError()
+               << "echo-recompute: plan-pipeline made no '"
+               << EchoDialect::getBufferPlanAttrName()
+               << "' with arena, argument and unplanned bytes (does it end "
+                  "with echo-plan-buffers?)";
+      bytes.push_back(*stepBytes);
+    }
+    return bytes;
   }
 
   /// The plan pipeline (shared by the pass's copies).

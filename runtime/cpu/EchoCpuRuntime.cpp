@@ -88,8 +88,10 @@ struct Dnn {
   decltype(&::dnnl_primitive_desc_destroy) pdDestroy = nullptr;
   decltype(&::dnnl_memory_desc_get_size) mdGetSize = nullptr;
   decltype(&::dnnl_primitive_create) primitiveCreate = nullptr;
+  decltype(&::dnnl_primitive_destroy) primitiveDestroy = nullptr;
   decltype(&::dnnl_primitive_execute) primitiveExecute = nullptr;
   decltype(&::dnnl_memory_create) memoryCreate = nullptr;
+  decltype(&::dnnl_memory_destroy) memoryDestroy = nullptr;
   decltype(&::dnnl_memory_set_data_handle) memorySetHandle = nullptr;
   decltype(&::dnnl_status2str) statusToString = nullptr;
 };
@@ -202,8 +204,10 @@ bool dnnReady() {
       resolve(lib, d.pdDestroy, "dnnl_primitive_desc_destroy", from) &&
       resolve(lib, d.mdGetSize, "dnnl_memory_desc_get_size", from) &&
       resolve(lib, d.primitiveCreate, "dnnl_primitive_create", from) &&
+      resolve(lib, d.primitiveDestroy, "dnnl_primitive_destroy", from) &&
       resolve(lib, d.primitiveExecute, "dnnl_primitive_execute", from) &&
       resolve(lib, d.memoryCreate, "dnnl_memory_create", from) &&
+      resolve(lib, d.memoryDestroy, "dnnl_memory_destroy", from) &&
       resolve(lib, d.memorySetHandle, "dnnl_memory_set_data_handle", from) &&
       resolve(lib, d.statusToString, "dnnl_status2str", from);
   ok = ok && dnnOk(d.engineCreate(&rt.engine, dnnl_cpu, 0), "oneDNN engine") &&
@@ -292,7 +296,26 @@ struct ConvPrimitive {
   size_t scratchpadBytes = 0;
 };
 
-std::map<ConvKey, ConvPrimitive> convCache;
+/// The primitives made so far; destroyed with the runtime (oneDNN's
+/// objects are not freed by the map's own destructor).
+/// Destroys the oneDNN objects of `conv` (those it has).
+void destroy(ConvPrimitive &conv) {
+  Dnn &d = rt.dnn;
+  if (conv.primitive)
+    d.primitiveDestroy(conv.primitive);
+  for (dnnl_memory_t m : {conv.x, conv.w, conv.y, conv.scratchpad})
+    if (m)
+      d.memoryDestroy(m);
+  conv = ConvPrimitive();
+}
+
+struct ConvCache : std::map<ConvKey, ConvPrimitive> {
+  ~ConvCache() {
+    for (auto &entry : *this)
+      destroy(entry.second);
+  }
+};
+ConvCache convCache;
 
 /// A oneDNN memory descriptor of `m`'s shape and strides.
 bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
@@ -388,8 +411,10 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
                                          DNNL_MEMORY_NONE),
                           "oneDNN memory"));
   d.pdDestroy(pd);
-  if (!ok)
+  if (!ok) {
+    destroy(conv);
     return nullptr;
+  }
   return &convCache.emplace(key, conv).first->second;
 }
 

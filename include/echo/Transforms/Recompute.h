@@ -94,11 +94,13 @@ struct EchoPlanOptions {
   /// regions may cost (Section IV-B's non-conservative overhead estimate);
   /// 0 is Algorithm 1 as written. In [0, 1].
   double heavyBudget = 0.01;
-  /// What candidate steps are compared on: the bytes the step `func` (a
-  /// detached clone or the step itself, which it must not modify) will
-  /// take. Unset: the estimated peak (computePeakLiveBytes). Fails when the
-  /// step cannot be measured (a diagnostic was emitted).
-  std::function<FailureOr<int64_t>(func::FuncOp)> stepBytes;
+  /// What candidate steps are compared on: the bytes each of `steps`
+  /// (detached clones or the step itself, which it must not modify) will
+  /// take, all measured in one call (so that they can be lowered in
+  /// parallel). Unset: the estimated peak (computePeakLiveBytes). Fails when
+  /// a step cannot be measured (a diagnostic was emitted).
+  std::function<FailureOr<SmallVector<int64_t>>(ArrayRef<func::FuncOp>)>
+      stepBytes;
   /// With `stepBytes`: how many candidates, the best estimated first, are
   /// measured with it (each against the step as it is).
   int64_t plansCompared = 3;

@@ -200,37 +200,43 @@ mlir::echo::planEcho(func::FuncOp func, const EchoPlanOptions &options) {
   if (!options.stepBytes && best)
     return estimated[*best].plan;
 
-  // On the plan: the best estimated candidates, lowered, against the step
-  // as it is (ties go to the lower estimate).
-  auto bytesIfApplied = [&](const RecomputePlan &plan) {
-    func::FuncOp trial = applyToClone(func, plan);
-    FailureOr<int64_t> bytes = options.stepBytes(trial);
-    trial.erase();
+  // On the plan: the best estimated candidates and the step as it is,
+  // measured together; the fewest bytes below the step's own win (ties go
+  // to the lower estimate).
+  auto measure = [&](ArrayRef<const RecomputePlan *> plans, bool withBase)
+      -> FailureOr<SmallVector<int64_t>> {
+    SmallVector<func::FuncOp> steps;
+    if (withBase)
+      steps.push_back(func);
+    for (const RecomputePlan *plan : plans)
+      steps.push_back(applyToClone(func, *plan));
+    FailureOr<SmallVector<int64_t>> bytes = options.stepBytes(steps);
+    for (func::FuncOp step : ArrayRef(steps).drop_front(withBase ? 1 : 0))
+      step.erase();
     return bytes;
   };
   std::optional<int64_t> baseBytes;
   if (options.stepBytes) {
-    FailureOr<int64_t> bytes = options.stepBytes(func);
-    if (failed(bytes))
-      return failure();
-    baseBytes = *bytes;
     auto order = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
     llvm::sort(order, [&](size_t a, size_t b) {
       return std::make_pair(estimated[a].peak, a) <
              std::make_pair(estimated[b].peak, b);
     });
     order.truncate(std::min<size_t>(order.size(), options.plansCompared));
+    SmallVector<const RecomputePlan *> plans;
+    for (size_t i : order)
+      plans.push_back(&estimated[i].plan);
+    FailureOr<SmallVector<int64_t>> bytes = measure(plans, /*withBase=*/true);
+    if (failed(bytes))
+      return failure();
+    baseBytes = (*bytes)[0];
     std::optional<size_t> lowest;
     int64_t lowestBytes = *baseBytes + 1;
-    for (size_t i : order) {
-      FailureOr<int64_t> bytes = bytesIfApplied(estimated[i].plan);
-      if (failed(bytes))
-        return failure();
-      if (*bytes < lowestBytes) {
+    for (auto [i, b] : llvm::zip(order, ArrayRef(*bytes).drop_front()))
+      if (b < lowestBytes) {
         lowest = i;
-        lowestBytes = *bytes;
+        lowestBytes = b;
       }
-    }
     if (lowest)
       return estimated[*lowest].plan;
   }
@@ -254,14 +260,15 @@ mlir::echo::planEcho(func::FuncOp func, const EchoPlanOptions &options) {
   }
   if (!baseBytes)
     return plan;
-  for (bool withGroups : {true, false}) {
-    if (!withGroups)
-      plan.groups.clear();
-    FailureOr<int64_t> bytes = bytesIfApplied(plan);
-    if (failed(bytes))
-      return failure();
-    if (*bytes <= *baseBytes)
-      return plan;
-  }
+  RecomputePlan masksOnly;
+  masksOnly.packMasks = true;
+  FailureOr<SmallVector<int64_t>> bytes =
+      measure({&plan, &masksOnly}, /*withBase=*/false);
+  if (failed(bytes))
+    return failure();
+  if ((*bytes)[0] <= *baseBytes)
+    return plan;
+  if ((*bytes)[1] <= *baseBytes)
+    return masksOnly;
   return RecomputePlan();
 }
