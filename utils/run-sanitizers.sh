@@ -41,7 +41,7 @@ ninja -C "$BUILD_DIR" check-echo
 # Fuzzing: seeds are the bundled models and every .mlir test input (compile
 # target), and .npy files NumPy writes plus the malformed ones of the tests
 # (.npy target).
-FUZZ_DIR="$BUILD_DIR/fuzz"
+FUZZ_DIR="$(cd "$BUILD_DIR" && pwd)/fuzz"
 rm -rf "$FUZZ_DIR" && mkdir -p "$FUZZ_DIR"/{compile,npy}/{seeds,corpus}
 cp models/*.mlir "$FUZZ_DIR/compile/seeds/"
 i=0
