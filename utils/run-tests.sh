@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every Echo test (lit: FileCheck, verifier,
 # plugin, install and Python tests), then builds Echo a second time with the
-# system's GCC (Debian 12: GCC 12) so that both compilers keep working.
+# system's GCC (Debian 12: GCC 12) so that both compilers keep working, and
+# a third time with ASan + UBSan to run the lit suite and each libFuzzer
+# target for ECHO_FUZZ_SECONDS (60) seconds (utils/run-sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 utils/setup.sh
@@ -13,3 +15,6 @@ ECHO_BUILD_DIR="${ECHO_GCC_BUILD_DIR:-build-gcc}" ECHO_CC=gcc ECHO_CXX=g++ \
 "${ECHO_GCC_BUILD_DIR:-build-gcc}/bin/echo-opt" models/mlp.mlir \
   --echo-pipeline="strategy=echo" -o /dev/null
 echo "echo tests: GCC build OK"
+# The sanitizer build: the lit suite under ASan + UBSan, then the fuzzers.
+utils/run-sanitizers.sh
+echo "echo tests: sanitizers and fuzzers OK"
