@@ -87,8 +87,7 @@ struct EchoRecomputePass
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);
       };
-    FailureOr<RecomputePlan> plan =
-        planRecompute(func, strategy, echoOptions);
+    FailureOr<RecomputePlan> plan = planRecompute(func, strategy, echoOptions);
     if (failed(plan))
       return failure();
     applyRecomputePlan(func, *plan);
@@ -96,8 +95,8 @@ struct EchoRecomputePass
   }
 
   EchoRecomputePass(const EchoRecomputeOptions &options, OpPassManager plan)
-      : Base(options), planner(std::make_shared<OpPassManager>(
-                           std::move(plan))) {
+      : Base(options),
+        planner(std::make_shared<OpPassManager>(std::move(plan))) {
     // The option says what the pass does when printed (reproducers).
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -138,8 +137,8 @@ struct EchoRecomputePass
       planner = std::make_shared<OpPassManager>(std::move(*parsed));
       return success();
     }
-    auto pm = std::make_shared<OpPassManager>(
-        ModuleOp::getOperationName(), OpPassManager::Nesting::Implicit);
+    auto pm = std::make_shared<OpPassManager>(ModuleOp::getOperationName(),
+                                              OpPassManager::Nesting::Implicit);
     if (failed(parsePassPipeline(text, *pm, errorStream)))
       return failure();
     planner = std::move(pm);

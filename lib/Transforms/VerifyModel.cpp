@@ -84,10 +84,9 @@ LogicalResult mlir::echo::verifyModelConvention(func::FuncOp func) {
               "be counted";
   };
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-    if (failed(verifyTensorBound([&] { return func.emitError(); },
-                                 arg.getType(),
-                                 "argument #" + Twine(i) + " of model @" +
-                                     func.getSymName())) ||
+    if (failed(verifyTensorBound(
+            [&] { return func.emitError(); }, arg.getType(),
+            "argument #" + Twine(i) + " of model @" + func.getSymName())) ||
         failed(count(*getCheckedTensorBytes(arg.getType()))))
       return failure();
   for (Operation &op : func.getBody().front())

@@ -25,10 +25,10 @@ struct GradientCheckOptions {
 /// `paramArgs`) with central differences of the f64 loss computed by
 /// `forward64` (the model re-typed to f64) at `args64`, with a step of 1e-5
 /// relative to each element. An element whose one-sided differences
-/// disagree beyond rounding sits on a kink of the loss (a ReLU or max switching within the
-/// step): it is retried with a step 100x smaller, then left out. Prints one
-/// line per parameter; fails naming each parameter beyond the tolerance, or
-/// with half of its elements or more on kinks.
+/// disagree beyond rounding sits on a kink of the loss (a ReLU or max switching
+/// within the step): it is retried with a step 100x smaller, then left out.
+/// Prints one line per parameter; fails naming each parameter beyond the
+/// tolerance, or with half of its elements or more on kinks.
 LogicalResult checkGradients(JitStep &forward64, ArrayRef<HostTensor> args64,
                              ArrayRef<unsigned> paramArgs,
                              ArrayRef<HostTensor> grads,

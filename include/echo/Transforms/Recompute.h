@@ -110,14 +110,15 @@ struct EchoPlanOptions {
 /// tries its candidate plans on detached clones of `func` and returns the
 /// one whose estimated peak is lowest or, with `options.stepBytes`, the one
 /// of the `plansCompared` best estimated whose measured bytes are lowest;
-/// never above the step as it is (estimated, or measured). `func` is not modified. Fails only when
-/// `options.stepBytes` does.
+/// never above the step as it is (estimated, or measured). `func` is not
+/// modified. Fails only when `options.stepBytes` does.
 FailureOr<RecomputePlan> planEcho(func::FuncOp func,
                                   const EchoPlanOptions &options);
 
 /// The plan of `strategy` for `func` (`none`: the empty plan).
-FailureOr<RecomputePlan> planRecompute(func::FuncOp func, RecomputeStrategy strategy,
-                            const EchoPlanOptions &echoOptions);
+FailureOr<RecomputePlan> planRecompute(func::FuncOp func,
+                                       RecomputeStrategy strategy,
+                                       const EchoPlanOptions &echoOptions);
 
 //===----------------------------------------------------------------------===//
 // Building blocks shared by the strategies

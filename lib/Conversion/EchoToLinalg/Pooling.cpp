@@ -116,9 +116,9 @@ Value divideByCounts(OpBuilder &b, Location loc, Value v,
 /// What a window (n, c, oh, ow) contributes to the gradient of an input
 /// position that it contains at window offset (offH, offW), given `inWindow`
 /// (whether it does contain it: the term must be zero otherwise).
-using WindowTermFn = function_ref<Value(OpBuilder &, Location, ValueRange nc,
-                                        Value oh, Value ow, Value offH,
-                                        Value offW, Value inWindow)>;
+using WindowTermFn =
+    function_ref<Value(OpBuilder &, Location, ValueRange nc, Value oh, Value ow,
+                       Value offH, Value offW, Value inWindow)>;
 
 /// Sums, for each input position (h, w), `term` over the windows that
 /// contain it: dx[n, c, h, w] = Σ term(n, c, oh, ow, ...). One generic over
@@ -193,30 +193,28 @@ Value firstArgMax(OpBuilder &b, Location loc, Value xPad, Value y,
   auto argType = RankedTensorType::get(yType.getShape(), b.getI64Type());
   AffineExpr n, c, oh, ow, kh, kw;
   bindDims(ctx, n, c, oh, ow, kh, kw);
-  Value window =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
-                              yType.getElementType());
+  Value window = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]}, yType.getElementType());
   AffineMap maps[] = {
       AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
                      ctx),
       AffineMap::get(6, 0, {n, c, oh, ow}, ctx),
       AffineMap::get(6, 0, {kh, kw}, ctx),
       AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
-  Value none = filledTensor(b, loc, argType,
-                            b.getI64IntegerAttr(INT64_MAX));
+  Value none = filledTensor(b, loc, argType, b.getI64IntegerAttr(INT64_MAX));
   return buildGeneric(
       b, loc, ValueRange{xPad, y, window}, maps, none,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value kh = linalg::IndexOp::create(nb, l, 4);
         Value kw = linalg::IndexOp::create(nb, l, 5);
-        Value row = arith::MulIOp::create(nb, l, kh, indexConst(nb, l, kernel[1]));
+        Value row =
+            arith::MulIOp::create(nb, l, kh, indexConst(nb, l, kernel[1]));
         Value flat = arith::AddIOp::create(nb, l, row, kw);
-        Value offset =
-            arith::IndexCastOp::create(nb, l, nb.getI64Type(), flat);
-        Value isMax = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                            a[0], a[1]);
-        Value never = arith::ConstantOp::create(
-            nb, l, nb.getI64IntegerAttr(INT64_MAX));
+        Value offset = arith::IndexCastOp::create(nb, l, nb.getI64Type(), flat);
+        Value isMax =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, a[0], a[1]);
+        Value never =
+            arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(INT64_MAX));
         Value candidate = arith::SelectOp::create(nb, l, isMax, offset, never);
         return arith::MinSIOp::create(nb, l, a[3], candidate);
       });
@@ -272,15 +270,15 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
                        poolCounts(type, dyType, k, s, op.getPadding()));
     auto shareOf = [&](OpBuilder &b, Location l, ValueRange nc, Value oh,
                        Value ow, Value, Value, Value inWindow) -> Value {
-      Value read = tensor::ExtractOp::create(
-          b, l, share, ValueRange{nc[0], nc[1], oh, ow});
+      Value read = tensor::ExtractOp::create(b, l, share,
+                                             ValueRange{nc[0], nc[1], oh, ow});
       Value zero = floatConst(b, l, read.getType(), 0.0);
       return arith::SelectOp::create(b, l, inWindow, read, zero);
     };
-    rewriter.replaceOp(op, gatherWindows(rewriter, loc, type,
-                                         dyType.getDimSize(2),
-                                         dyType.getDimSize(3), k, s,
-                                         op.getPadding(), shareOf));
+    rewriter.replaceOp(op,
+                       gatherWindows(rewriter, loc, type, dyType.getDimSize(2),
+                                     dyType.getDimSize(3), k, s,
+                                     op.getPadding(), shareOf));
     return success();
   }
 };
@@ -302,25 +300,25 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
     Value argMax = firstArgMax(rewriter, loc, xPad, y, k, s);
     Value dy = op.getDy();
     int64_t kw = k[1];
-    auto adjointIfFirst = [&](OpBuilder &b, Location l, ValueRange nc,
-                              Value oh, Value ow, Value offH, Value offW,
+    auto adjointIfFirst = [&](OpBuilder &b, Location l, ValueRange nc, Value oh,
+                              Value ow, Value offH, Value offW,
                               Value inWindow) -> Value {
       SmallVector<Value, 4> at = {nc[0], nc[1], oh, ow};
       Value row = arith::MulIOp::create(b, l, offH, indexConst(b, l, kw));
       Value flat = arith::AddIOp::create(b, l, row, offW);
       Value offset = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
       Value first = tensor::ExtractOp::create(b, l, argMax, at);
-      Value isFirst = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                            first, offset);
+      Value isFirst =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, first, offset);
       Value taken = arith::AndIOp::create(b, l, inWindow, isFirst);
       Value read = tensor::ExtractOp::create(b, l, dy, at);
       Value zero = floatConst(b, l, read.getType(), 0.0);
       return arith::SelectOp::create(b, l, taken, read, zero);
     };
-    rewriter.replaceOp(op, gatherWindows(rewriter, loc, type,
-                                         dyType.getDimSize(2),
-                                         dyType.getDimSize(3), k, s,
-                                         op.getPadding(), adjointIfFirst));
+    rewriter.replaceOp(op,
+                       gatherWindows(rewriter, loc, type, dyType.getDimSize(2),
+                                     dyType.getDimSize(3), k, s,
+                                     op.getPadding(), adjointIfFirst));
     return success();
   }
 };

@@ -14,8 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::echo {
@@ -59,8 +59,7 @@ struct EchoFillConstantsPass
       // The data goes in a constant global, which kernel outlining copies
       // into the kernels that read it (device global memory); a generic
       // copies it into a planned buffer element by element.
-      auto memrefType =
-          MemRefType::get(type.getShape(), type.getElementType());
+      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
       memref::GlobalOp global;
       {
         OpBuilder::InsertionGuard guard(rewriter);
@@ -77,8 +76,8 @@ struct EchoFillConstantsPass
                                                  utils::IteratorType::parallel);
       StringRef name = global.getSymName();
       rewriter.replaceOpWithNewOp<linalg::GenericOp>(
-          op, TypeRange{type}, ValueRange{}, ValueRange{empty}, maps,
-          iterators, [&](OpBuilder &b, Location loc, ValueRange) {
+          op, TypeRange{type}, ValueRange{}, ValueRange{empty}, maps, iterators,
+          [&](OpBuilder &b, Location loc, ValueRange) {
             Value data = memref::GetGlobalOp::create(b, loc, memrefType, name);
             SmallVector<Value> indices;
             for (int64_t d = 0; d < rank; ++d)

@@ -106,8 +106,7 @@ struct EchoMapToGPUPass
       // A scalar computed from device results (a 0-d op's loads: the sum
       // of two scalar losses) is device code too; a runtime call stays on
       // the host (reading such a scalar is an error, below).
-      if (staysOnHost(&op) &&
-          (isa<func::CallOp>(op) || !readsFrom(&op, run))) {
+      if (staysOnHost(&op) && (isa<func::CallOp>(op) || !readsFrom(&op, run))) {
         if (failed(wrapSequential(run, rewriter)))
           return failure();
         continue;

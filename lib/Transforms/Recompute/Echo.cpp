@@ -139,8 +139,8 @@ struct Variant {
 
 } // namespace
 
-FailureOr<RecomputePlan>
-mlir::echo::planEcho(func::FuncOp func, const EchoPlanOptions &options) {
+FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
+                                              const EchoPlanOptions &options) {
   MemoryStats base = computeMemoryStats(func);
   auto binarized = cast<func::FuncOp>(func->clone());
   llvm::scope_exit eraseClone([&] { binarized.erase(); });
@@ -160,8 +160,7 @@ mlir::echo::planEcho(func::FuncOp func, const EchoPlanOptions &options) {
   auto add = [&](RecomputePlan plan, int64_t peak, const Variant &variant,
                  PlanKind kind) {
     estimated.push_back({std::move(plan), peak});
-    if (peak > base.peakLiveBytes ||
-        (best && peak >= estimated[*best].peak))
+    if (peak > base.peakLiveBytes || (best && peak >= estimated[*best].peak))
       return;
     best = estimated.size() - 1;
     bestVariant = variant;
@@ -203,8 +202,8 @@ mlir::echo::planEcho(func::FuncOp func, const EchoPlanOptions &options) {
   // On the plan: the best estimated candidates and the step as it is,
   // measured together; the fewest bytes below the step's own win (ties go
   // to the lower estimate).
-  auto measure = [&](ArrayRef<const RecomputePlan *> plans, bool withBase)
-      -> FailureOr<SmallVector<int64_t>> {
+  auto measure = [&](ArrayRef<const RecomputePlan *> plans,
+                     bool withBase) -> FailureOr<SmallVector<int64_t>> {
     SmallVector<func::FuncOp> steps;
     if (withBase)
       steps.push_back(func);
