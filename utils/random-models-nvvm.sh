@@ -10,7 +10,7 @@ count=$2
 here=$(cd "$(dirname "$0")" && pwd)
 opt=${ECHO_OPT:-echo-opt}
 ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
-extract=${EXTRACT:-python3 $here/extract-gpu-binary.py}
+extract=${EXTRACT:-/usr/bin/python3 $here/extract-gpu-binary.py}
 failures=0
 total=0
 for i in $(seq 0 $((count - 1))); do

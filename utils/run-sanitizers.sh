@@ -48,7 +48,8 @@ i=0
 while IFS= read -r -d '' f; do
   cp "$f" "$FUZZ_DIR/compile/seeds/test$((i++)).mlir"
 done < <(find test -name '*.mlir' -size -64k -print0)
-"${PYTHON:-python3}" utils/npy-seeds.py "$FUZZ_DIR/npy/seeds"
+# Debian's interpreter has numpy (ENV.md); a python3 earlier on PATH may not.
+"${PYTHON:-/usr/bin/python3}" utils/npy-seeds.py "$FUZZ_DIR/npy/seeds"
 # Tokens of the dialect (op names, attributes) for the mutator.
 grep -ho 'Echo_Op<"[a-z_0-9]*"' include/echo/Dialect/Echo/IR/*.td |
   sed 's/Echo_Op<"\(.*\)"/"echo.\1"/' | sort -u > "$FUZZ_DIR/compile/echo.dict"
