@@ -71,6 +71,13 @@ if config.echo_cuda_runtime and os.path.exists(config.echo_cuda_runtime):
     config.available_features.add("cuda-runtime")
     config.substitutions.append(("%echo_cuda_runtime",
                                  config.echo_cuda_runtime))
+# The host-memory driver of test/fake-cuda: the runtime's host side and its
+# errors, without a GPU.
+fake_cuda = os.path.join(config.echo_obj_root, "test", "fake-cuda")
+if "cuda-runtime" in config.available_features and os.path.exists(
+        os.path.join(fake_cuda, "libcuda.so.1")):
+    config.available_features.add("fake-cuda")
+    config.substitutions.append(("%fake_cuda", fake_cuda))
 if shutil.which("nvidia-smi") and subprocess.run(
         ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
     config.available_features.add("cuda-gpu")

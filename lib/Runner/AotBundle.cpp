@@ -124,6 +124,8 @@ static LogicalResult writeManifest(const AotBundleOptions &options,
         os << "echo-step-bundle 1\n";
         os << "model " << options.model << "\n";
         os << "target " << (onGPU ? "cuda" : "cpu") << "\n";
+        if (onGPU)
+          os << "chip " << options.chip << "\n";
         os << "seed " << options.seed << "\n";
         os << "optimizer " << stringifyOptimizer(options.optimizer) << "\n";
         os << llvm::formatv("lr {0:e16}\n", options.lr);

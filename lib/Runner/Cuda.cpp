@@ -20,6 +20,7 @@ struct CudaRuntime::Api {
   decltype(&echoCudaInit) init;
   decltype(&echoCudaGetError) getError;
   decltype(&echoCudaDeviceName) deviceName;
+  decltype(&echoCudaRequireChip) requireChip;
   decltype(&echoCudaMalloc) malloc;
   decltype(&echoCudaFree) free;
   decltype(&echoCudaCopyToDevice) copyToDevice;
@@ -32,7 +33,7 @@ struct CudaRuntime::Api {
 CudaRuntime::CudaRuntime() = default;
 CudaRuntime::~CudaRuntime() = default;
 
-LogicalResult CudaRuntime::load(StringRef path) {
+LogicalResult CudaRuntime::load(StringRef path, StringRef chip) {
   std::optional<llvm::sys::DynamicLibrary> lib = detail::openRuntimeLibrary(
       path, "--target=cuda needs the Echo CUDA runtime library",
       "build Echo with the CUDA toolkit, or pass --cuda-runtime=");
@@ -45,6 +46,7 @@ LogicalResult CudaRuntime::load(StringRef path) {
   Api &a = *loaded;
   if (!get(a.init, "echoCudaInit") || !get(a.getError, "echoCudaGetError") ||
       !get(a.deviceName, "echoCudaDeviceName") ||
+      !get(a.requireChip, "echoCudaRequireChip") ||
       !get(a.malloc, "echoCudaMalloc") || !get(a.free, "echoCudaFree") ||
       !get(a.copyToDevice, "echoCudaCopyToDevice") ||
       !get(a.copyToHost, "echoCudaCopyToHost") ||
@@ -56,7 +58,7 @@ LogicalResult CudaRuntime::load(StringRef path) {
     return failure();
   }
   api = std::move(loaded);
-  if (api->init(0) != 0)
+  if (api->init(0) != 0 || api->requireChip(chip.str().c_str()) != 0)
     return fail();
   return success();
 }

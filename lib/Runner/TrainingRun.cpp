@@ -178,7 +178,7 @@ LogicalResult TrainingRun::checkOptions() {
                  "--cuda-runtime=)");
   // The driver and the GPU are checked before anything is compiled (a
   // bundle is compiled here and runs elsewhere).
-  if (onGPU && !emitsAot() && failed(cuda.load(options.cudaRuntime)))
+  if (onGPU && !emitsAot() && failed(cuda.load(options.cudaRuntime, pipeline.chip)))
     return failure();
   // So are OpenBLAS and oneDNN (the runtime opens them), here and for a
   // bundle, which carries the runtime.
@@ -332,6 +332,7 @@ LogicalResult TrainingRun::emitBundle() {
   bundle.model = modelName;
   bundle.entry = trainName;
   bundle.target = options.target;
+  bundle.chip = EchoPipelineOptions().chip;
   bundle.cudaRuntime = options.cudaRuntime;
   if (usesCpuRuntime)
     bundle.cpuRuntimeArchive = options.cpuRuntimeArchive;

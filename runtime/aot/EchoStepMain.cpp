@@ -47,6 +47,7 @@
 #pragma weak echoCudaInit
 #pragma weak echoCudaGetError
 #pragma weak echoCudaDeviceName
+#pragma weak echoCudaRequireChip
 #pragma weak echoCudaMalloc
 #pragma weak echoCudaFree
 #pragma weak echoCudaCopyToDevice
@@ -169,7 +170,7 @@ struct Tensor {
 
 /// DIR/manifest.txt, written by echo-run --emit-aot.
 struct Manifest {
-  std::string model, target, optimizer;
+  std::string model, target, chip, optimizer;
   uint64_t seed = 0;
   double lr = 0;
   int64_t arenaBytes = -1; // >= 0: one device buffer passed last
@@ -200,6 +201,8 @@ struct Manifest {
         is >> model;
       } else if (key == "target") {
         is >> target;
+      } else if (key == "chip") {
+        is >> chip;
       } else if (key == "optimizer") {
         is >> optimizer;
       } else if (key == "seed") {
@@ -390,7 +393,9 @@ int main(int argc, char **argv) {
   Device device;
   std::vector<int64_t> arenaDescriptor;
   if (onGPU) {
-    if (echoCudaInit(0) != 0)
+    if (echoCudaInit(0) != 0 ||
+        (!m.chip.empty() && echoCudaRequireChip &&
+         echoCudaRequireChip(m.chip.c_str()) != 0))
       return Device::error();
     for (std::vector<Tensor> *list : {&m.args, &m.outs})
       for (Tensor &t : *list) {

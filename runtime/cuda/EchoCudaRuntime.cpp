@@ -13,10 +13,13 @@
 #include "EchoCudaRuntime.h"
 #include "RuntimeState.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <string>
 
 using namespace echo::cuda;
 
@@ -66,12 +69,71 @@ bool echo::cuda::check(CUresult result, const char *what) {
   return false;
 }
 
+//===----------------------------------------------------------------------===//
+// Fault injection
+//===----------------------------------------------------------------------===//
+
+/// A decimal number that fits `T` and is at least `min`.
+template <typename T>
+static bool parseNumber(const std::string &text, T min, T &value) {
+  if (text.empty() || text.size() > 19 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  unsigned long long v = std::stoull(text);
+  if (v < static_cast<unsigned long long>(min) ||
+      v > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+    return false;
+  value = static_cast<T>(v);
+  return true;
+}
+
+bool Faults::parse(const char *spec) {
+  std::string rest = spec;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string fault = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    size_t eq = fault.find('=');
+    std::string key = fault.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : fault.substr(eq + 1);
+    bool ok = false;
+    if (key == "device-bytes")
+      ok = parseNumber<size_t>(value, 1, deviceBytes);
+    else if (key == "fail-launch")
+      ok = parseNumber<long>(value, 1, failLaunch);
+    else if (key == "no-cublas" || key == "no-cudnn")
+      ok = eq == std::string::npos &&
+           ((key == "no-cublas" ? noBlas : noDnn) = true);
+    else if (key == "compute-capability") {
+      size_t dot = value.find('.');
+      ok = dot != std::string::npos &&
+           parseNumber<int>(value.substr(0, dot), 1, ccMajor) &&
+           parseNumber<int>(value.substr(dot + 1), 0, ccMinor) &&
+           ccMajor < 100 && ccMinor < 10;
+    }
+    if (!ok) {
+      fail("ECHO_CUDA_FAULTS: cannot read '%s' (faults: device-bytes=N, "
+           "fail-launch=N, no-cublas, no-cudnn, compute-capability=M.m)",
+           fault.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Initialization
+//===----------------------------------------------------------------------===//
+
 bool echo::cuda::init(int device) {
   std::lock_guard<std::mutex> lock(initMutex);
   if (rt.initialized)
     return !hasError;
   if (hasError)
     return false;
+  if (const char *faults = getenv("ECHO_CUDA_FAULTS"))
+    if (!rt.faults.parse(faults))
+      return false;
   if (!rt.cu.load())
     return false;
   CUresult result = rt.cu.cuInit(0);
@@ -94,6 +156,12 @@ bool echo::cuda::init(int device) {
       !check(rt.cu.cuCtxSetCurrent(context), "cuCtxSetCurrent") ||
       !check(rt.cu.cuDeviceGetName(rt.deviceName, sizeof(rt.deviceName), dev),
              "cuDeviceGetName") ||
+      !check(rt.cu.cuDeviceGetAttribute(
+                 &rt.ccMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+             "cuDeviceGetAttribute") ||
+      !check(rt.cu.cuDeviceGetAttribute(
+                 &rt.ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+             "cuDeviceGetAttribute") ||
       !check(rt.cu.cuStreamCreate(&rt.stream, CU_STREAM_NON_BLOCKING),
              "cuStreamCreate") ||
       !check(rt.cu.cuEventCreate(&rt.timerStart, CU_EVENT_DEFAULT),
@@ -101,6 +169,10 @@ bool echo::cuda::init(int device) {
       !check(rt.cu.cuEventCreate(&rt.timerStop, CU_EVENT_DEFAULT),
              "cuEventCreate"))
     return false;
+  if (rt.faults.ccMajor >= 0) {
+    rt.ccMajor = rt.faults.ccMajor;
+    rt.ccMinor = rt.faults.ccMinor;
+  }
   rt.device = device;
   const char *sync = getenv("ECHO_CUDA_SYNC");
   rt.syncEachLaunch = sync && *sync && strcmp(sync, "0") != 0;
@@ -118,14 +190,23 @@ void *echo::cuda::allocate(size_t bytes, const char *what) {
   if (!ready())
     return nullptr;
   CUdeviceptr ptr = 0;
-  CUresult result = rt.cu.cuMemAlloc(&ptr, bytes ? bytes : 1);
+  size_t cap = rt.faults.deviceBytes;
+  CUresult result = cap && bytes > cap - std::min(cap, rt.liveBytes)
+                        ? CUDA_ERROR_OUT_OF_MEMORY
+                        : rt.cu.cuMemAlloc(&ptr, bytes ? bytes : 1);
   if (result != CUDA_SUCCESS) {
     size_t freeBytes = 0, totalBytes = 0;
-    rt.cu.cuMemGetInfo(&freeBytes, &totalBytes);
+    if (cap) {
+      freeBytes = cap - std::min(cap, rt.liveBytes);
+      totalBytes = cap;
+    } else {
+      rt.cu.cuMemGetInfo(&freeBytes, &totalBytes);
+    }
     if (result == CUDA_ERROR_OUT_OF_MEMORY)
       fail("out of device memory allocating %s: requested %zu bytes, %zu of "
-           "%zu bytes free",
-           what, bytes, freeBytes, totalBytes);
+           "%zu bytes free (the step holds %zu)%s",
+           what, bytes, freeBytes, totalBytes, rt.liveBytes,
+           cap ? " (ECHO_CUDA_FAULTS=device-bytes)" : "");
     else
       fail("cuMemAlloc of %zu bytes for %s failed: %s", bytes, what,
            errorName(result));
@@ -155,10 +236,20 @@ void echo::cuda::release(void *ptr) {
 
 ECHO_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
   CUmodule module = nullptr;
-  if (ready())
-    check(rt.cu.cuModuleLoadData(&module, data),
-          "cuModuleLoadData (loading the step's kernels)");
-  return module;
+  if (!ready())
+    return nullptr;
+  CUresult result = rt.cu.cuModuleLoadData(&module, data);
+  if (result == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+      result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+      result == CUDA_ERROR_INVALID_PTX)
+    fail("the step's kernels cannot run on GPU %d '%s' (compute capability "
+         "%d.%d): %s; compile the step for this device (echo-pipeline "
+         "chip=sm_%d%d)",
+         rt.device, rt.deviceName, rt.ccMajor, rt.ccMinor, errorName(result),
+         rt.ccMajor, rt.ccMinor);
+  else
+    check(result, "cuModuleLoadData (loading the step's kernels)");
+  return result == CUDA_SUCCESS ? module : nullptr;
 }
 
 ECHO_EXPORT void mgpuModuleUnload(CUmodule module) {
@@ -185,17 +276,22 @@ ECHO_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   size_t /*paramsCount*/) {
   if (!function || hasError)
     return;
-  CUresult result = rt.cu.cuLaunchKernel(
-      function, gridX, gridY, gridZ, blockX, blockY, blockZ, smem,
-      stream ? stream : rt.stream, params, extra);
+  CUresult result =
+      ++rt.launches == rt.faults.failLaunch
+          ? CUDA_ERROR_LAUNCH_FAILED
+          : rt.cu.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                                 blockZ, smem, stream ? stream : rt.stream,
+                                 params, extra);
   if (result == CUDA_SUCCESS && rt.syncEachLaunch)
     result = rt.cu.cuStreamSynchronize(stream ? stream : rt.stream);
   if (result != CUDA_SUCCESS)
-    fail("launch of kernel '%s' (grid %ld x %ld x %ld, block %ld x %ld x "
-         "%ld) failed: %s",
-         rt.kernelNames[function].c_str(), (long)gridX, (long)gridY,
-         (long)gridZ, (long)blockX, (long)blockY, (long)blockZ,
-         errorName(result));
+    fail("launch %ld, of kernel '%s' (grid %ld x %ld x %ld, block %ld x %ld "
+         "x %ld), failed: %s%s",
+         rt.launches, rt.kernelNames[function].c_str(), (long)gridX,
+         (long)gridY, (long)gridZ, (long)blockX, (long)blockY, (long)blockZ,
+         errorName(result),
+         rt.launches == rt.faults.failLaunch ? " (ECHO_CUDA_FAULTS=fail-launch)"
+                                             : "");
 }
 
 // Every launch of a step goes to the runtime's one stream, in order; the
@@ -256,8 +352,41 @@ ECHO_EXPORT const char *echoCudaGetError(void) {
 
 ECHO_EXPORT const char *echoCudaDeviceName(void) { return rt.deviceName; }
 
+ECHO_EXPORT int echoCudaRequireChip(const char *chip) {
+  if (!ready())
+    return 1;
+  // sm_XY runs on compute capability X.Y and, through the PTX the fatbin
+  // carries, on newer devices; sm_XYa only on X.Y; sm_XYf on X.Y and later
+  // devices of family X.
+  std::string digits;
+  const char *p = chip ? chip : "";
+  if (strncmp(p, "sm_", 3) == 0)
+    for (p += 3; *p >= '0' && *p <= '9'; ++p)
+      digits += *p;
+  if (digits.size() < 2 || digits.size() > 3) {
+    fail("echoCudaRequireChip: cannot read the chip '%s' (sm_XY)",
+         chip ? chip : "");
+    return 1;
+  }
+  int major = std::stoi(digits.substr(0, digits.size() - 1));
+  int minor = digits.back() - '0';
+  int need = major * 10 + minor, have = rt.ccMajor * 10 + rt.ccMinor;
+  const char *rule = *p == 'a'   ? " exactly"
+                     : *p == 'f' ? " or newer of the same family"
+                                 : " or newer";
+  if (have < need || (*p == 'a' && have != need) ||
+      (*p == 'f' && rt.ccMajor != major)) {
+    fail("GPU %d '%s' has compute capability %d.%d; the step was compiled "
+         "for %s, which needs %d.%d%s: compile it with chip=sm_%d%d",
+         rt.device, rt.deviceName, rt.ccMajor, rt.ccMinor, chip, major, minor,
+         rule, rt.ccMajor, rt.ccMinor);
+    return 1;
+  }
+  return 0;
+}
+
 ECHO_EXPORT void *echoCudaMalloc(size_t bytes) {
-  return allocate(bytes, "the caller");
+  return allocate(bytes, "a buffer of the step's caller (argument, result or arena)");
 }
 
 ECHO_EXPORT void echoCudaFree(void *ptr) { release(ptr); }

@@ -14,6 +14,17 @@
 // library builds and links on machines without a GPU or a driver; the
 // first call reports what is missing.
 //
+// Fault injection: ECHO_CUDA_FAULTS, a comma-separated list, makes the
+// runtime fail as a real device, driver or library would, so that each
+// error path runs on any machine (with a GPU, or with the host-memory fake
+// driver of the tests):
+//   device-bytes=N            the device has N bytes for the step (an
+//                             allocation past them is out of memory);
+//   fail-launch=N             the N-th kernel launch (from 1) fails;
+//   no-cublas, no-cudnn       the library cannot be opened;
+//   compute-capability=M.m    the device reports compute capability M.m.
+// An unreadable list is itself an error at initialization.
+//
 // Errors are sticky: the first failure is printed once ("echo-cuda: ...")
 // and kept; every later entry point returns without touching the device,
 // and echoCudaGetError() returns the message (NULL while all is well).
@@ -37,6 +48,10 @@ int echoCudaInit(int device);
 const char *echoCudaGetError(void);
 /// The device's name ("" before a successful echoCudaInit).
 const char *echoCudaDeviceName(void);
+/// Checks that the device runs kernels compiled for `chip` ("sm_90"; the
+/// pipeline's chip=): 0 if so, else 1 and an error naming the device's
+/// compute capability.
+int echoCudaRequireChip(const char *chip);
 
 /// Device memory, counted in the runtime's peak. On failure (out of
 /// memory: requested vs free bytes) returns NULL and records the error.

@@ -26,11 +26,13 @@ using namespace echo::cuda;
     return missing(ECHO_STR(name));
 
 /// The first of `names` that dlopen opens; `tried` lists the others.
+/// `hidden` (a fault of ECHO_CUDA_FAULTS) makes every one fail to open.
 static void *openFirst(std::initializer_list<const char *> names,
-                       std::string &tried) {
+                       std::string &tried, bool hidden = false) {
   for (const char *name : names) {
-    if (void *handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL))
-      return handle;
+    if (!hidden)
+      if (void *handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL))
+        return handle;
     tried += std::string(tried.empty() ? "" : ", ") + name;
   }
   return nullptr;
@@ -60,6 +62,7 @@ bool Driver::load() {
   ECHO_LOAD(lib, cuDeviceGetCount)
   ECHO_LOAD(lib, cuDeviceGet)
   ECHO_LOAD(lib, cuDeviceGetName)
+  ECHO_LOAD(lib, cuDeviceGetAttribute)
   ECHO_LOAD(lib, cuDevicePrimaryCtxRetain)
   ECHO_LOAD(lib, cuCtxSetCurrent)
   ECHO_LOAD(lib, cuModuleLoadData)
@@ -95,10 +98,12 @@ bool Blas::missing(const char *name) {
 bool Blas::load() {
   std::string tried;
   void *lib =
-      openFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, tried);
+      openFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, tried,
+                rt.faults.noBlas);
   if (!lib) {
-    fail("cannot open cuBLAS (%s): add its directory to LD_LIBRARY_PATH",
-         tried.c_str());
+    fail("cannot open cuBLAS (%s): the step's GEMMs need it; add its "
+         "directory to LD_LIBRARY_PATH%s",
+         tried.c_str(), rt.faults.noBlas ? " (ECHO_CUDA_FAULTS=no-cublas)" : "");
     return false;
   }
   ECHO_LOAD(lib, cublasCreate)
@@ -120,10 +125,11 @@ bool Dnn::missing(const char *name) {
 
 bool Dnn::load() {
   std::string tried;
-  void *lib = openFirst({"libcudnn.so.9", "libcudnn.so"}, tried);
+  void *lib = openFirst({"libcudnn.so.9", "libcudnn.so"}, tried, rt.faults.noDnn);
   if (!lib) {
-    fail("cannot open cuDNN (%s): add its directory to LD_LIBRARY_PATH",
-         tried.c_str());
+    fail("cannot open cuDNN (%s): the step's convolutions need it; add its "
+         "directory to LD_LIBRARY_PATH%s",
+         tried.c_str(), rt.faults.noDnn ? " (ECHO_CUDA_FAULTS=no-cudnn)" : "");
     return false;
   }
   ECHO_LOAD(lib, cudnnCreate)

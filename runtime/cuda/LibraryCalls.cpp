@@ -6,7 +6,8 @@
 // declarations in echo/Runtime/EchoRuntimeABI.h (the compiler checks every
 // signature). GEMMs map row-major `C = op(A)·op(B)` onto column-major cuBLAS;
 // convolutions use cuDNN's heuristic algorithm with FP32 FMA math and a
-// runtime-owned workspace. cuBLAS and cuDNN are loaded on the first call.
+// runtime-owned workspace. cuBLAS is loaded on the first GEMM, cuDNN on the
+// first convolution.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,28 +23,39 @@ using namespace echo::cuda;
 
 namespace {
 
-/// cuBLAS and cuDNN are loaded on the first GEMM or convolution.
-bool librariesReady() {
+/// cuBLAS is loaded on the first GEMM, cuDNN on the first convolution: a
+/// step that needs only one of them runs where only that one is installed.
+bool blasReady() {
   if (!ready())
     return false;
-  if (rt.librariesLoaded)
-    return !hasError;
   std::lock_guard<std::mutex> lock(initMutex);
-  if (rt.librariesLoaded)
+  if (rt.blasHandle || hasError)
     return !hasError;
-  rt.librariesLoaded = true;
-  if (!rt.blas.load() || !rt.dnn.load())
+  if (!rt.blas.load())
     return false;
   cublasStatus_t status = rt.blas.cublasCreate(&rt.blasHandle);
   if (status != CUBLAS_STATUS_SUCCESS) {
+    rt.blasHandle = nullptr;
     fail("cublasCreate failed: %s", rt.blas.cublasGetStatusName(status));
     return false;
   }
   rt.blas.cublasSetStream(rt.blasHandle,
                           reinterpret_cast<cudaStream_t>(rt.stream));
-  cudnnStatus_t dnnStatus = rt.dnn.cudnnCreate(&rt.dnnHandle);
-  if (dnnStatus != CUDNN_STATUS_SUCCESS) {
-    fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(dnnStatus));
+  return true;
+}
+
+bool dnnReady() {
+  if (!ready())
+    return false;
+  std::lock_guard<std::mutex> lock(initMutex);
+  if (rt.dnnHandle || hasError)
+    return !hasError;
+  if (!rt.dnn.load())
+    return false;
+  cudnnStatus_t status = rt.dnn.cudnnCreate(&rt.dnnHandle);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    rt.dnnHandle = nullptr;
+    fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(status));
     return false;
   }
   rt.dnn.cudnnSetStream(rt.dnnHandle,
@@ -103,7 +115,7 @@ void gemm(const StridedMemRefType<float, N> *a,
           const StridedMemRefType<float, N> *b,
           const StridedMemRefType<float, N> *c, int64_t transA, int64_t transB,
           int64_t accumulate) {
-  if (!librariesReady())
+  if (!blasReady())
     return;
   constexpr int r = N - 2;
   // op(A) is M×K and op(B) K×N; a transposed operand is stored the other
@@ -271,7 +283,7 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
                                                   EchoMemRef4D *y, int64_t sh,
                                                   int64_t sw, int64_t ph,
                                                   int64_t pw) {
-  if (!librariesReady())
+  if (!dnnReady())
     return;
   Convolution c(*x, *w, *y, sh, sw, ph, pw);
   Dnn &d = rt.dnn;
@@ -298,7 +310,7 @@ ECHO_EXPORT void
 _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
                                        EchoMemRef4D *dx, int64_t sh, int64_t sw,
                                        int64_t ph, int64_t pw) {
-  if (!librariesReady())
+  if (!dnnReady())
     return;
   Convolution c(*dx, *w, *dy, sh, sw, ph, pw);
   Dnn &d = rt.dnn;
@@ -325,7 +337,7 @@ ECHO_EXPORT void
 _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
                                          EchoMemRef4D *dw, int64_t sh,
                                          int64_t sw, int64_t ph, int64_t pw) {
-  if (!librariesReady())
+  if (!dnnReady())
     return;
   Convolution c(*x, *dw, *dy, sh, sw, ph, pw);
   Dnn &d = rt.dnn;

@@ -62,6 +62,7 @@ struct Driver {
   ECHO_FN(cuDeviceGetCount)
   ECHO_FN(cuDeviceGet)
   ECHO_FN(cuDeviceGetName)
+  ECHO_FN(cuDeviceGetAttribute)
   ECHO_FN(cuDevicePrimaryCtxRetain)
   ECHO_FN(cuCtxSetCurrent)
   ECHO_FN(cuModuleLoadData)
@@ -136,14 +137,35 @@ struct Dnn {
 // State
 //===----------------------------------------------------------------------===//
 
+/// Faults the runtime injects on request (ECHO_CUDA_FAULTS, a comma-separated
+/// list; see EchoCudaRuntime.h), so that every error path can be exercised
+/// on any machine, a real GPU included.
+struct Faults {
+  /// The device has this many bytes for the runtime (0: what it has).
+  size_t deviceBytes = 0;
+  /// The n-th kernel launch (from 1) fails (0: none).
+  long failLaunch = 0;
+  /// cuBLAS / cuDNN cannot be opened.
+  bool noBlas = false, noDnn = false;
+  /// The device reports this compute capability (major < 0: its own).
+  int ccMajor = -1, ccMinor = 0;
+
+  /// Parses `spec`; false (and an error) on an unknown fault.
+  bool parse(const char *spec);
+};
+
 struct Runtime {
+  Faults faults;
   Driver cu;
   Blas blas;
   Dnn dnn;
   bool initialized = false;
-  bool librariesLoaded = false;
   bool syncEachLaunch = false;
   int device = 0;
+  /// Compute capability of the device.
+  int ccMajor = 0, ccMinor = 0;
+  /// Kernel launches so far.
+  long launches = 0;
   char deviceName[256] = "";
   CUstream stream = nullptr;
   CUevent timerStart = nullptr, timerStop = nullptr;

@@ -38,6 +38,9 @@ struct AotBundleOptions {
   /// cpu: the host's own CPU; nvvm: generic x86-64 host code plus a copy of
   /// the CUDA runtime library `cudaRuntime`.
   Target target = Target::CPU;
+  /// target=cuda: the chip the kernels were compiled for (echo-step checks
+  /// the device against it).
+  std::string chip = "sm_90";
   std::string cudaRuntime;
   /// target=cpu with library calls: the CPU runtime's archive, linked into
   /// the executable (empty: the step makes no library calls).

@@ -25,9 +25,10 @@ public:
   CudaRuntime();
   ~CudaRuntime();
 
-  /// Loads the library at `path` and initializes GPU 0; reports what is
-  /// missing (the library, its symbols, a driver, a GPU).
-  LogicalResult load(StringRef path);
+  /// Loads the library at `path`, initializes GPU 0 and checks that it runs
+  /// kernels compiled for `chip`; reports what is missing (the library, its
+  /// symbols, a driver, a GPU, a device new enough).
+  LogicalResult load(StringRef path, StringRef chip);
 
   /// Reports the runtime's first error on stderr; returns failure.
   LogicalResult fail() const;
