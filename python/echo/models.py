@@ -265,6 +265,30 @@ class GraphBuilder(object):
             self._constants[key] = result
         return self._constants[key]
 
+    def dense_constant(self, values, shape):
+        """An ``f32`` ``arith.constant`` of the row-major ``values``."""
+        values = [float(v) for v in values]
+        _check(len(values) == _num_elements(shape),
+               "dense constant: %d values for shape %s", len(values),
+               _shape_str(shape))
+        if len(set(values)) == 1:
+            return self.constant(values[0], shape)
+        result = Value(self._fresh(), shape, "f32")
+        flat = ", ".join(format_float(v) for v in values)
+        if len(shape) != 1:
+            # A flat list of n values is only accepted for rank 1; write
+            # the nested form for other ranks.
+            def nest(offset, dims):
+                if not dims:
+                    return format_float(values[offset])
+                step = _num_elements(dims[1:])
+                return "[" + ", ".join(nest(offset + i * step, dims[1:])
+                                       for i in range(dims[0])) + "]"
+            flat = nest(0, list(shape))[1:-1] if shape else flat
+        self._lines.append("  %s = arith.constant dense<[%s]> : %s" % (
+            result.name, flat, result.type))
+        return result
+
     def zeros(self, shape):
         """An ``f32`` zero tensor (initial recurrent states)."""
         return self.constant(0.0, shape)

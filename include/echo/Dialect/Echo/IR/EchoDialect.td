@@ -105,6 +105,10 @@ def Echo_MaskTensor : RankedTensorOf<[I1], [HasStaticShapePred],
 /// Statically shaped `i32` indices or labels.
 def Echo_IndexTensor : RankedTensorOf<[I32], [HasStaticShapePred],
     "statically shaped tensor">;
+/// Data that can be reshaped: floating-point values, or `i32` ids and
+/// labels (an importer flattens [B,T] labels for a token-level loss).
+def Echo_DataTensor : RankedTensorOf<!listconcat(Echo_FloatElementTypes, [I32]),
+    [HasStaticShapePred], "statically shaped tensor">;
 def Echo_IndexTensor1D : RankedTensorOf<[I32],
     [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
 

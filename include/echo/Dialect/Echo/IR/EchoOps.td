@@ -170,14 +170,15 @@ def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
     [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "reshape to a type with the same number of elements";
   let description = [{
-    Reinterprets `x` (row-major) with the shape of the result type.
+    Reinterprets `x` (row-major) with the shape of the result type. `x` is
+    floating-point data or `i32` ids/labels (not differentiated).
 
     ```mlir
     %y = echo.reshape %x : (tensor<2x8xf32>) -> tensor<16xf32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor:$x);
-  let results = (outs Echo_FloatTensor:$result);
+  let arguments = (ins Echo_DataTensor:$x);
+  let results = (outs Echo_DataTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

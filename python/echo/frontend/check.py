@@ -1,0 +1,166 @@
+"""Checks an imported PyTorch module against PyTorch autograd.
+
+    PYTHONPATH=python python3 -m echo.frontend.check MODULE:FACTORY \\
+        --input SHAPE:DTYPE [...] --loss cross_entropy|mse --labels SHAPE \\
+        --echo-run build/bin/echo-run --work DIR [--strategies none,echo]
+
+Imports the module (as ``echo.import_torch`` does), draws one batch of data
+(f32 inputs from a normal distribution; i32 inputs below the smallest
+``nn.Embedding``'s size; labels below the output's class count), runs one
+step with ``echo-run --inputs --dump --optimizer=none`` per strategy, and
+the same step in PyTorch on the same weights and data.  Prints one line per
+parameter and a verdict; exits 1 when
+
+* the loss or any parameter gradient differs from PyTorch's by more than
+  ``--tolerance`` (default 1e-4) relative to the norm of PyTorch's value
+  (``||g_echo - g_torch|| / ||g_torch||``), or
+* a strategy's results are not bitwise identical to ``none``'s.
+
+The cross-entropy of a [.., C] output is taken over its last dim, as the
+importer does (``F.cross_entropy(out.reshape(-1, C), labels.reshape(-1))``).
+"""
+
+import argparse
+import importlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from echo.frontend import UnsupportedError, import_module, parse_input
+
+
+def _draw(inputs, labels, loss, module, classes, seed):
+    rng = np.random.default_rng(seed)
+    vocab = [m.num_embeddings for m in module.modules()
+             if isinstance(m, torch.nn.Embedding)]
+    high = min(vocab) if vocab else 2
+    data = []
+    for shape, dtype in inputs:
+        if dtype == "f32":
+            data.append(rng.standard_normal(shape).astype(np.float32))
+        else:
+            data.append(rng.integers(0, high, shape).astype(np.int32))
+    shape, dtype = labels
+    if loss == "cross_entropy":
+        data.append(rng.integers(0, classes, shape).astype(np.int32))
+    else:
+        data.append(rng.standard_normal(shape).astype(np.float32))
+    return data
+
+
+def _torch_step(module, data, loss):
+    module.zero_grad()
+    tensors = [torch.from_numpy(d) for d in data]
+    out = module(*tensors[:-1])
+    labels = tensors[-1]
+    if loss == "cross_entropy":
+        value = F.cross_entropy(out.reshape(-1, out.shape[-1]),
+                                labels.reshape(-1).long())
+    else:
+        value = F.mse_loss(out, labels)
+    value.backward()
+    grads = [p.grad.detach().numpy().copy() if p.grad is not None
+             else np.zeros(tuple(p.shape), np.float32)
+             for _, p in module.named_parameters()]
+    return float(value), grads
+
+
+def _relative(a, b):
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    norm = np.linalg.norm(b)
+    diff = np.linalg.norm(a - b)
+    return diff / norm if norm > 0 else diff
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python3 -m echo.frontend.check")
+    p.add_argument("factory", metavar="MODULE:FACTORY")
+    p.add_argument("--input", action="append", required=True)
+    p.add_argument("--loss", choices=("cross_entropy", "mse"), required=True)
+    p.add_argument("--labels", required=True)
+    p.add_argument("--echo-run", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--strategies", default="none,mirror,sublinear,echo")
+    p.add_argument("--tolerance", type=float, default=1e-4)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    module_name, _, factory_name = args.factory.partition(":")
+    factory = getattr(importlib.import_module(module_name), factory_name)
+    torch.manual_seed(0)
+    module = factory()
+    inputs = [parse_input(i) for i in args.input]
+    labels = parse_input(args.labels, "i32" if args.loss == "cross_entropy"
+                         else "f32")
+    try:
+        imported = import_module(module, inputs, args.loss, labels,
+                                 factory_name)
+    except UnsupportedError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    os.makedirs(args.work, exist_ok=True)
+    model = os.path.join(args.work, "model.mlir")
+    with open(model, "w") as f:
+        f.write(imported.text)
+    data_dir = os.path.join(args.work, "inputs")
+    imported.write_weights(data_dir)
+    with torch.no_grad():
+        probe = [torch.from_numpy(d) for d in
+                 _draw(inputs, labels, args.loss, module, 2, args.seed)[:-1]]
+        classes = module(*probe).shape[-1]
+    data = _draw(inputs, labels, args.loss, module, classes, args.seed)
+    for i, d in enumerate(data):
+        np.save(os.path.join(data_dir, "arg%d.npy" % i), d)
+
+    torch_loss, torch_grads = _torch_step(module, data, args.loss)
+    names = [n for n, _ in module.named_parameters()]
+    failures = 0
+    reference = None
+    for strategy in args.strategies.split(","):
+        dump = os.path.join(args.work, "dump-" + strategy)
+        run = subprocess.run(
+            [args.echo_run, model, "--inputs=" + data_dir, "--dump=" + dump,
+             "--steps=1", "--optimizer=none", "--strategy=" + strategy,
+             "--quiet"], capture_output=True, text=True)
+        if run.returncode != 0:
+            print("%s: echo-run failed:\n%s" % (strategy, run.stderr))
+            failures += 1
+            continue
+        outs = [np.load(os.path.join(dump, "out%d.npy" % i))
+                for i in range(len(names) + 1)]
+        if reference is None:
+            reference = outs
+            rel = _relative(outs[0], torch_loss)
+            print("loss echo %.9g torch %.9g relative %.2e" % (
+                float(outs[0]), torch_loss, rel))
+            failures += rel > args.tolerance
+            worst = 0.0
+            for name, mine, theirs in zip(names, outs[1:], torch_grads):
+                rel = _relative(mine, theirs)
+                worst = max(worst, rel)
+                bad = rel > args.tolerance or mine.shape != theirs.shape
+                failures += bad
+                print("grad %-40s relative %.2e%s" % (
+                    name, rel, "  FAILED" if bad else ""))
+            print("gradients: %d, worst relative difference %.2e "
+                  "(tolerance %.0e)" % (len(names), worst, args.tolerance))
+        else:
+            same = all(a.tobytes() == b.tobytes()
+                       for a, b in zip(outs, reference))
+            failures += not same
+            print("%s: %s" % (strategy, "bitwise identical to none" if same
+                               else "DIFFERS from none"))
+    print("%s: %s" % (factory_name, "FAILED" if failures else "matches "
+                                                              "PyTorch"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

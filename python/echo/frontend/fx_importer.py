@@ -1,0 +1,1163 @@
+"""Imports a PyTorch ``nn.Module`` into an Echo model (torch.fx).
+
+:func:`import_module` traces the module with torch.fx, propagates the static
+shapes of the given inputs through it (``ShapeProp``: the module runs once
+on random data), and maps every node of the graph onto Echo forward ops with
+:class:`echo.models.GraphBuilder`.  The result is one ``func.func`` in
+generic op form that follows the model convention: the inputs in the order
+given, the labels, then one ``{echo.param}`` argument per entry of
+``named_parameters()``, in that order; the only result is the loss that
+the importer appends (``cross_entropy`` over the last dim of the module's
+output, or ``mse``).
+
+What maps (and how):
+
+* modules: Linear, Conv2d (groups 1, no dilation), BatchNorm1d/2d (training
+  mode: batch statistics; running statistics are not tracked), LayerNorm,
+  ReLU, Tanh, Sigmoid, GELU(approximate='tanh') (decomposed), Softmax,
+  MaxPool2d, AvgPool2d (padding excluded from the count), AdaptiveAvgPool2d
+  (output dividing the input: a fixed window), Dropout (identity when p=0,
+  else ``echo.dropout``: Echo's own masks), Embedding, Flatten, Identity,
+  LSTM and GRU (unrolled into cells: layers, batch_first, bidirectional,
+  initial states), MultiheadAttention (decomposed; no masks),
+  TransformerEncoderLayer and TransformerEncoder (decomposed as PyTorch's
+  slow path computes them);
+* functions and methods: + - * / (with broadcasting and scalars), neg,
+  matmul / @ / bmm, relu, tanh, sigmoid, exp, log, sqrt, softmax, linear,
+  dropout, flatten, view / reshape, permute, transpose, t, contiguous,
+  unsqueeze, squeeze, cat, stack, chunk, split, slicing with ``[...]``
+  (unit steps), size / shape / dim, sum and mean over dims, pooling and
+  layer_norm functions.
+
+Anything else raises :class:`UnsupportedError` naming the node, its target
+and the source line it was traced from — never a silently different graph.
+"""
+
+import dis
+import inspect
+import math
+import operator
+import os
+import re
+
+import torch
+import torch.fx
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.fx.passes.shape_prop import ShapeProp
+
+from echo.models import GraphBuilder, ShapeError, Value
+
+__all__ = ["UnsupportedError", "ImportedModel", "import_module",
+           "parse_input"]
+
+
+class UnsupportedError(ValueError):
+    """A module, function or argument Echo cannot express."""
+
+
+# Modules the tracer keeps whole (the importer decomposes them itself).
+# torch.nn's other modules are leaves too (fx's default), and are reported
+# as unsupported when the graph calls them.
+_LEAVES = (nn.Linear, nn.Conv2d, nn.BatchNorm1d, nn.BatchNorm2d,
+           nn.LayerNorm, nn.ReLU, nn.Tanh, nn.Sigmoid, nn.GELU, nn.Softmax,
+           nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.Dropout,
+           nn.Embedding, nn.Flatten, nn.Identity, nn.LSTM, nn.GRU,
+           nn.MultiheadAttention, nn.TransformerEncoderLayer,
+           nn.TransformerEncoder)
+
+
+class _Proxy(torch.fx.Proxy):
+    """fx's Proxy, with tuple unpacking that works on Python 3.11.
+
+    torch 1.13 finds the UNPACK_SEQUENCE that iterates a proxy (``out, state
+    = self.lstm(x)``) at instruction index ``f_lasti // 2``, which Python
+    3.11's inline caches break (an IndexError); the instruction is looked up
+    by its offset here.
+    """
+
+    def __iter__(self):
+        frame = inspect.currentframe().f_back
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti:
+                if inst.opname == "UNPACK_SEQUENCE":
+                    return (self[i] for i in range(inst.argval))
+                break
+        return super().__iter__()
+
+
+class _Tracer(torch.fx.Tracer):
+    def __init__(self):
+        super().__init__()
+        # Every node keeps the stack it was traced from (errors name the
+        # source line).
+        self.record_stack_traces = True
+
+    def proxy(self, node):
+        return _Proxy(node, self)
+
+    def is_leaf_module(self, m, qualname):
+        return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
+
+
+_DTYPES = {"f32": ("f32", torch.float32), "float32": ("f32", torch.float32),
+           "i32": ("i32", torch.int32), "int32": ("i32", torch.int32)}
+
+
+def parse_input(text, default_dtype="f32"):
+    """``2x3x32x32:f32`` (or ``2,3,32,32``) -> ``((2, 3, 32, 32), 'f32')``."""
+    shape_text, _, dtype = text.partition(":")
+    dtype = dtype or default_dtype
+    if dtype not in _DTYPES:
+        raise UnsupportedError(
+            "'%s': dtype '%s' is not one of f32, i32 (Echo's data and id "
+            "types)" % (text, dtype))
+    parts = [p for p in re.split(r"[x,]", shape_text.strip()) if p]
+    try:
+        shape = tuple(int(p) for p in parts)
+    except ValueError:
+        shape = ()
+    if not parts or not shape or any(d < 1 for d in shape):
+        raise UnsupportedError(
+            "'%s': a shape is dimensions >= 1 separated by 'x' (e.g. "
+            "2x3x32x32:f32)" % text)
+    return shape, _DTYPES[dtype][0]
+
+
+class ImportedModel(object):
+    """What :func:`import_module` returns.
+
+    ``text``: the MLIR of the model function; ``weights``: a list of
+    ``(argument index, numpy array)`` for every parameter;
+    ``num_data_args``: inputs plus the labels.
+    """
+
+    def __init__(self, text, weights, num_data_args, name):
+        self.text = text
+        self.weights = weights
+        self.num_data_args = num_data_args
+        self.name = name
+
+    def write_weights(self, directory):
+        """Writes ``directory/argN.npy`` for every parameter."""
+        import numpy as np
+        os.makedirs(directory, exist_ok=True)
+        for index, array in self.weights:
+            np.save(os.path.join(directory, "arg%d.npy" % index),
+                    np.ascontiguousarray(array, dtype=np.float32))
+
+
+def _source_line(node):
+    trace = getattr(node, "stack_trace", None) or node.meta.get(
+        "stack_trace")
+    if not trace:
+        return "an unknown source line"
+    lines = [l.strip() for l in trace.strip().splitlines()]
+    places = [l for l in lines if l.startswith("File ")]
+    if not places:
+        return "an unknown source line"
+    where = places[-1]
+    match = re.match(r'File "([^"]+)", line (\d+)', where)
+    code = ""
+    index = lines.index(where)
+    if index + 1 < len(lines) and not lines[index + 1].startswith("File "):
+        code = ": " + lines[index + 1]
+    if match:
+        return "%s:%s%s" % (match.group(1), match.group(2), code)
+    return where + code
+
+
+def _target_name(node, root):
+    if node.op == "call_module":
+        module = root.get_submodule(node.target)
+        return "%s (%s)" % (node.target, type(module).__name__)
+    if node.op == "call_method":
+        return "Tensor.%s" % node.target
+    target = node.target
+    if callable(target):
+        module = getattr(target, "__module__", None) or ""
+        name = getattr(target, "__name__", repr(target))
+        return "%s.%s" % (module, name) if module else name
+    return str(target)
+
+
+def _normalize_dim(dim, rank):
+    dim = int(dim)
+    if not -rank <= dim < max(rank, 1):
+        raise ShapeError("dim %d out of range for rank %d" % (dim, rank))
+    return dim + rank if dim < 0 else dim
+
+
+def _pair(v):
+    return (int(v), int(v)) if isinstance(v, int) else tuple(int(x) for x in v)
+
+
+def _num(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class _Importer(object):
+    def __init__(self, module, inputs, loss, labels, name):
+        self.module = module
+        self.inputs = inputs
+        self.loss = loss
+        self.labels = labels
+        self.g = GraphBuilder(name)
+        self.params = {}  # qualified name -> Value
+        self.node = None  # the node being mapped (for errors)
+
+    # -- errors ---------------------------------------------------------------
+
+    def unsupported(self, reason):
+        node = self.node
+        raise UnsupportedError(
+            "node '%s' (%s %s) at %s: %s" % (
+                node.name, node.op, _target_name(node, self.gm),
+                _source_line(node), reason))
+
+    def require(self, condition, reason):
+        if not condition:
+            self.unsupported(reason)
+
+    # -- tracing --------------------------------------------------------------
+
+    def trace(self):
+        tracer = _Tracer()
+        try:
+            graph = tracer.trace(self.module)
+        except Exception as e:  # fx raises TraceError, TypeError, ...
+            raise UnsupportedError(
+                "torch.fx cannot trace %s: %s: %s\nEcho imports one static "
+                "graph: Python control flow on tensor values (if, while, "
+                "for over a tensor, bool(tensor)) cannot be traced; make it "
+                "depend on Python values or module attributes instead" % (
+                    type(self.module).__name__, type(e).__name__, e))
+        self.gm = torch.fx.GraphModule(tracer.root, graph,
+                                       type(self.module).__name__)
+        examples = []
+        generator = torch.Generator().manual_seed(0)
+        for shape, dtype in self.inputs:
+            if dtype == "f32":
+                examples.append(torch.randn(shape, generator=generator))
+            else:
+                examples.append(torch.zeros(shape, dtype=torch.int32))
+        try:
+            with torch.no_grad():
+                ShapeProp(self.gm).propagate(*examples)
+        except Exception as e:
+            raise UnsupportedError(
+                "%s does not run on inputs %s: %s: %s" % (
+                    type(self.module).__name__,
+                    ", ".join("%s:%s" % ("x".join(map(str, s)), d)
+                              for s, d in self.inputs), type(e).__name__, e))
+
+    # -- values ---------------------------------------------------------------
+
+    def value(self, arg):
+        """The Echo value (or Python value) of an fx argument."""
+        if isinstance(arg, torch.fx.Node):
+            return self.env[arg]
+        if isinstance(arg, (list, tuple)):
+            return type(arg)(self.value(a) for a in arg)
+        if isinstance(arg, dict):
+            return {k: self.value(v) for k, v in arg.items()}
+        return arg
+
+    def tensor(self, arg, what="operand"):
+        v = self.value(arg)
+        if not isinstance(v, Value):
+            self.unsupported("the %s is %r, not a tensor" % (what, v))
+        return v
+
+    def param(self, qualname):
+        if qualname not in self.params:
+            self.unsupported("'%s' is not a parameter of the module" %
+                             qualname)
+        return self.params[qualname]
+
+    def module_param(self, prefix, name, shape=None, fill=None):
+        """The parameter ``prefix.name``, or a constant when the module has
+        none (``affine=False``, ``bias=False``)."""
+        qualname = "%s.%s" % (prefix, name) if prefix else name
+        if qualname in self.params:
+            return self.params[qualname]
+        if fill is None:
+            return None
+        return self.g.constant(fill, shape)
+
+    # -- shape helpers --------------------------------------------------------
+
+    def reshape(self, x, shape):
+        shape = [int(d) for d in shape]
+        if shape.count(-1) > 1:
+            self.unsupported("more than one -1 in the shape %s" % shape)
+        if -1 in shape:
+            known = _num([d for d in shape if d != -1])
+            self.require(known > 0 and _num(x.shape) % known == 0,
+                         "cannot reshape %s to %s" % (x.type, shape))
+            shape[shape.index(-1)] = _num(x.shape) // known
+        self.require(_num(shape) == _num(x.shape),
+                     "cannot reshape %s to %s" % (x.type, shape))
+        return self.g.reshape(x, shape)
+
+    def broadcast_to(self, x, shape):
+        shape = tuple(shape)
+        if x.shape == shape:
+            return x
+        offset = len(shape) - x.rank
+        self.require(offset >= 0, "cannot broadcast %s to %s" % (
+            x.type, list(shape)))
+        kept = []
+        for i, d in enumerate(x.shape):
+            if d == shape[offset + i]:
+                kept.append(i)
+            else:
+                self.require(d == 1, "cannot broadcast %s to %s" % (
+                    x.type, list(shape)))
+        x = self.g.reshape(x, [x.shape[i] for i in kept])
+        kept_dims = set(offset + i for i in kept)
+        added = [j for j in range(len(shape)) if j not in kept_dims]
+        return self.g.broadcast(x, shape, added) if added else x
+
+    def binary(self, name, lhs, rhs):
+        lhs, rhs = self.value(lhs), self.value(rhs)
+        if not isinstance(lhs, Value) and not isinstance(rhs, Value):
+            return {"add": operator.add, "sub": operator.sub,
+                    "mul": operator.mul, "div": operator.truediv}[name](
+                        lhs, rhs)
+        for v in (lhs, rhs):
+            if isinstance(v, Value):
+                self.require(v.dtype == "f32",
+                             "arithmetic on %s (Echo computes in f32)" %
+                             v.type)
+            else:
+                self.require(isinstance(v, (int, float)) and
+                             not isinstance(v, bool),
+                             "operand %r is neither a tensor nor a number" %
+                             (v,))
+        shapes = [v.shape for v in (lhs, rhs) if isinstance(v, Value)]
+        try:
+            shape = tuple(torch.broadcast_shapes(*shapes))
+        except RuntimeError as e:
+            self.unsupported(str(e))
+        operands = []
+        for v in (lhs, rhs):
+            if isinstance(v, Value):
+                operands.append(self.broadcast_to(v, shape))
+            else:
+                operands.append(self.g.constant(float(v), shape))
+        return getattr(self.g, name)(*operands)
+
+    def reduce(self, x, dims, keepdim, mean):
+        x = self.tensor(x)
+        if dims is None:
+            dims = list(range(x.rank))
+        elif isinstance(dims, int):
+            dims = [dims]
+        dims = sorted(set(_normalize_dim(d, x.rank) for d in dims))
+        y = self.g.reduce_sum(x, dims)
+        if mean:
+            count = _num([x.shape[d] for d in dims])
+            y = self.g.mul(y, self.g.constant(1.0 / count, y.shape))
+        if keepdim:
+            y = self.g.reshape(y, [1 if i in dims else d
+                                   for i, d in enumerate(x.shape)])
+        return y
+
+    def matmul(self, a, b):
+        a, b = self.tensor(a), self.tensor(b)
+        if a.rank == 2 and b.rank == 2:
+            return self.g.matmul(a, b)
+        if a.rank >= 3 and b.rank == 2:
+            lead = a.shape[:-1]
+            y = self.g.matmul(self.g.reshape(a, [_num(lead), a.shape[-1]]), b)
+            return self.g.reshape(y, list(lead) + [b.shape[1]])
+        if a.rank == b.rank and a.rank >= 3 and a.shape[:-2] == b.shape[:-2]:
+            batch = _num(a.shape[:-2])
+            y = self.g.batch_matmul(
+                self.g.reshape(a, [batch] + list(a.shape[-2:])),
+                self.g.reshape(b, [batch] + list(b.shape[-2:])))
+            return self.g.reshape(y, list(a.shape[:-2]) + list(y.shape[-2:]))
+        self.unsupported("matmul of %s and %s (Echo: 2-D by 2-D, N-D by "
+                         "2-D, or equal batch dims)" % (a.type, b.type))
+
+    def linear(self, x, w, b):
+        x = self.tensor(x)
+        lead = x.shape[:-1]
+        x2 = self.g.reshape(x, [_num(lead), x.shape[-1]])
+        if b is None:
+            y = self.g.matmul(x2, w, transpose_b=True)
+        else:
+            y = self.g.linear(x2, w, b)
+        return self.g.reshape(y, list(lead) + [w.shape[0]])
+
+    def slice_dim(self, x, dim, start, size):
+        offsets = [0] * x.rank
+        sizes = list(x.shape)
+        offsets[dim] = start
+        sizes[dim] = size
+        if start == 0 and size == x.shape[dim]:
+            return x
+        return self.g.slice(x, offsets, sizes)
+
+    def split_sizes(self, x, sizes, dim):
+        dim = _normalize_dim(dim, x.rank)
+        outs, start = [], 0
+        for size in sizes:
+            outs.append(self.slice_dim(x, dim, start, size))
+            start += size
+        return tuple(outs)
+
+    def chunk(self, x, chunks, dim=0):
+        x = self.tensor(x)
+        d = _normalize_dim(dim, x.rank)
+        each = -(-x.shape[d] // int(chunks))
+        sizes = []
+        left = x.shape[d]
+        while left > 0:
+            sizes.append(min(each, left))
+            left -= each
+        return self.split_sizes(x, sizes, d)
+
+    def split(self, x, split_size, dim=0):
+        x = self.tensor(x)
+        d = _normalize_dim(dim, x.rank)
+        if isinstance(split_size, int):
+            sizes = [split_size] * (x.shape[d] // split_size)
+            if x.shape[d] % split_size:
+                sizes.append(x.shape[d] % split_size)
+        else:
+            sizes = list(split_size)
+        return self.split_sizes(x, sizes, d)
+
+    def getitem(self, obj, index):
+        obj = self.value(obj)
+        if not isinstance(obj, Value):
+            return obj[index]
+        x = obj
+        index = index if isinstance(index, tuple) else (index,)
+        if any(i is Ellipsis for i in index):
+            at = index.index(Ellipsis)
+            fill = x.rank - (len(index) - 1)
+            index = index[:at] + (slice(None),) * fill + index[at + 1:]
+        offsets, sizes, shape = [], [], []
+        for d in range(x.rank):
+            i = index[d] if d < len(index) else slice(None)
+            if isinstance(i, slice):
+                self.require(i.step in (None, 1),
+                             "slicing with step %s (Echo slices have unit "
+                             "strides)" % i.step)
+                start, stop, _ = i.indices(x.shape[d])
+                self.require(stop > start, "an empty slice of %s" % x.type)
+                offsets.append(start)
+                sizes.append(stop - start)
+                shape.append(stop - start)
+            elif isinstance(i, int):
+                i = _normalize_dim(i, x.shape[d])
+                offsets.append(i)
+                sizes.append(1)
+            else:
+                self.unsupported("indexing %s with %r (Echo takes integers "
+                                 "and unit-step slices)" % (x.type, i))
+        self.require(len(index) <= x.rank, "too many indices for %s" % x.type)
+        y = x
+        if offsets != [0] * x.rank or sizes != list(x.shape):
+            y = self.g.slice(x, offsets, sizes)
+        return self.g.reshape(y, shape)
+
+    def softmax(self, x, dim):
+        x = self.tensor(x)
+        self.require(dim is not None, "softmax without a dim")
+        return self.g.softmax(x, _normalize_dim(dim, x.rank))
+
+    def permute(self, x, dims):
+        x = self.tensor(x)
+        if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = dims[0]
+        return self.g.transpose(x, [_normalize_dim(d, x.rank) for d in dims])
+
+    def transpose(self, x, d0, d1):
+        x = self.tensor(x)
+        perm = list(range(x.rank))
+        d0, d1 = _normalize_dim(d0, x.rank), _normalize_dim(d1, x.rank)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        if d0 == d1:
+            return x
+        return self.g.transpose(x, perm)
+
+    def flatten(self, x, start=0, end=-1):
+        x = self.tensor(x)
+        if x.rank == 0:
+            return self.g.reshape(x, [1])
+        start, end = _normalize_dim(start, x.rank), _normalize_dim(end, x.rank)
+        shape = list(x.shape[:start]) + [_num(x.shape[start:end + 1])] + \
+            list(x.shape[end + 1:])
+        return self.g.reshape(x, shape)
+
+    def unsqueeze(self, x, dim):
+        x = self.tensor(x)
+        d = _normalize_dim(dim, x.rank + 1)
+        return self.g.reshape(x, list(x.shape[:d]) + [1] + list(x.shape[d:]))
+
+    def squeeze(self, x, dim=None):
+        x = self.tensor(x)
+        if dim is None:
+            shape = [d for d in x.shape if d != 1]
+        else:
+            d = _normalize_dim(dim, x.rank)
+            shape = list(x.shape)
+            if shape[d] == 1:
+                del shape[d]
+        return self.g.reshape(x, shape)
+
+    def cat(self, tensors, dim=0):
+        values = [self.tensor(t) for t in tensors]
+        return self.g.concat(values, _normalize_dim(dim, values[0].rank))
+
+    def stack(self, tensors, dim=0):
+        values = [self.tensor(t) for t in tensors]
+        d = _normalize_dim(dim, values[0].rank + 1)
+        expanded = [self.g.reshape(v, list(v.shape[:d]) + [1] +
+                                   list(v.shape[d:])) for v in values]
+        return self.g.concat(expanded, d)
+
+    def dropout(self, x, p, training=True):
+        x = self.tensor(x)
+        if not training or p == 0:
+            return x
+        self.require(0 < p < 1, "dropout probability %r" % p)
+        return self.g.dropout(x, float(p))[0]
+
+    def gelu(self, x, approximate):
+        self.require(approximate == "tanh",
+                     "GELU with approximate='%s': Echo has no erf; use "
+                     "nn.GELU(approximate='tanh') (decomposed exactly into "
+                     "tanh)" % approximate)
+        x = self.tensor(x)
+        c = lambda v: self.g.constant(v, x.shape)
+        cube = self.g.mul(self.g.mul(x, x), x)
+        inner = self.g.mul(c(math.sqrt(2.0 / math.pi)),
+                           self.g.add(x, self.g.mul(c(0.044715), cube)))
+        return self.g.mul(self.g.mul(c(0.5), x),
+                          self.g.add(c(1.0), self.g.tanh(inner)))
+
+    def pool(self, kind, x, kernel, stride, padding, ceil_mode=False,
+             count_include_pad=True, divisor_override=None, dilation=1,
+             return_indices=False):
+        x = self.tensor(x)
+        self.require(x.rank == 4, "%s of %s (Echo pools NCHW)" % (kind, x.type))
+        kernel = _pair(kernel)
+        stride = _pair(stride) if stride not in (None, [], ()) else kernel
+        padding = _pair(padding)
+        self.require(not ceil_mode, "ceil_mode=True")
+        self.require(_pair(dilation) == (1, 1), "dilation %s" % (dilation,))
+        self.require(not return_indices, "return_indices=True")
+        if kind == "avg_pool2d":
+            self.require(divisor_override is None, "divisor_override")
+            self.require(padding == (0, 0) or not count_include_pad,
+                         "count_include_pad=True with padding %s (Echo "
+                         "excludes padding from the average's count: pass "
+                         "count_include_pad=False)" % (padding,))
+        return getattr(self.g, kind)(x, kernel, stride, padding)
+
+    def adaptive_avg_pool(self, x, output_size):
+        x = self.tensor(x)
+        self.require(x.rank == 4, "adaptive pooling of %s" % x.type)
+        out = _pair(output_size) if output_size is not None else None
+        out = tuple(x.shape[2 + i] if o is None else o
+                    for i, o in enumerate(out))
+        h, w = x.shape[2], x.shape[3]
+        self.require(h % out[0] == 0 and w % out[1] == 0,
+                     "adaptive pooling %dx%d -> %dx%d: the output must "
+                     "divide the input (a fixed window)" % (h, w, out[0],
+                                                            out[1]))
+        if (h, w) == out:
+            return x
+        kernel = (h // out[0], w // out[1])
+        return self.g.avg_pool2d(x, kernel, kernel, (0, 0))
+
+    def layer_norm(self, x, normalized_shape, gamma, beta, eps):
+        x = self.tensor(x)
+        k = len(normalized_shape)
+        self.require(tuple(x.shape[x.rank - k:]) == tuple(normalized_shape),
+                     "layer_norm over %s of %s" % (list(normalized_shape),
+                                                   x.type))
+        d = _num(normalized_shape)
+        gamma = self.g.reshape(gamma, [d]) if gamma is not None else \
+            self.g.constant(1.0, [d])
+        beta = self.g.reshape(beta, [d]) if beta is not None else \
+            self.g.constant(0.0, [d])
+        flat = self.g.reshape(x, list(x.shape[:x.rank - k]) + [d])
+        return self.g.reshape(self.g.layer_norm(flat, gamma, beta, eps),
+                              x.shape)
+
+    # -- modules --------------------------------------------------------------
+
+    def call_module(self, node, m, args, kwargs):
+        prefix = node.target
+        g = self.g
+        if isinstance(m, nn.Linear):
+            return self.linear(args[0], self.param(prefix + ".weight"),
+                               self.module_param(prefix, "bias"))
+        if isinstance(m, nn.Conv2d):
+            self.require(m.groups == 1, "groups=%d" % m.groups)
+            self.require(_pair(m.dilation) == (1, 1),
+                         "dilation %s" % (m.dilation,))
+            self.require(m.padding_mode == "zeros",
+                         "padding_mode '%s'" % m.padding_mode)
+            self.require(not isinstance(m.padding, str),
+                         "padding '%s' (give the padding in numbers)" %
+                         (m.padding,))
+            y = g.conv2d(self.tensor(args[0]), self.param(prefix + ".weight"),
+                         _pair(m.stride), _pair(m.padding))
+            bias = self.module_param(prefix, "bias")
+            if bias is not None:
+                y = g.add(y, g.broadcast(bias, y.shape, [0, 2, 3]))
+            return y
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
+            self.require(m.training or not m.track_running_stats,
+                         "BatchNorm in eval mode (Echo's batch_norm uses "
+                         "batch statistics: call model.train())")
+            x = self.tensor(args[0])
+            c = x.shape[1]
+            gamma = self.module_param(prefix, "weight", [c], 1.0)
+            beta = self.module_param(prefix, "bias", [c], 0.0)
+            if x.rank == 3:
+                y = g.batch_norm(g.reshape(x, list(x.shape) + [1]), gamma,
+                                 beta, m.eps)
+                return g.reshape(y, x.shape)
+            self.require(x.rank in (2, 4), "batch norm of %s" % x.type)
+            return g.batch_norm(x, gamma, beta, m.eps)
+        if isinstance(m, nn.LayerNorm):
+            shape = list(m.normalized_shape)
+            return self.layer_norm(args[0], shape,
+                                   self.module_param(prefix, "weight"),
+                                   self.module_param(prefix, "bias"), m.eps)
+        if isinstance(m, nn.ReLU):
+            return g.relu(self.tensor(args[0]))
+        if isinstance(m, nn.Tanh):
+            return g.tanh(self.tensor(args[0]))
+        if isinstance(m, nn.Sigmoid):
+            return g.sigmoid(self.tensor(args[0]))
+        if isinstance(m, nn.GELU):
+            return self.gelu(args[0], m.approximate)
+        if isinstance(m, nn.Softmax):
+            return self.softmax(args[0], m.dim)
+        if isinstance(m, nn.MaxPool2d):
+            return self.pool("max_pool2d", args[0], m.kernel_size, m.stride,
+                             m.padding, m.ceil_mode, dilation=m.dilation,
+                             return_indices=m.return_indices)
+        if isinstance(m, nn.AvgPool2d):
+            return self.pool("avg_pool2d", args[0], m.kernel_size, m.stride,
+                             m.padding, m.ceil_mode, m.count_include_pad,
+                             m.divisor_override)
+        if isinstance(m, nn.AdaptiveAvgPool2d):
+            return self.adaptive_avg_pool(args[0], m.output_size)
+        if isinstance(m, nn.Dropout):
+            return self.dropout(args[0], m.p, m.training)
+        if isinstance(m, nn.Embedding):
+            self.require(m.padding_idx is None,
+                         "padding_idx (PyTorch zeroes that row's gradient; "
+                         "Echo does not)")
+            self.require(m.max_norm is None, "max_norm")
+            ids = self.tensor(args[0])
+            self.require(ids.dtype == "i32", "embedding ids of type %s "
+                         "(give the input as i32)" % ids.type)
+            return g.embedding(ids, self.param(prefix + ".weight"))
+        if isinstance(m, nn.Flatten):
+            return self.flatten(args[0], m.start_dim, m.end_dim)
+        if isinstance(m, nn.Identity):
+            return self.tensor(args[0])
+        if isinstance(m, (nn.LSTM, nn.GRU)):
+            return self.recurrent(m, prefix, args, kwargs)
+        if isinstance(m, nn.MultiheadAttention):
+            return self.attention(node, m, prefix, args, kwargs)
+        if isinstance(m, nn.TransformerEncoderLayer):
+            self.no_masks(args[1:], kwargs)
+            return self.encoder_layer(m, prefix, self.tensor(args[0]))
+        if isinstance(m, nn.TransformerEncoder):
+            self.no_masks(args[1:], kwargs)
+            x = self.tensor(args[0])
+            for i, layer in enumerate(m.layers):
+                x = self.encoder_layer(layer, "%s.layers.%d" % (prefix, i), x)
+            if m.norm is not None:
+                x = self.call_norm(m.norm, prefix + ".norm", x)
+            return x
+        self.unsupported("Echo has no mapping for %s" % type(m).__name__)
+
+    def no_masks(self, args, kwargs):
+        for a in list(args) + list(kwargs.values()):
+            self.require(a is None or isinstance(a, bool),
+                         "attention masks are not supported")
+
+    def call_norm(self, m, prefix, x):
+        self.require(isinstance(m, nn.LayerNorm), "a %s as the norm" %
+                     type(m).__name__)
+        return self.layer_norm(x, list(m.normalized_shape),
+                               self.module_param(prefix, "weight"),
+                               self.module_param(prefix, "bias"), m.eps)
+
+    def recurrent(self, m, prefix, args, kwargs):
+        g = self.g
+        lstm = isinstance(m, nn.LSTM)
+        self.require(not lstm or m.proj_size == 0, "proj_size")
+        self.require(m.bias, "bias=False")
+        self.require(m.dropout == 0 or not m.training or m.num_layers == 1,
+                     "dropout between layers")
+        x = self.tensor(args[0])
+        self.require(x.rank == 3, "a %s input of %s (Echo takes batched "
+                     "sequences)" % (type(m).__name__, x.type))
+        hx = args[1] if len(args) > 1 else kwargs.get("hx")
+        hx = self.value(hx)
+        if m.batch_first:
+            batch, steps = x.shape[0], x.shape[1]
+        else:
+            steps, batch = x.shape[0], x.shape[1]
+        hidden = m.hidden_size
+        dirs = 2 if m.bidirectional else 1
+        state_shape = [m.num_layers * dirs, batch, hidden]
+
+        def initial(i):
+            if hx is None:
+                return g.zeros([batch, hidden])
+            states = hx if not lstm else hx[i]
+            states = self.tensor(states) if isinstance(states, Value) else \
+                states
+            self.require(isinstance(states, Value) and
+                         list(states.shape) == state_shape,
+                         "initial states of shape %s expected" % state_shape)
+            return states
+        h0 = initial(0)
+        c0 = initial(1) if lstm else None
+
+        def state(v, k):
+            if v.rank == 2:
+                return v
+            return g.reshape(g.slice(v, [k, 0, 0], [1, batch, hidden]),
+                             [batch, hidden])
+
+        inputs = [self.getitem_step(x, t, m.batch_first)
+                  for t in range(steps)]
+        finals_h, finals_c = [], []
+        for layer in range(m.num_layers):
+            outs_by_dir = []
+            for d in range(dirs):
+                sfx = "_l%d%s" % (layer, "_reverse" if d else "")
+                w_ih = self.param("%s.weight_ih%s" % (prefix, sfx))
+                w_hh = self.param("%s.weight_hh%s" % (prefix, sfx))
+                b_ih = self.param("%s.bias_ih%s" % (prefix, sfx))
+                b_hh = self.param("%s.bias_hh%s" % (prefix, sfx))
+                k = layer * dirs + d
+                h = state(h0, k)
+                c = state(c0, k) if lstm else None
+                order = range(steps - 1, -1, -1) if d else range(steps)
+                outs = [None] * steps
+                for t in order:
+                    gi = g.linear(inputs[t], w_ih, b_ih)
+                    gh = g.linear(h, w_hh, b_hh)
+                    if lstm:
+                        z = g.add(gi, gh)
+                        part = lambda j: g.slice(z, [0, j * hidden],
+                                                 [batch, hidden])
+                        i_g, f_g = g.sigmoid(part(0)), g.sigmoid(part(1))
+                        c_g, o_g = g.tanh(part(2)), g.sigmoid(part(3))
+                        c = g.add(g.mul(f_g, c), g.mul(i_g, c_g))
+                        h = g.mul(o_g, g.tanh(c))
+                    else:
+                        pi = lambda j: g.slice(gi, [0, j * hidden],
+                                               [batch, hidden])
+                        ph = lambda j: g.slice(gh, [0, j * hidden],
+                                               [batch, hidden])
+                        r = g.sigmoid(g.add(pi(0), ph(0)))
+                        z = g.sigmoid(g.add(pi(1), ph(1)))
+                        n = g.tanh(g.add(pi(2), g.mul(r, ph(2))))
+                        one = g.constant(1.0, [batch, hidden])
+                        h = g.add(g.mul(g.sub(one, z), n), g.mul(z, h))
+                    outs[t] = h
+                outs_by_dir.append(outs)
+                finals_h.append(h)
+                if lstm:
+                    finals_c.append(c)
+            if dirs == 1:
+                inputs = outs_by_dir[0]
+            else:
+                inputs = [g.concat([outs_by_dir[0][t], outs_by_dir[1][t]], 1)
+                          for t in range(steps)]
+        axis = 1 if m.batch_first else 0
+        output = g.concat([g.reshape(o, [batch, 1, o.shape[1]] if axis == 1
+                                     else [1, batch, o.shape[1]])
+                           for o in inputs], axis)
+
+        def stacked(vs):
+            return g.concat([g.reshape(v, [1, batch, hidden]) for v in vs], 0)
+        h_n = stacked(finals_h)
+        if lstm:
+            return (output, (h_n, stacked(finals_c)))
+        return (output, h_n)
+
+    def getitem_step(self, x, t, batch_first):
+        g = self.g
+        if batch_first:
+            step = g.slice(x, [0, t, 0], [x.shape[0], 1, x.shape[2]])
+        else:
+            step = g.slice(x, [t, 0, 0], [1, x.shape[1], x.shape[2]])
+        return g.reshape(step, [x.shape[0] if batch_first else x.shape[1],
+                                x.shape[2]])
+
+    def attention(self, node, m, prefix, args, kwargs):
+        names = ["query", "key", "value", "key_padding_mask", "need_weights",
+                 "attn_mask", "average_attn_weights"]
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        self.require(bound.get("key_padding_mask") is None and
+                     bound.get("attn_mask") is None,
+                     "attention masks are not supported")
+        self.require(m._qkv_same_embed_dim, "kdim/vdim other than embed_dim")
+        self.require(m.bias_k is None and not m.add_zero_attn,
+                     "add_bias_kv / add_zero_attn")
+        q, k, v = (self.tensor(bound[n]) for n in ("query", "key", "value"))
+        need = bound.get("need_weights", True)
+        average = bound.get("average_attn_weights", True)
+        wanted = any(u.op == "call_function" and u.target is operator.getitem
+                     and u.args[1] == 1 for u in node.users)
+        out, weights = self.mha(m, prefix, q, k, v, need and wanted, average)
+        return (out, weights)
+
+    def mha(self, m, prefix, q, k, v, weights=False, average=True):
+        g = self.g
+        e, heads = m.embed_dim, m.num_heads
+        dh = e // heads
+        w = self.param(prefix + ".in_proj_weight")
+        b = self.module_param(prefix, "in_proj_bias")
+
+        def to_batch_major(x):  # [T,B,E] -> [B,T,E] unless batch_first
+            return x if m.batch_first else g.transpose(x, [1, 0, 2])
+        q, k, v = to_batch_major(q), to_batch_major(k), to_batch_major(v)
+        bsz, tq, tk = q.shape[0], q.shape[1], k.shape[1]
+
+        def project(x, j):
+            wj = g.slice(w, [j * e, 0], [e, e])
+            bj = g.slice(b, [j * e], [e]) if b is not None else None
+            return self.linear(x, wj, bj)
+
+        def heads_major(x, t):  # [B,T,E] -> [B*H,T,dh]
+            x = g.reshape(x, [bsz, t, heads, dh])
+            return g.reshape(g.transpose(x, [0, 2, 1, 3]),
+                             [bsz * heads, t, dh])
+        qh = heads_major(project(q, 0), tq)
+        kh = heads_major(project(k, 1), tk)
+        vh = heads_major(project(v, 2), tk)
+        qh = g.mul(qh, g.constant(1.0 / math.sqrt(dh), qh.shape))
+        scores = g.batch_matmul(qh, kh, transpose_b=True)
+        probs = g.softmax(scores, 2)
+        probs_used = self.dropout(probs, m.dropout, m.training)
+        ctx = g.batch_matmul(probs_used, vh)  # [B*H,Tq,dh]
+        ctx = g.reshape(g.transpose(g.reshape(ctx, [bsz, heads, tq, dh]),
+                                    [0, 2, 1, 3]), [bsz, tq, e])
+        out = self.linear(ctx, self.param(prefix + ".out_proj.weight"),
+                          self.module_param(prefix + ".out_proj", "bias"))
+        if not m.batch_first:
+            out = g.transpose(out, [1, 0, 2])
+        attn = None
+        if weights:
+            attn = g.reshape(probs, [bsz, heads, tq, tk])
+            if average:
+                attn = g.mul(g.reduce_sum(attn, [1]),
+                             g.constant(1.0 / heads, [bsz, tq, tk]))
+        return out, attn
+
+    def encoder_layer(self, layer, prefix, x):
+        g = self.g
+        act = layer.activation
+        if act is F.relu or isinstance(act, nn.ReLU):
+            activation = g.relu
+        elif act is F.gelu or isinstance(act, nn.GELU):
+            approx = getattr(act, "approximate", "none")
+            activation = lambda v: self.gelu(v, approx)
+        else:
+            self.unsupported("the activation %r" % (act,))
+
+        def sa(v):
+            out, _ = self.mha(layer.self_attn, prefix + ".self_attn", v, v, v)
+            return self.dropout(out, layer.dropout1.p, layer.training)
+
+        def ff(v):
+            h = self.linear(v, self.param(prefix + ".linear1.weight"),
+                            self.param(prefix + ".linear1.bias"))
+            h = self.dropout(activation(h), layer.dropout.p, layer.training)
+            h = self.linear(h, self.param(prefix + ".linear2.weight"),
+                            self.param(prefix + ".linear2.bias"))
+            return self.dropout(h, layer.dropout2.p, layer.training)
+
+        def norm(i, v):
+            return self.call_norm(getattr(layer, "norm%d" % i),
+                                  "%s.norm%d" % (prefix, i), v)
+        if layer.norm_first:
+            x = g.add(x, sa(norm(1, x)))
+            return g.add(x, ff(norm(2, x)))
+        x = norm(1, g.add(x, sa(x)))
+        return norm(2, g.add(x, ff(x)))
+
+    # -- functions and methods ----------------------------------------------
+
+    def call(self, node, target, args, kwargs):
+        """A call_function (``target`` callable) or call_method (``target``
+        a method name; ``args[0]`` is the tensor)."""
+        a = lambda i, name, default=None: (
+            args[i] if len(args) > i else kwargs.get(name, default))
+        key = target if isinstance(target, str) else getattr(
+            target, "__name__", None)
+        if target in (operator.add, torch.add) or key in ("add", "__add__"):
+            self.require(a(2, "alpha", 1) == 1, "add with alpha")
+            return self.binary("add", args[0], args[1])
+        if target in (operator.sub, torch.sub) or key == "sub":
+            self.require(a(2, "alpha", 1) == 1, "sub with alpha")
+            return self.binary("sub", args[0], args[1])
+        if target in (operator.mul, torch.mul) or key == "mul":
+            return self.binary("mul", args[0], args[1])
+        if target in (operator.truediv, torch.div) or key in ("div",
+                                                              "truediv"):
+            self.require(kwargs.get("rounding_mode") is None,
+                         "division with rounding_mode")
+            return self.binary("div", args[0], args[1])
+        if target in (operator.neg, torch.neg) or key == "neg":
+            v = self.value(args[0])
+            return -v if not isinstance(v, Value) else self.g.neg(v)
+        if target in (operator.matmul, torch.matmul, torch.bmm) or key in (
+                "matmul", "bmm"):
+            return self.matmul(args[0], args[1])
+        unary = {"relu": "relu", "tanh": "tanh", "sigmoid": "sigmoid",
+                 "exp": "exp", "log": "log", "sqrt": "sqrt"}
+        if key in unary and (isinstance(target, str) or target in (
+                getattr(torch, key, None), getattr(F, key, None))):
+            return getattr(self.g, unary[key])(self.tensor(args[0]))
+        if key == "gelu":
+            return self.gelu(args[0], a(1, "approximate", "none"))
+        if key in ("softmax", "log_softmax"):
+            self.require(key == "softmax", "log_softmax (Echo's loss is "
+                         "cross_entropy on logits: return the logits)")
+            return self.softmax(args[0], a(1, "dim"))
+        if target is F.linear:
+            return self.linear(args[0], self.tensor(args[1]),
+                               self.value(a(2, "bias")))
+        if key == "dropout":
+            return self.dropout(args[0], a(1, "p", 0.5),
+                                a(2, "training", True))
+        if key == "flatten":
+            return self.flatten(args[0], a(1, "start_dim", 0),
+                                a(2, "end_dim", -1))
+        if key in ("view", "reshape"):
+            x = self.tensor(args[0])
+            shape = args[1:] if key == "view" or isinstance(target, str) \
+                else [a(1, "shape")]
+            if len(shape) == 1 and isinstance(self.value(shape[0]),
+                                              (list, tuple)):
+                shape = self.value(shape[0])
+            shape = [self.value(s) for s in shape]
+            self.require(all(isinstance(s, int) for s in shape),
+                         "a shape that is not static: %r" % (shape,))
+            return self.reshape(x, shape)
+        if key == "permute":
+            return self.permute(args[0], [self.value(d) for d in args[1:]]
+                                if isinstance(target, str) else a(1, "dims"))
+        if key == "transpose":
+            return self.transpose(args[0], a(1, "dim0"), a(2, "dim1"))
+        if key == "t":
+            x = self.tensor(args[0])
+            return x if x.rank < 2 else self.transpose(args[0], 0, 1)
+        if key in ("contiguous", "clone", "detach_", "float") and \
+                isinstance(target, str):
+            self.require(key != "detach_", "detach")
+            return self.tensor(args[0])
+        if key == "unsqueeze":
+            return self.unsqueeze(args[0], a(1, "dim"))
+        if key == "squeeze":
+            return self.squeeze(args[0], a(1, "dim"))
+        if key in ("cat", "concat"):
+            return self.cat(a(0, "tensors"), a(1, "dim", 0))
+        if key == "stack":
+            return self.stack(a(0, "tensors"), a(1, "dim", 0))
+        if key == "chunk":
+            return self.chunk(args[0], a(1, "chunks"), a(2, "dim", 0))
+        if key == "split":
+            return self.split(args[0], a(1, "split_size_or_sections",
+                                         kwargs.get("split_size")),
+                              a(2, "dim", 0))
+        if key in ("sum", "mean"):
+            return self.reduce(args[0], a(1, "dim"), a(2, "keepdim", False),
+                               key == "mean")
+        if target is operator.getitem:
+            return self.getitem(args[0], self.value(args[1]))
+        if target is getattr:
+            v = self.value(args[0])
+            self.require(isinstance(v, Value) and args[1] in ("shape",),
+                         "attribute '%s'" % args[1])
+            return tuple(v.shape)
+        if key == "size":
+            x = self.tensor(args[0])
+            dim = a(1, "dim")
+            return tuple(x.shape) if dim is None else \
+                x.shape[_normalize_dim(dim, x.rank)]
+        if key == "dim" and isinstance(target, str):
+            return self.tensor(args[0]).rank
+        if key in ("max_pool2d", "avg_pool2d") and not isinstance(target,
+                                                                  str):
+            names = ["input", "kernel_size", "stride", "padding"]
+            extra = (["dilation", "ceil_mode", "return_indices"]
+                     if key == "max_pool2d" else
+                     ["ceil_mode", "count_include_pad", "divisor_override"])
+            bound = dict(zip(names + extra, args))
+            bound.update(kwargs)
+            x = bound.pop("input")
+            kernel = bound.pop("kernel_size")
+            return self.pool(key, x, kernel, bound.pop("stride", None),
+                             bound.pop("padding", 0), **bound)
+        if key == "adaptive_avg_pool2d":
+            return self.adaptive_avg_pool(args[0], a(1, "output_size"))
+        if key == "layer_norm" and not isinstance(target, str):
+            shape = a(1, "normalized_shape")
+            return self.layer_norm(args[0], [shape] if isinstance(shape, int)
+                                   else list(shape),
+                                   self.value(a(2, "weight")),
+                                   self.value(a(3, "bias")),
+                                   a(4, "eps", 1e-5))
+        self.unsupported("Echo has no mapping for it")
+
+    # -- the graph ------------------------------------------------------------
+
+    def run(self):
+        self.trace()
+        g = self.g
+        placeholders = [n for n in self.gm.graph.nodes
+                        if n.op == "placeholder"]
+        if len(placeholders) != len(self.inputs):
+            raise UnsupportedError(
+                "%s.forward takes %d input(s) (%s); %d --input given" % (
+                    type(self.module).__name__, len(placeholders),
+                    ", ".join(n.target for n in placeholders),
+                    len(self.inputs)))
+        self.env = {}
+        for n, (shape, dtype) in zip(placeholders, self.inputs):
+            self.env[n] = g.data(_sanitize(n.target), shape, dtype)
+        label_shape, label_dtype = self.labels
+        labels = g.data("labels", label_shape, label_dtype)
+        weights = []
+        first_param = len(self.inputs) + 1
+        for i, (qualname, p) in enumerate(self.module.named_parameters()):
+            self.params[qualname] = g.param(_sanitize(qualname),
+                                            tuple(p.shape))
+            weights.append((first_param + i, p.detach().cpu().numpy()))
+        if not self.params:
+            raise UnsupportedError("%s has no parameters to train" %
+                                   type(self.module).__name__)
+        output = None
+        for node in self.gm.graph.nodes:
+            self.node = node
+            if node.op == "placeholder":
+                continue
+            if node.op == "output":
+                output = self.value(node.args[0])
+                break
+            args = self.value(node.args)
+            kwargs = self.value(node.kwargs)
+            try:
+                if node.op == "get_attr":
+                    result = self.get_attr(node)
+                elif node.op == "call_module":
+                    m = self.gm.get_submodule(node.target)
+                    result = self.call_module(node, m, args, kwargs)
+                else:
+                    result = self.call(node, node.target, args, kwargs)
+            except ShapeError as e:
+                self.unsupported(str(e))
+            self.check_shape(node, result)
+            self.env[node] = result
+        self.node = None
+        return self.finish(output, labels), weights
+
+    def get_attr(self, node):
+        if node.target in self.params:
+            return self.params[node.target]
+        attr = self.gm
+        for part in node.target.split("."):
+            attr = getattr(attr, part)
+        if isinstance(attr, torch.Tensor):
+            self.require(attr.dtype == torch.float32 and attr.numel() <= 65536,
+                         "a constant tensor of %s %s (Echo takes f32 "
+                         "constants up to 64 Ki elements)" % (
+                             attr.dtype, list(attr.shape)))
+            return self.g.dense_constant(attr.flatten().tolist(),
+                                         list(attr.shape))
+        return attr
+
+    def check_shape(self, node, result):
+        """The shape Echo computed is the one PyTorch ran with."""
+        meta = node.meta.get("tensor_meta")
+
+        def walk(value, meta):
+            if isinstance(value, Value):
+                if meta is not None and hasattr(meta, "shape"):
+                    self.require(tuple(meta.shape) == value.shape,
+                                 "internal error: Echo's shape %s differs "
+                                 "from PyTorch's %s" % (
+                                     list(value.shape), list(meta.shape)))
+            elif isinstance(value, (list, tuple)) and isinstance(
+                    meta, (list, tuple)) and len(value) == len(meta):
+                for v, mm in zip(value, meta):
+                    walk(v, mm)
+        walk(result, meta)
+
+    def finish(self, output, labels):
+        g = self.g
+        if isinstance(output, (list, tuple)):
+            raise UnsupportedError(
+                "%s returns %d values; the importer appends the loss to "
+                "one output tensor" % (type(self.module).__name__,
+                                       len(output)))
+        if not isinstance(output, Value) or output.dtype != "f32":
+            raise UnsupportedError("the module's output is not an f32 tensor")
+        if self.loss == "cross_entropy":
+            if labels.dtype != "i32" or labels.shape != output.shape[:-1]:
+                raise UnsupportedError(
+                    "cross_entropy: labels must be i32 of shape %s (the "
+                    "output %s without its class dim), not %s" % (
+                        "x".join(map(str, output.shape[:-1])) or "()",
+                        output.type, labels.type))
+            classes = output.shape[-1]
+            n = _num(output.shape[:-1])
+            loss = g.cross_entropy(g.reshape(output, [n, classes]),
+                                   g.reshape(labels, [n]))
+        else:
+            if labels.dtype != "f32" or labels.shape != output.shape:
+                raise UnsupportedError(
+                    "mse: labels must be f32 of the output's shape %s, not "
+                    "%s" % ("x".join(map(str, output.shape)), labels.type))
+            loss = g.mse_loss(output, labels)
+        return g.finish(loss)
+
+
+def _sanitize(name):
+    name = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return name if name and not name[0].isdigit() else "a" + name
+
+
+def import_module(module, inputs, loss="cross_entropy", labels=None,
+                  name="model"):
+    """Imports ``module`` (an ``nn.Module``, in training mode).
+
+    ``inputs``: a list of ``(shape, dtype)``; ``loss``: ``cross_entropy`` or
+    ``mse``; ``labels``: ``(shape, dtype)``. Returns an
+    :class:`ImportedModel`.
+    """
+    if loss not in ("cross_entropy", "mse"):
+        raise UnsupportedError("--loss must be cross_entropy or mse, not "
+                               "'%s'" % loss)
+    if labels is None:
+        raise UnsupportedError("the labels' shape is needed (--labels)")
+    module.train()
+    importer = _Importer(module, inputs, loss, labels, _sanitize(name))
+    text, weights = importer.run()
+    return ImportedModel(text, weights, len(inputs) + 1, _sanitize(name))
