@@ -51,6 +51,10 @@ import subprocess
 if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
                   capture_output=True).returncode == 0:
     config.available_features.add("matplotlib")
+# The PyTorch importer's tests: Debian's python3-torch and python3-torchvision.
+if subprocess.run(["/usr/bin/python3", "-c", "import torch, torchvision"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("torch")
 # target=nvvm needs the CUDA toolkit's libdevice (not a GPU); `ptxas` checks
 # the PTX; `cuda-runtime` is the Echo CUDA runtime library (built when the
 # toolkit's headers are there); `cuda-gpu` only where a GPU and its driver

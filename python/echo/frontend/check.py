@@ -23,6 +23,7 @@ importer does (``F.cross_entropy(out.reshape(-1, C), labels.reshape(-1))``).
 import argparse
 import importlib
 import os
+import shlex
 import subprocess
 import sys
 
@@ -83,7 +84,9 @@ def main(argv=None):
     p.add_argument("--input", action="append", required=True)
     p.add_argument("--loss", choices=("cross_entropy", "mse"), required=True)
     p.add_argument("--labels", required=True)
-    p.add_argument("--echo-run", required=True)
+    p.add_argument("--echo-run", required=True,
+                   help="the echo-run command (split as a shell would: "
+                        "extra flags may follow the path)")
     p.add_argument("--work", required=True)
     p.add_argument("--strategies", default="none,mirror,sublinear,echo")
     p.add_argument("--tolerance", type=float, default=1e-4)
@@ -126,7 +129,7 @@ def main(argv=None):
     for strategy in args.strategies.split(","):
         dump = os.path.join(args.work, "dump-" + strategy)
         run = subprocess.run(
-            [args.echo_run, model, "--inputs=" + data_dir, "--dump=" + dump,
+            shlex.split(args.echo_run) + [model, "--inputs=" + data_dir, "--dump=" + dump,
              "--steps=1", "--optimizer=none", "--strategy=" + strategy,
              "--quiet"], capture_output=True, text=True)
         if run.returncode != 0:

@@ -33,7 +33,9 @@ Anything else raises :class:`UnsupportedError` naming the node, its target
 and the source line it was traced from — never a silently different graph.
 """
 
+import contextlib
 import dis
+import io
 import inspect
 import math
 import operator
@@ -147,24 +149,29 @@ class ImportedModel(object):
                     np.ascontiguousarray(array, dtype=np.float32))
 
 
+_TOOL_FILES = (os.sep + os.path.join("torch", "fx") + os.sep,
+               os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen ")
+
+
 def _source_line(node):
+    """The innermost frame of the traced stack outside torch.fx and the
+    importer: the line of the user's module (or of torch.nn's container)
+    that made the node."""
     trace = getattr(node, "stack_trace", None) or node.meta.get(
         "stack_trace")
     if not trace:
         return "an unknown source line"
     lines = [l.strip() for l in trace.strip().splitlines()]
-    places = [l for l in lines if l.startswith("File ")]
-    if not places:
-        return "an unknown source line"
-    where = places[-1]
-    match = re.match(r'File "([^"]+)", line (\d+)', where)
-    code = ""
-    index = lines.index(where)
-    if index + 1 < len(lines) and not lines[index + 1].startswith("File "):
-        code = ": " + lines[index + 1]
-    if match:
+    for index, line in enumerate(lines):
+        match = re.match(r'File "([^"]+)", line (\d+)', line)
+        if not match or any(t in match.group(1) for t in _TOOL_FILES):
+            continue
+        code = ""
+        if index + 1 < len(lines) and not lines[index + 1].startswith(
+                "File "):
+            code = ": " + lines[index + 1]
         return "%s:%s%s" % (match.group(1), match.group(2), code)
-    return where + code
+    return "an unknown source line"
 
 
 def _target_name(node, root):
@@ -237,6 +244,13 @@ class _Importer(object):
                     type(self.module).__name__, type(e).__name__, e))
         self.gm = torch.fx.GraphModule(tracer.root, graph,
                                        type(self.module).__name__)
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != len(self.inputs):
+            raise UnsupportedError(
+                "%s.forward takes %d input(s) (%s); %d --input given" % (
+                    type(self.module).__name__, len(placeholders),
+                    ", ".join(n.target for n in placeholders),
+                    len(self.inputs)))
         examples = []
         generator = torch.Generator().manual_seed(0)
         for shape, dtype in self.inputs:
@@ -245,14 +259,21 @@ class _Importer(object):
             else:
                 examples.append(torch.zeros(shape, dtype=torch.int32))
         try:
-            with torch.no_grad():
+            # ShapeProp prints the traceback of a failing node itself.
+            with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
                 ShapeProp(self.gm).propagate(*examples)
         except Exception as e:
+            # The innermost exception of the chain says what went wrong
+            # (fx wraps it in messages that repeat the whole stack).
+            cause = e
+            while cause.__cause__ or cause.__context__:
+                cause = cause.__cause__ or cause.__context__
             raise UnsupportedError(
                 "%s does not run on inputs %s: %s: %s" % (
                     type(self.module).__name__,
                     ", ".join("%s:%s" % ("x".join(map(str, s)), d)
-                              for s, d in self.inputs), type(e).__name__, e))
+                              for s, d in self.inputs),
+                    type(cause).__name__, cause))
 
     # -- values ---------------------------------------------------------------
 
@@ -1033,12 +1054,6 @@ class _Importer(object):
         g = self.g
         placeholders = [n for n in self.gm.graph.nodes
                         if n.op == "placeholder"]
-        if len(placeholders) != len(self.inputs):
-            raise UnsupportedError(
-                "%s.forward takes %d input(s) (%s); %d --input given" % (
-                    type(self.module).__name__, len(placeholders),
-                    ", ".join(n.target for n in placeholders),
-                    len(self.inputs)))
         self.env = {}
         for n, (shape, dtype) in zip(placeholders, self.inputs):
             self.env[n] = g.data(_sanitize(n.target), shape, dtype)
