@@ -2,8 +2,9 @@
 """Echo and PyTorch side by side on the CPU (not a test; writes JSON).
 
 For the paper-size NMT (Echo ISCA 2020: B=128, T=50, H=512, V=8000, MLP
-attention, dropout 0.3) and Transformer (Sockeye's, 6 layers), both built by
-python/echo/models.py and mirrored in PyTorch by bench/peers/torch_models.py:
+attention, dropout 0.3) and Transformer (Sockeye's, 6 layers), written in
+PyTorch in bench/peers/torch_models.py and imported into Echo by
+echo.import_torch (the same computation on both sides):
 
 * the same initial weights and data, drawn here and written as .npy files
   that `echo-run --inputs` reads and PyTorch loads;
@@ -32,7 +33,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from echo import models  # noqa: E402
 import torch_models  # noqa: E402
 
 PAPER = {
@@ -97,7 +97,7 @@ def run_torch(name, kwargs, arguments, values, steps, threads):
     for _ in range(steps):
         start = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        loss = peer(*data)
+        loss = torch_models.loss(peer(*data[:-1]), data[-1])
         loss.backward()
         opt.step()
         times.append((time.perf_counter() - start) * 1e3)
@@ -128,17 +128,17 @@ def main():
                 kw = dict(kwargs)
                 if mode == "same":
                     kw.update({k: 0.0 for k in DROPOUT_KEYS if k in kw})
-                text = getattr(models, name)(**kw)
+                text, arguments, _, import_s = torch_models.import_peer(
+                    name, kw)
+                row = {"import_s": import_s}
                 path = os.path.join(tmp, f"{name}-{mode}.mlir")
                 open(path, "w").write(text)
-                arguments = torch_models.echo_arguments(text, name)
                 values = draw_arguments(arguments, text, seed=1)
                 inputs = os.path.join(tmp, f"inputs-{mode}")
                 os.makedirs(inputs, exist_ok=True)
                 for i, v in enumerate(values):
                     np.save(os.path.join(inputs, f"arg{i}.npy"), v)
                 steps = args.steps
-                row = {}
                 for strategy in ("none", "echo"):
                     r = run_echo(echo_run, path, inputs, strategy, steps)
                     row["echo_" + strategy] = {

@@ -3,7 +3,8 @@
 a test; writes JSON).
 
 For the paper-size NMT and Transformer (bench/peers/cpu_side_by_side.py's
-configurations, same weights and data through .npy files):
+configurations, same weights and data through .npy files; the Echo model is
+the PyTorch peer imported by echo.import_torch):
 
 * Echo: `echo-run --report` for each recompute strategy: measured_peak_bytes
   (every byte of the step, counted by Echo's allocator: parameters, data,
@@ -42,6 +43,40 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 
 STRATEGIES = ["none", "mirror", "sublinear", "echo"]
+
+
+def _resnet18():
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    return torchvision.models.resnet18()
+
+
+# Models imported as they are (no builder twin): name -> factory.
+VISION = {"resnet18": _resnet18}
+VISION_CONFIG = {"resnet18": dict(batch=32, image=224, classes=1000)}
+VISION_SMALL = {"resnet18": dict(batch=4, image=64, classes=1000)}
+
+
+def import_vision(name, config, path, inputs):
+    """Imports VISION[name] at `config` into `path`, writes its weights and
+    one batch of data into `inputs`; returns the import's seconds."""
+    import numpy as np
+    from echo.frontend import import_module
+    module = VISION[name]()
+    b, hw = config["batch"], config["image"]
+    start = time.perf_counter()
+    imported = import_module(module, [((b, 3, hw, hw), "f32")],
+                             "cross_entropy", ((b,), "i32"), name)
+    seconds = time.perf_counter() - start
+    open(path, "w").write(imported.text)
+    imported.write_weights(inputs)
+    rng = np.random.default_rng(1)
+    np.save(os.path.join(inputs, "arg0.npy"),
+            rng.standard_normal((b, 3, hw, hw)).astype(np.float32))
+    np.save(os.path.join(inputs, "arg1.npy"),
+            rng.integers(0, config["classes"], b).astype(np.int32))
+    return seconds
 VARIANTS = ["eager", "checkpoint", "mincut"]
 
 
@@ -56,27 +91,44 @@ def child(name, variant, text_path, inputs):
     torch.set_num_threads(os.cpu_count())
     torch.manual_seed(0)
     kwargs = json.loads(os.environ["ECHO_PEER_CONFIG"])
-    text = open(text_path).read()
-    arguments = torch_models.echo_arguments(text, name)
-    values = [np.load(os.path.join(inputs, f"arg{i}.npy"))
-              for i in range(len(arguments))]
-    peer = torch_models.PEERS[name](arguments, **kwargs)
-    peer.load_arguments(values)
+    if name in VISION:
+        # A torchvision model: its imported Echo model takes the image, the
+        # labels, then named_parameters(); the .npy files are its weights.
+        peer = VISION[name]()
+        names = [n for n, _ in peer.named_parameters()]
+        values = [np.load(os.path.join(inputs, f"arg{i}.npy"))
+                  for i in range(2 + len(names))]
+        with torch.no_grad():
+            for (_, p), v in zip(peer.named_parameters(), values[2:]):
+                p.copy_(torch.from_numpy(v))
+        if variant == "checkpoint":
+            print(json.dumps({"error": "no checkpointed variant of " + name}))
+            return
+        data = [torch.from_numpy(v) for v in values[:2]]
+        params = [p for _, p in peer.named_parameters()]
+        keys = names
+    else:
+        peer, arguments = torch_models.make_peer(name, kwargs)
+        values = [np.load(os.path.join(inputs, f"arg{i}.npy"))
+                  for i in range(len(arguments))]
+        peer.load_arguments(values)
+        peer.checkpointed = variant == "checkpoint"
+        data = [torch.from_numpy(v) for v, a in zip(values, arguments)
+                if not a[3]]
+        params = [peer.params[a[0]] for a in arguments if a[3]]
+        keys = ["params." + a[0] for a in arguments if a[3]]
     peer.train()
-    peer.checkpointed = variant == "checkpoint"
-    data = [torch.from_numpy(v) for v, a in zip(values, arguments)
-            if not a[3]]
-    params = [peer.params[a[0]] for a in arguments if a[3]]
-    run = lambda: peer(*data)  # noqa: E731
+    run = lambda: torch_models.loss(peer(*data[:-1]), data[-1])  # noqa: E731
     if variant == "mincut":
         from functorch.compile import (aot_function, nop,
                                        min_cut_rematerialization_partition)
         from torch.nn.utils.stateless import functional_call
-        keys = ["params." + a[0] for a in arguments if a[3]]
 
         def loss_fn(*tensors):
             state = dict(zip(keys, tensors[:len(keys)]))
-            return functional_call(peer, state, tuple(tensors[len(keys):]))
+            inputs = tuple(tensors[len(keys):])
+            return torch_models.loss(
+                functional_call(peer, state, inputs[:-1]), inputs[-1])
         compiled = aot_function(loss_fn, fw_compiler=nop, bw_compiler=nop,
                                 partition_fn=min_cut_rematerialization_partition)
         run = lambda: compiled(*params, *data)  # noqa: E731
@@ -130,10 +182,9 @@ def main():
     import cpu_side_by_side as sbs
     import torch
     import torch_models
-    from echo import models
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--models", default="nmt,transformer")
+    ap.add_argument("--models", default="nmt,transformer,resnet18")
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--out", default=os.path.join(
         ROOT, "bench", "results", "memory_side_by_side.json"))
@@ -145,23 +196,30 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         counter = build_counter(tmp)
         for name in args.models.split(","):
-            config = configs[name]
-            text = getattr(models, name)(**config)
             path = os.path.join(tmp, name + ".mlir")
-            open(path, "w").write(text)
-            arguments = torch_models.echo_arguments(text, name)
-            values = sbs.draw_arguments(arguments, text, seed=1)
             inputs = os.path.join(tmp, "inputs-" + name)
             os.makedirs(inputs, exist_ok=True)
-            for i, v in enumerate(values):
-                np.save(os.path.join(inputs, f"arg{i}.npy"), v)
-            entry = {"config": config, "echo": {}, "torch": {}}
+            if name in VISION:
+                config = (VISION_SMALL if args.small else VISION_CONFIG)[name]
+                import_s = import_vision(name, config, path, inputs)
+            else:
+                config = configs[name]
+                text, arguments, _, import_s = torch_models.import_peer(
+                    name, config)
+                open(path, "w").write(text)
+                values = sbs.draw_arguments(arguments, text, seed=1)
+                for i, v in enumerate(values):
+                    np.save(os.path.join(inputs, f"arg{i}.npy"), v)
+            entry = {"config": config, "import_s": import_s, "echo": {},
+                     "torch": {}}
             for s in STRATEGIES:
                 r = sbs.run_echo(echo_run, path, inputs, s, steps=2)
                 entry["echo"][s] = {k: r.get(k) for k in ECHO_KEYS}
                 print(name, "echo", s, entry["echo"][s]["measured_peak_bytes"],
                       file=sys.stderr, flush=True)
             for v in VARIANTS:
+                if name in VISION and v == "checkpoint":
+                    continue
                 entry["torch"][v] = run_torch(counter, name, v, config, path,
                                               inputs)
                 print(name, "torch", v, entry["torch"][v], file=sys.stderr,

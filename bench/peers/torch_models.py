@@ -1,21 +1,28 @@
 """PyTorch peers of Echo's NMT and Transformer builders (python/echo/models.py).
 
-Each peer computes the same function as the Echo model built with the same
-keyword arguments: the same parameters (names, shapes, the argument order of
-the Echo model, so that `echo-run --inputs` .npy files load into both), the
-same layer formulas and the same data layout (time-major NMT labels,
-batch-major Transformer tokens). Dropout masks come from different random
+Each peer has the parameters of the Echo model built with the same keyword
+arguments (names, shapes, the builder's argument order, so that
+`echo-run --inputs` .npy files load into both), the same layer formulas and
+the same data layout (time-major NMT labels, batch-major Transformer
+tokens); `forward` returns the logits and `loss()` the cross-entropy.
+The Echo side of the benchmarks is not the builder's model but the peer
+itself, imported by echo.import_torch (`import_peer`): both sides run
+exactly the same computation. Dropout masks come from different random
 number generators, so losses agree exactly only with dropout off; the
 side-by-side benchmark compares losses with dropout off and times both
 with the model's dropout.
 
 Used by bench/peers/cpu_side_by_side.py; needs Debian's python3-torch.
 """
+import collections
 import math
 
 import torch
 import torch.nn.functional as F
 import torch.utils.checkpoint
+
+# A peer calls ids.long() for PyTorch's embedding; the importer reads it
+# as the identity on Echo's i32 ids.
 
 
 def echo_arguments(mlir_text, model):
@@ -41,9 +48,11 @@ class EchoPeer(torch.nn.Module):
     def __init__(self, arguments):
         super().__init__()
         self.arguments = arguments
-        self.params = torch.nn.ParameterDict({
-            name: torch.nn.Parameter(torch.zeros(shape))
-            for name, shape, _, is_param in arguments if is_param})
+        # An OrderedDict keeps the builder's order (ParameterDict sorts a
+        # plain dict's keys): named_parameters() is the argument order.
+        self.params = torch.nn.ParameterDict(collections.OrderedDict(
+            (name, torch.nn.Parameter(torch.zeros(shape)))
+            for name, shape, _, is_param in arguments if is_param))
 
     def load_arguments(self, values):
         """Copies parameter values (numpy arrays, by argument index)."""
@@ -89,7 +98,7 @@ class NMT(EchoPeer):
         self.batch, self.src_len, self.tgt_len = batch, src_len, tgt_len
         self.hidden, self.dropout = hidden, dropout
 
-    def forward(self, src_ids, tgt_ids, labels):
+    def forward(self, src_ids, tgt_ids):
         p, b, h_dim = self.p, self.batch, self.hidden
         drop = (lambda x: F.dropout(x, self.dropout, self.training)) \
             if self.dropout else (lambda x: x)
@@ -124,8 +133,7 @@ class NMT(EchoPeer):
         for t in range(self.tgt_len):
             feed, d, c = self.segment(decode, tgt[:, t], feed, d, c)
             outputs.append(drop(feed))
-        logits = _linear(torch.cat(outputs, dim=0), p("out_w"), p("out_b"))
-        return F.cross_entropy(logits, labels.long())
+        return _linear(torch.cat(outputs, dim=0), p("out_w"), p("out_b"))
 
 
 class Transformer(EchoPeer):
@@ -139,7 +147,7 @@ class Transformer(EchoPeer):
         self.dropout, self.attention_dropout = dropout, attention_dropout
         self.act_dropout = act_dropout
 
-    def forward(self, ids, labels):
+    def forward(self, ids):
         p, b, s, d = self.p, self.batch, self.seq, self.d_model
         heads, dh = self.heads, self.d_model // self.heads
         n = b * s
@@ -175,8 +183,34 @@ class Transformer(EchoPeer):
                                 p("l%d_ln2_b" % l))
         for l in range(self.layers):
             x = self.segment(layer, x, l)
-        logits = _linear(x, p("out_w"), p("out_b"))
-        return F.cross_entropy(logits, labels.long())
+        return _linear(x, p("out_w"), p("out_b"))
 
 
 PEERS = {"nmt": NMT, "transformer": Transformer}
+
+
+def loss(logits, labels):
+    """The loss Echo's importer appends: mean cross-entropy."""
+    return F.cross_entropy(logits, labels.long())
+
+
+def make_peer(name, kwargs):
+    """The peer of models.<name>(**kwargs) and the builder's argument list
+    (its data arguments are the peer's inputs, then the labels)."""
+    from echo import models
+    arguments = echo_arguments(getattr(models, name)(**kwargs), name)
+    return PEERS[name](arguments, **kwargs), arguments
+
+
+def import_peer(name, kwargs):
+    """(Echo model text, arguments, peer, import seconds): the peer imported
+    by echo.import_torch; its arguments are the builder's, in order."""
+    import time
+    from echo.frontend import import_module
+    peer, arguments = make_peer(name, kwargs)
+    data = [(tuple(shape), dtype) for _, shape, dtype, is_param in arguments
+            if not is_param]
+    start = time.perf_counter()
+    imported = import_module(peer, data[:-1], "cross_entropy", data[-1],
+                             name)
+    return imported.text, arguments, peer, time.perf_counter() - start

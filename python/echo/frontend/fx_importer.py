@@ -989,10 +989,36 @@ class _Importer(object):
         if key == "t":
             x = self.tensor(args[0])
             return x if x.rank < 2 else self.transpose(args[0], 0, 1)
-        if key in ("contiguous", "clone", "detach_", "float") and \
-                isinstance(target, str):
-            self.require(key != "detach_", "detach")
-            return self.tensor(args[0])
+        if key in ("contiguous", "clone", "float") and isinstance(target,
+                                                                 str):
+            x = self.tensor(args[0])
+            self.require(key != "float" or x.dtype == "f32",
+                         "float() of %s" % x.type)
+            return x
+        if key in ("long", "int") and isinstance(target, str):
+            # Echo's ids are i32; PyTorch's embedding wants int64.
+            x = self.tensor(args[0])
+            self.require(x.dtype == "i32", "%s() of %s (Echo converts only "
+                         "i32 ids)" % (key, x.type))
+            return x
+        if key in ("new_zeros", "new_ones") and isinstance(target, str):
+            x = self.tensor(args[0])
+            shape = args[1:]
+            if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+                shape = shape[0]
+            self.require(x.dtype == "f32" and all(isinstance(d, int)
+                                                  for d in shape),
+                         "%s%r" % (key, tuple(shape)))
+            return self.g.constant(0.0 if key == "new_zeros" else 1.0,
+                                   [int(d) for d in shape])
+        if target is F.embedding:
+            ids, table = self.tensor(args[0]), self.tensor(args[1])
+            self.require(a(2, "padding_idx") is None and
+                         a(3, "max_norm") is None,
+                         "embedding with padding_idx or max_norm")
+            self.require(ids.dtype == "i32", "embedding ids of type %s" %
+                         ids.type)
+            return self.g.embedding(ids, table)
         if key == "unsqueeze":
             return self.unsqueeze(args[0], a(1, "dim"))
         if key == "squeeze":
