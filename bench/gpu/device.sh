@@ -1,8 +1,8 @@
 #!/bin/bash
 # Runs on the GPU machine, from the bundles of bench/gpu/make-bundles.sh (no
 # MLIR needed): the CUDA-against-CPU check of every bundled model, then the
-# NMT benchmark (Echo bundles and PyTorch). Writes check.txt, bench.txt and
-# gpu.json to $OUT (the device tool's output folder), else bench/results.
+# NMT benchmark (Echo bundles and PyTorch), then the runtime's injected
+# faults. Writes check.txt, bench.txt, faults.txt and gpu.json to $OUT (the device tool's output folder), else bench/results.
 #
 # Usage: bench/gpu/device.sh [BUNDLES]   (default: gpu-bundles/)
 set -u
@@ -24,5 +24,19 @@ check=${PIPESTATUS[0]}
 python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
   --output "$out/gpu.json" 2>&1 | tee "$out/bench.txt"
 bench=${PIPESTATUS[0]}
-echo "check exit $check, bench exit $bench"
-exit $((check || bench))
+# The runtime's faults on the real device (ECHO_CUDA_FAULTS): each must end
+# the step with its message and a non-zero exit.
+faults=0
+step=$(find "$bundles/check" -name echo-step | head -n 1)
+if [ -n "$step" ]; then
+  for f in device-bytes=4096 fail-launch=1 no-cublas compute-capability=8.0; do
+    if ECHO_CUDA_FAULTS=$f "$step" --quiet > "$out/fault.txt" 2>&1; then
+      echo "fault $f: FAILED (exit 0)"; faults=1
+    else
+      echo "fault $f: $(tail -n 1 "$out/fault.txt")"
+    fi
+  done 2>&1 | tee "$out/faults.txt"
+  grep -q FAILED "$out/faults.txt" && faults=1
+fi
+echo "check exit $check, bench exit $bench, faults $faults"
+exit $((check || bench || faults))

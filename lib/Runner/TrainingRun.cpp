@@ -178,7 +178,8 @@ LogicalResult TrainingRun::checkOptions() {
                  "--cuda-runtime=)");
   // The driver and the GPU are checked before anything is compiled (a
   // bundle is compiled here and runs elsewhere).
-  if (onGPU && !emitsAot() && failed(cuda.load(options.cudaRuntime, pipeline.chip)))
+  if (onGPU && !emitsAot() &&
+      failed(cuda.load(options.cudaRuntime, pipeline.chip)))
     return failure();
   // So are OpenBLAS and oneDNN (the runtime opens them), here and for a
   // bundle, which carries the runtime.

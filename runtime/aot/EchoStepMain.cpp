@@ -393,9 +393,8 @@ int main(int argc, char **argv) {
   Device device;
   std::vector<int64_t> arenaDescriptor;
   if (onGPU) {
-    if (echoCudaInit(0) != 0 ||
-        (!m.chip.empty() && echoCudaRequireChip &&
-         echoCudaRequireChip(m.chip.c_str()) != 0))
+    if (echoCudaInit(0) != 0 || (!m.chip.empty() && echoCudaRequireChip &&
+                                 echoCudaRequireChip(m.chip.c_str()) != 0))
       return Device::error();
     for (std::vector<Tensor> *list : {&m.args, &m.outs})
       for (Tensor &t : *list) {

@@ -156,12 +156,14 @@ bool echo::cuda::init(int device) {
       !check(rt.cu.cuCtxSetCurrent(context), "cuCtxSetCurrent") ||
       !check(rt.cu.cuDeviceGetName(rt.deviceName, sizeof(rt.deviceName), dev),
              "cuDeviceGetName") ||
-      !check(rt.cu.cuDeviceGetAttribute(
-                 &rt.ccMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
-             "cuDeviceGetAttribute") ||
-      !check(rt.cu.cuDeviceGetAttribute(
-                 &rt.ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
-             "cuDeviceGetAttribute") ||
+      !check(
+          rt.cu.cuDeviceGetAttribute(
+              &rt.ccMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+          "cuDeviceGetAttribute") ||
+      !check(
+          rt.cu.cuDeviceGetAttribute(
+              &rt.ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+          "cuDeviceGetAttribute") ||
       !check(rt.cu.cuStreamCreate(&rt.stream, CU_STREAM_NON_BLOCKING),
              "cuStreamCreate") ||
       !check(rt.cu.cuEventCreate(&rt.timerStart, CU_EVENT_DEFAULT),
@@ -386,7 +388,8 @@ ECHO_EXPORT int echoCudaRequireChip(const char *chip) {
 }
 
 ECHO_EXPORT void *echoCudaMalloc(size_t bytes) {
-  return allocate(bytes, "a buffer of the step's caller (argument, result or arena)");
+  return allocate(bytes,
+                  "a buffer of the step's caller (argument, result or arena)");
 }
 
 ECHO_EXPORT void echoCudaFree(void *ptr) { release(ptr); }

@@ -97,13 +97,13 @@ bool Blas::missing(const char *name) {
 
 bool Blas::load() {
   std::string tried;
-  void *lib =
-      openFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, tried,
-                rt.faults.noBlas);
+  void *lib = openFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so"},
+                        tried, rt.faults.noBlas);
   if (!lib) {
     fail("cannot open cuBLAS (%s): the step's GEMMs need it; add its "
          "directory to LD_LIBRARY_PATH%s",
-         tried.c_str(), rt.faults.noBlas ? " (ECHO_CUDA_FAULTS=no-cublas)" : "");
+         tried.c_str(),
+         rt.faults.noBlas ? " (ECHO_CUDA_FAULTS=no-cublas)" : "");
     return false;
   }
   ECHO_LOAD(lib, cublasCreate)
@@ -125,7 +125,8 @@ bool Dnn::missing(const char *name) {
 
 bool Dnn::load() {
   std::string tried;
-  void *lib = openFirst({"libcudnn.so.9", "libcudnn.so"}, tried, rt.faults.noDnn);
+  void *lib =
+      openFirst({"libcudnn.so.9", "libcudnn.so"}, tried, rt.faults.noDnn);
   if (!lib) {
     fail("cannot open cuDNN (%s): the step's convolutions need it; add its "
          "directory to LD_LIBRARY_PATH%s",

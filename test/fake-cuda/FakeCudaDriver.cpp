@@ -1,4 +1,5 @@
-//===- FakeCudaDriver.cpp - A CUDA driver that runs on the host ------------===//
+//===- FakeCudaDriver.cpp - A CUDA driver that runs on the host
+//------------===//
 //
 // Part of the Echo project.
 //
