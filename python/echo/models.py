@@ -293,6 +293,22 @@ class GraphBuilder(object):
         """An ``f32`` zero tensor (initial recurrent states)."""
         return self.constant(0.0, shape)
 
+    def drop_dead_ops(self, root):
+        """Removes the ops and constants that ``root`` does not depend on
+        (an importer emits some it folds away later)."""
+        import re
+        defined = re.compile(r"^  (%[0-9]+(?:, %[0-9]+)*) = ")
+        used = {root.name}
+        kept = []
+        for line in reversed(self._lines):
+            match = defined.match(line)
+            if match and not any(r in used
+                                 for r in match.group(1).split(", ")):
+                continue
+            used.update(re.findall(r"%[A-Za-z0-9_]+", line))
+            kept.append(line)
+        self._lines = kept[::-1]
+
     def finish(self, loss):
         """Returns the function text; ``loss`` must be a ``tensor<f32>``."""
         _check(loss.shape == () and loss.dtype == "f32",

@@ -214,6 +214,9 @@ class _Importer(object):
         self.labels = labels
         self.g = GraphBuilder(name)
         self.params = {}  # qualified name -> Value
+        # Result name of an echo.transpose swapping the last two dims of a
+        # rank-2/3 value -> that value (matmul folds it into its flags).
+        self.swapped = {}
         self.node = None  # the node being mapped (for errors)
 
     # -- errors ---------------------------------------------------------------
@@ -390,8 +393,16 @@ class _Importer(object):
 
     def matmul(self, a, b):
         a, b = self.tensor(a), self.tensor(b)
+        # A swap of the last two dims feeding a matmul becomes its
+        # transpose flag (the echo.transpose is then dead and dropped).
+        ta, tb = a.name in self.swapped, b.name in self.swapped
+        a, b = self.swapped.get(a.name, a), self.swapped.get(b.name, b)
         if a.rank == 2 and b.rank == 2:
-            return self.g.matmul(a, b)
+            return self.g.matmul(a, b, transpose_a=ta, transpose_b=tb)
+        if a.rank == 3 and b.rank == 3 and a.shape[0] == b.shape[0]:
+            return self.g.batch_matmul(a, b, transpose_a=ta, transpose_b=tb)
+        a = self.g.transpose(a, self.swap_perm(a.rank)) if ta else a
+        b = self.g.transpose(b, self.swap_perm(b.rank)) if tb else b
         if a.rank >= 3 and b.rank == 2:
             lead = a.shape[:-1]
             y = self.g.matmul(self.g.reshape(a, [_num(lead), a.shape[-1]]), b)
@@ -500,6 +511,10 @@ class _Importer(object):
             dims = dims[0]
         return self.g.transpose(x, [_normalize_dim(d, x.rank) for d in dims])
 
+    @staticmethod
+    def swap_perm(rank):
+        return list(range(rank - 2)) + [rank - 1, rank - 2]
+
     def transpose(self, x, d0, d1):
         x = self.tensor(x)
         perm = list(range(x.rank))
@@ -507,7 +522,10 @@ class _Importer(object):
         perm[d0], perm[d1] = perm[d1], perm[d0]
         if d0 == d1:
             return x
-        return self.g.transpose(x, perm)
+        y = self.g.transpose(x, perm)
+        if x.rank in (2, 3) and perm == self.swap_perm(x.rank):
+            self.swapped[y.name] = x
+        return y
 
     def flatten(self, x, start=0, end=-1):
         x = self.tensor(x)
@@ -1177,6 +1195,7 @@ class _Importer(object):
                     "mse: labels must be f32 of the output's shape %s, not "
                     "%s" % ("x".join(map(str, output.shape)), labels.type))
             loss = g.mse_loss(output, labels)
+        g.drop_dead_ops(loss)
         return g.finish(loss)
 
 

@@ -81,6 +81,48 @@ def mixed():
     return Mixed()
 
 
+class VisionMix(nn.Module):
+    """Conv2d with bias, pooling modules and functions, BatchNorm1d on
+    [N, C, L], split, permute, view through size(), bmm, matmul of 3-D by
+    2-D, stack, squeeze/unsqueeze, sum, Softmax, LayerNorm over two dims,
+    division and subtraction; an mse loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, stride=1, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.avg = nn.AvgPool2d(3, stride=1, padding=1,
+                                count_include_pad=False)
+        self.adapt = nn.AdaptiveAvgPool2d(2)
+        self.bn = nn.BatchNorm1d(8)
+        self.norm = nn.LayerNorm([4, 8])
+        self.proj = nn.Parameter(torch.randn(8, 6) * 0.3)
+        self.soft = nn.Softmax(dim=-1)
+        self.drop = nn.Dropout(0.0)
+        self.out = nn.Sequential(nn.Flatten(), nn.Linear(4 * 6, 5),
+                                 nn.Sigmoid())
+
+    def forward(self, x):  # x: [N, 3, 8, 8]
+        y = F.relu(self.conv(x))
+        y = self.avg(self.pool(y))                    # [N, 8, 4, 4]
+        y = self.adapt(y) + F.avg_pool2d(y, 2)        # [N, 8, 2, 2]
+        n = y.size(0)
+        seq = self.bn(y.view(n, 8, -1))               # [N, 8, 4]
+        seq = seq.permute(0, 2, 1)                    # [N, 4, 8]
+        a, b = torch.split(seq, [4, 4], dim=2)
+        att = self.soft(torch.bmm(a, b.transpose(1, 2)) / 2.0)  # [N, 4, 4]
+        mixed = torch.bmm(att, seq)                   # [N, 4, 8]
+        mixed = self.norm(self.drop(mixed) - seq.sum(dim=1, keepdim=True))
+        z = torch.matmul(mixed, self.proj)            # [N, 4, 6]
+        z = torch.stack([z, torch.tanh(z)], dim=0).sum(0)
+        z = z.unsqueeze(1).squeeze(1)
+        return self.out(z)                            # [N, 5]
+
+
+def vision_mix():
+    return VisionMix()
+
+
 # -- modules the importer refuses ---------------------------------------------
 
 class WithConv1d(nn.Module):
