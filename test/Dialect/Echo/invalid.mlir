@@ -132,8 +132,26 @@ func.func @concat_i32(%a: tensor<2x3xi32>) {
 
 // reshape: unranked result.
 func.func @reshape_unranked(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = echo.reshape %x : (tensor<2x8xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+// reshape: i32 ids stay i32 (labels are flattened, never turned into data).
+func.func @reshape_i32_to_f32(%ids: tensor<2x8xi32>) {
+  // expected-error @+1 {{failed to verify that all of {x, result} have same element type}}
+  %0 = echo.reshape %ids : (tensor<2x8xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+// reshape: i64 is not an id type.
+func.func @reshape_i64(%ids: tensor<2x8xi64>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x8xi64>'}}
+  %0 = echo.reshape %ids : (tensor<2x8xi64>) -> tensor<16xi64>
   return
 }
 
