@@ -53,6 +53,14 @@ Device device;
 
 template <typename T> T token() { return reinterpret_cast<T>(&device.token); }
 
+/// cuMemsetD*: `count` elements of `value`.
+template <typename T> CUresult fill(CUdeviceptr dst, T value, size_t count) {
+  T *p = reinterpret_cast<T *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    p[i] = value;
+  return CUDA_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -200,18 +208,12 @@ FAKE_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
 
 FAKE_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value,
                                       size_t count, CUstream) {
-  auto *p = reinterpret_cast<unsigned int *>(dst);
-  for (size_t i = 0; i < count; ++i)
-    p[i] = value;
-  return CUDA_SUCCESS;
+  return fill(dst, value, count);
 }
 
 FAKE_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value,
                                       size_t count, CUstream) {
-  auto *p = reinterpret_cast<unsigned short *>(dst);
-  for (size_t i = 0; i < count; ++i)
-    p[i] = value;
-  return CUDA_SUCCESS;
+  return fill(dst, value, count);
 }
 
 FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int) {
