@@ -101,10 +101,10 @@ bool Faults::parse(const char *spec) {
       ok = parseNumber<size_t>(value, 1, deviceBytes);
     else if (key == "fail-launch")
       ok = parseNumber<long>(value, 1, failLaunch);
-    else if (key == "no-cublas" || key == "no-cudnn")
-      ok = eq == std::string::npos &&
-           ((key == "no-cublas" ? noBlas : noDnn) = true);
-    else if (key == "compute-capability") {
+    else if (key == "no-cublas" || key == "no-cudnn") {
+      ok = eq == std::string::npos;
+      (key == "no-cublas" ? noBlas : noDnn) = ok;
+    } else if (key == "compute-capability") {
       size_t dot = value.find('.');
       ok = dot != std::string::npos &&
            parseNumber<int>(value.substr(0, dot), 1, ccMajor) &&
