@@ -23,44 +23,46 @@ using namespace echo::cuda;
 
 namespace {
 
-/// cuBLAS is loaded on the first GEMM, cuDNN on the first convolution: a
-/// step that needs only one of them runs where only that one is installed.
-bool blasReady() {
+/// Opens a library and creates its handle on first use (cuBLAS at the first
+/// GEMM, cuDNN at the first convolution: a step that needs only one of them
+/// runs where only that one is installed). `create` returns whether it made
+/// the handle (reporting why not).
+template <typename Handle, typename Library, typename Create>
+bool libraryReady(Handle &handle, Library &library, Create create) {
   if (!ready())
     return false;
   std::lock_guard<std::mutex> lock(initMutex);
-  if (rt.blasHandle || hasError)
+  if (handle || hasError)
     return !hasError;
-  if (!rt.blas.load())
-    return false;
-  cublasStatus_t status = rt.blas.cublasCreate(&rt.blasHandle);
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    rt.blasHandle = nullptr;
-    fail("cublasCreate failed: %s", rt.blas.cublasGetStatusName(status));
-    return false;
-  }
-  rt.blas.cublasSetStream(rt.blasHandle,
-                          reinterpret_cast<cudaStream_t>(rt.stream));
-  return true;
+  return library.load() && create();
+}
+
+bool blasReady() {
+  return libraryReady(rt.blasHandle, rt.blas, [] {
+    cublasStatus_t status = rt.blas.cublasCreate(&rt.blasHandle);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      rt.blasHandle = nullptr;
+      fail("cublasCreate failed: %s", rt.blas.cublasGetStatusName(status));
+      return false;
+    }
+    rt.blas.cublasSetStream(rt.blasHandle,
+                            reinterpret_cast<cudaStream_t>(rt.stream));
+    return true;
+  });
 }
 
 bool dnnReady() {
-  if (!ready())
-    return false;
-  std::lock_guard<std::mutex> lock(initMutex);
-  if (rt.dnnHandle || hasError)
-    return !hasError;
-  if (!rt.dnn.load())
-    return false;
-  cudnnStatus_t status = rt.dnn.cudnnCreate(&rt.dnnHandle);
-  if (status != CUDNN_STATUS_SUCCESS) {
-    rt.dnnHandle = nullptr;
-    fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(status));
-    return false;
-  }
-  rt.dnn.cudnnSetStream(rt.dnnHandle,
-                        reinterpret_cast<cudaStream_t>(rt.stream));
-  return true;
+  return libraryReady(rt.dnnHandle, rt.dnn, [] {
+    cudnnStatus_t status = rt.dnn.cudnnCreate(&rt.dnnHandle);
+    if (status != CUDNN_STATUS_SUCCESS) {
+      rt.dnnHandle = nullptr;
+      fail("cudnnCreate failed: %s", rt.dnn.cudnnGetErrorString(status));
+      return false;
+    }
+    rt.dnn.cudnnSetStream(rt.dnnHandle,
+                          reinterpret_cast<cudaStream_t>(rt.stream));
+    return true;
+  });
 }
 
 /// A library workspace of at least `bytes`, grown on demand.

@@ -248,6 +248,7 @@ class _Importer(object):
         self.gm = torch.fx.GraphModule(tracer.root, graph,
                                        type(self.module).__name__)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        self.placeholders = placeholders
         if len(placeholders) != len(self.inputs):
             raise UnsupportedError(
                 "%s.forward takes %d input(s) (%s); %d --input given" % (
@@ -763,8 +764,6 @@ class _Importer(object):
             if hx is None:
                 return g.zeros([batch, hidden])
             states = hx if not lstm else hx[i]
-            states = self.tensor(states) if isinstance(states, Value) else \
-                states
             self.require(isinstance(states, Value) and
                          list(states.shape) == state_shape,
                          "initial states of shape %s expected" % state_shape)
@@ -1096,10 +1095,8 @@ class _Importer(object):
     def run(self):
         self.trace()
         g = self.g
-        placeholders = [n for n in self.gm.graph.nodes
-                        if n.op == "placeholder"]
         self.env = {}
-        for n, (shape, dtype) in zip(placeholders, self.inputs):
+        for n, (shape, dtype) in zip(self.placeholders, self.inputs):
             self.env[n] = g.data(_sanitize(n.target), shape, dtype)
         label_shape, label_dtype = self.labels
         labels = g.data("labels", label_shape, label_dtype)
