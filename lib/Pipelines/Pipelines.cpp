@@ -60,6 +60,19 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     return error("echo-pipeline: compare-plans must be 0 (decide on the "
                  "estimate) or a number of candidate plans, got " +
                  Twine(options.comparePlans.getValue()));
+  bool isBudget = options.strategy == RecomputeStrategy::Budget;
+  if (isBudget && options.budget.empty())
+    return error("echo-pipeline: strategy=budget needs budget= (bytes, or "
+                 "a share of none's: 0.5, 50%)");
+  if (!isBudget && !options.budget.empty())
+    return error("echo-pipeline: budget= is for strategy=budget, not "
+                 "strategy=" +
+                 stringifyRecomputeStrategy(options.strategy));
+  if (isBudget) {
+    std::string why;
+    if (!parseRecomputeBudget(options.budget, why))
+      return error("echo-pipeline: " + why);
+  }
   if (options.target != Target::NVVM)
     return success();
   if (!options.libraryCalls)
@@ -100,9 +113,11 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
     EchoRecomputeOptions recompute;
     recompute.strategy = options.strategy;
     recompute.heavyBudget = options.heavyBudget;
-    // echo decides on what the lowered step will hold: each candidate is
-    // planned by the bufferization phase of this very pipeline.
-    if (options.strategy == RecomputeStrategy::Echo &&
+    recompute.budget = options.budget;
+    // echo and budget decide on what the lowered step will hold: each
+    // candidate is planned by the bufferization phase of this very pipeline.
+    if ((options.strategy == RecomputeStrategy::Echo ||
+         options.strategy == RecomputeStrategy::Budget) &&
         options.comparePlans > 0 && options.planBuffers) {
       recompute.plansCompared = options.comparePlans;
       OpPassManager planner(ModuleOp::getOperationName());

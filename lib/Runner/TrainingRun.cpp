@@ -145,6 +145,7 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.lr = options.lr;
   o.planBuffers = options.planBuffers;
   o.comparePlans = options.comparePlans;
+  o.budget = options.budget;
   o.libraryCalls = options.libraryCalls;
 }
 

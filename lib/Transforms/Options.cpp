@@ -6,7 +6,12 @@
 
 #include "echo/Transforms/Options.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace mlir::echo;
 
@@ -20,6 +25,8 @@ llvm::StringRef mlir::echo::stringifyRecomputeStrategy(RecomputeStrategy s) {
     return "sublinear";
   case RecomputeStrategy::Echo:
     return "echo";
+  case RecomputeStrategy::Budget:
+    return "budget";
   }
   llvm_unreachable("unknown recompute strategy");
 }
@@ -64,4 +71,76 @@ llvm::StringRef mlir::echo::stringifyGpuFormat(GpuFormat format) {
     return "isa";
   }
   llvm_unreachable("unknown gpu format");
+}
+
+int64_t RecomputeBudget::resolve(int64_t noneBytes) const {
+  if (!isFraction)
+    return bytes;
+  return static_cast<int64_t>(
+      std::floor(fraction * static_cast<double>(noneBytes)));
+}
+
+std::string RecomputeBudget::str() const {
+  if (!isFraction)
+    return std::to_string(bytes);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%g", fraction);
+  return text;
+}
+
+std::optional<RecomputeBudget>
+mlir::echo::parseRecomputeBudget(llvm::StringRef text, std::string &error) {
+  auto fail = [&](llvm::StringRef why) -> std::optional<RecomputeBudget> {
+    error = ("budget '" + text + "' " + why +
+             "; expected bytes (1073741824, 512MiB, 1.5GiB, 800MB), a "
+             "fraction of none's bytes with a point (0.5) or a percentage "
+             "(50%)")
+                .str();
+    return std::nullopt;
+  };
+  llvm::StringRef s = text.trim();
+  if (s.empty())
+    return fail("is empty");
+  size_t numberEnd = s.find_first_not_of("0123456789.");
+  llvm::StringRef number = s.substr(0, numberEnd);
+  llvm::StringRef unit =
+      numberEnd == llvm::StringRef::npos ? "" : s.substr(numberEnd).trim();
+  double value = 0;
+  if (number.empty() || number.count('.') > 1 || number == "." ||
+      number.getAsDouble(value) || !std::isfinite(value))
+    return fail("does not start with a number");
+  RecomputeBudget budget;
+  if (unit == "%") {
+    if (!(value > 0 && value <= 100))
+      return fail("is not a percentage in (0, 100]");
+    budget.isFraction = true;
+    budget.fraction = value / 100;
+    return budget;
+  }
+  if (unit.empty() && number.contains('.')) {
+    if (!(value > 0 && value <= 1))
+      return fail("is not a fraction in (0, 1]");
+    budget.isFraction = true;
+    budget.fraction = value;
+    return budget;
+  }
+  double scale = llvm::StringSwitch<double>(unit)
+                     .Cases({"", "B"}, 1.0)
+                     .Cases({"K", "KiB"}, 1024.0)
+                     .Cases({"M", "MiB"}, 1024.0 * 1024)
+                     .Cases({"G", "GiB"}, 1024.0 * 1024 * 1024)
+                     .Case("KB", 1e3)
+                     .Case("MB", 1e6)
+                     .Case("GB", 1e9)
+                     .Default(0.0);
+  if (scale == 0.0)
+    return fail(("has an unknown unit '" + unit + "'").str());
+  double bytes = std::floor(value * scale);
+  // Tensors are bounded at 2^50 bytes and a model at 2^60 (BoundedTensors,
+  // the model convention); a budget above that is a typo.
+  if (!(bytes >= 1) || bytes > std::ldexp(1.0, 60))
+    return fail("is not a byte count in [1, 2^60]");
+  budget.bytes = static_cast<int64_t>(bytes);
+  return budget;
 }

@@ -47,6 +47,26 @@ struct EchoRecomputePass
           << static_cast<int64_t>(plansCompared);
       return signalPassFailure();
     }
+    bool isBudget = strategy == RecomputeStrategy::Budget;
+    if (isBudget != !budget.empty()) {
+      getOperation().emitError()
+          << (isBudget ? "echo-recompute: strategy=budget needs budget= "
+                         "(bytes, or a share of none's: 0.5, 50%)"
+                       : "echo-recompute: budget= is for strategy=budget, "
+                         "not strategy=")
+          << (isBudget ? "" : stringifyRecomputeStrategy(strategy));
+      return signalPassFailure();
+    }
+    if (isBudget) {
+      std::string error;
+      std::optional<RecomputeBudget> parsed =
+          parseRecomputeBudget(budget, error);
+      if (!parsed) {
+        getOperation().emitError() << "echo-recompute: " << error;
+        return signalPassFailure();
+      }
+      parsedBudget = *parsed;
+    }
     SmallVector<func::FuncOp> steps;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(EchoDialect::getTrainStepAttrName()) &&
@@ -83,6 +103,7 @@ struct EchoRecomputePass
     EchoPlanOptions echoOptions;
     echoOptions.heavyBudget = heavyBudget;
     echoOptions.plansCompared = plansCompared;
+    echoOptions.budget = parsedBudget;
     if (planner)
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);
@@ -191,6 +212,9 @@ struct EchoRecomputePass
     }
     return bytes;
   }
+
+  /// `budget`, parsed.
+  RecomputeBudget parsedBudget;
 
   /// The plan pipeline (shared by the pass's copies).
   mutable std::shared_ptr<OpPassManager> planner;

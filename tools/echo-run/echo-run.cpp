@@ -37,7 +37,8 @@ namespace cl = llvm::cl;
 static cl::opt<std::string>
     inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
 static cl::opt<echo::RecomputeStrategy> strategyOpt(
-    "strategy", cl::desc("Recompute strategy: none, mirror, sublinear, echo"),
+    "strategy",
+    cl::desc("Recompute strategy: none, mirror, sublinear, echo, budget"),
     cl::init(echo::RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES);
 static cl::opt<echo::Target>
     targetOpt("target",
@@ -142,6 +143,14 @@ static cl::opt<unsigned> comparePlansOpt(
              "the estimate)"),
     cl::init(3));
 
+static cl::opt<std::string> budgetOpt(
+    "budget",
+    cl::desc("Fit the step in this many bytes with the least recompute "
+             "(--strategy=budget, implied when no strategy is given): bytes "
+             "(1073741824, 512MiB, 1.5GiB, 800MB) or a share of none's (0.5, "
+             "50%)"),
+    cl::init(""));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   llvm::InitializeNativeTarget();
@@ -165,6 +174,9 @@ int main(int argc, char **argv) {
   echo::TrainingRunOptions options;
   options.input = inputFilename;
   options.strategy = strategyOpt;
+  options.budget = budgetOpt;
+  if (!budgetOpt.empty() && strategyOpt.getNumOccurrences() == 0)
+    options.strategy = echo::RecomputeStrategy::Budget;
   options.target = targetOpt;
   options.libraryCalls = libraryCallsOpt;
   options.cudaRuntime = cudaRuntimeOpt;

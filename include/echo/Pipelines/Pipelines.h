@@ -27,13 +27,22 @@ namespace echo {
 struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
   PassOptions::Option<RecomputeStrategy> strategy{
       *this, "strategy",
-      llvm::cl::desc("Recompute strategy: none, mirror, sublinear or echo"),
+      llvm::cl::desc("Recompute strategy: none, mirror, sublinear, echo or "
+                     "budget (with budget=)"),
       llvm::cl::init(RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES};
   PassOptions::Option<double> heavyBudget{
       *this, "heavy-budget",
       llvm::cl::desc("echo: the share of the step's FLOPs that re-running "
                      "compute-heavy ops may cost (echo-recompute's option)"),
       llvm::cl::init(0.01)};
+  PassOptions::Option<std::string> budget{
+      *this, "budget",
+      llvm::cl::desc("strategy=budget: the bound on the step's bytes: bytes "
+                     "(1073741824, 512MiB, 1.5GiB, 800MB) or a share of "
+                     "none's (0.5, 50%); measured on this pipeline's buffer "
+                     "plan unless compare-plans=0 or plan-buffers=false "
+                     "(then estimated)"),
+      llvm::cl::init("")};
   PassOptions::Option<Target> target{
       *this, "target",
       llvm::cl::desc("Code generation target: cpu, or nvvm (CUDA kernels in "

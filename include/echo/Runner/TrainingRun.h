@@ -43,6 +43,8 @@ struct TrainingRunOptions {
   unsigned optLevel = 2;
   bool quiet = false;
   bool planBuffers = true;
+  /// echo-pipeline's budget= (strategy budget).
+  std::string budget;
   /// echo-pipeline's compare-plans.
   unsigned comparePlans = 3;
   /// --emit-aot: the bundle's directory, driver library and linker, and the

@@ -16,6 +16,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 namespace mlir::echo {
 
 /// `echo-recompute strategy=`: what the backward pass recomputes instead of
@@ -29,7 +33,34 @@ enum class RecomputeStrategy {
   Sublinear,
   /// Echo ISCA 2020, Algorithm 1 with its global footprint estimate.
   Echo,
+  /// The least recompute FLOPs whose step fits a byte budget (`budget=`).
+  Budget,
 };
+
+/// `budget=` of echo-recompute, echo-pipeline and echo-run: a bound on the
+/// step's bytes, absolute or a fraction of what the step takes with
+/// strategy none.
+struct RecomputeBudget {
+  /// The bound in bytes (when not a fraction).
+  int64_t bytes = 0;
+  /// The bound as a share of none's bytes, in (0, 1] (when a fraction).
+  double fraction = 1.0;
+  bool isFraction = false;
+
+  /// The bound in bytes, given the bytes of the step with strategy none.
+  int64_t resolve(int64_t noneBytes) const;
+  /// As it was written back: `N` bytes or `F` (a fraction).
+  std::string str() const;
+};
+
+/// Parses `budget=`: an integer number of bytes, optionally with a unit
+/// (`K`/`KiB`, `M`/`MiB`, `G`/`GiB` are powers of 1024, `KB`/`MB`/`GB`
+/// powers of 1000; the number before a unit may have a fraction: `1.5GiB`);
+/// a decimal number with a point in (0, 1] (`0.5`: half of none's bytes);
+/// or a percentage in (0, 100] (`50%`). Anything else is an error naming
+/// what is accepted.
+std::optional<RecomputeBudget> parseRecomputeBudget(llvm::StringRef text,
+                                                    std::string &error);
 
 /// `echo-autodiff optimizer=`: what the training step returns per parameter.
 enum class Optimizer {
@@ -88,7 +119,9 @@ llvm::StringRef stringifyGpuFormat(GpuFormat format);
       clEnumValN(::mlir::echo::RecomputeStrategy::Sublinear, "sublinear",      \
                  "sqrt(n) checkpoints (Chen et al. Alg. 2-3)"),                \
       clEnumValN(::mlir::echo::RecomputeStrategy::Echo, "echo",                \
-                 "Echo's Algorithm 1 (ISCA 2020)"))
+                 "Echo's Algorithm 1 (ISCA 2020)"),                            \
+      clEnumValN(::mlir::echo::RecomputeStrategy::Budget, "budget",            \
+                 "the least recompute whose step fits budget= bytes"))
 
 #define ECHO_OPTIMIZER_VALUES                                                  \
   ::llvm::cl::values(clEnumValN(::mlir::echo::Optimizer::None, "none",         \

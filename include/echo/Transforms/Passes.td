@@ -277,12 +277,25 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     step's own. echo-pipeline passes its own bufferization pipeline, so
     that echo decides on what the executed step will hold.
 
+    - `budget` (with `budget=`): the plan with the least recompute FLOPs
+      whose step fits the budget, chosen from one family of candidates that
+      does not depend on the budget: none, packed masks, echo at heavy
+      budgets 0 to 1, mirror, sublinear, and prefixes of the stashed values
+      ranked by the FLOPs that recomputing each (with the producers it needs
+      that the backward pass does not read) costs per byte it frees
+      (SuperNeurons' cost-aware order: cheap ops first, compute-heavy ones
+      when needed). They are ranked once by recompute FLOPs, then estimated
+      bytes; with `plan-pipeline` they are lowered a batch at a time in that
+      order and the first whose step bytes fit wins, else the first whose
+      estimate fits. So a smaller budget never gives a larger step. No
+      candidate fits: an error stating the smallest footprint found.
+
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];
   let options = [
     Option<"strategy", "strategy", "::mlir::echo::RecomputeStrategy",
            /*default=*/"::mlir::echo::RecomputeStrategy::Echo",
-           "none, mirror, sublinear or echo",
+           "none, mirror, sublinear, echo or budget",
            "ECHO_RECOMPUTE_STRATEGY_VALUES">,
     Option<"heavyBudget", "heavy-budget", "double", /*default=*/"0.01",
            "echo: the share of the step's FLOPs that re-running compute-heavy "
@@ -292,6 +305,10 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "plan this pipeline makes of each (a textual pass pipeline on "
            "builtin.module that ends with echo-plan-buffers, e.g. "
            "echo-bufferization-pipeline); empty: on the estimated peak">,
+    Option<"budget", "budget", "std::string", /*default=*/"",
+           "budget: the bound on the step's bytes: bytes (1073741824, "
+           "512MiB, 1.5GiB, 800MB), or a share of none's (0.5, 50%); "
+           "measured on the buffer plan with plan-pipeline, else estimated">,
     Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
            "echo with plan-pipeline: how many candidates, the best "
            "estimated first, are lowered and compared (each costs a "

@@ -104,6 +104,9 @@ struct EchoPlanOptions {
   /// With `stepBytes`: how many candidates, the best estimated first, are
   /// measured with it (each against the step as it is).
   int64_t plansCompared = 3;
+  /// Strategy budget: the bound on the step's bytes (measured with
+  /// `stepBytes` when set, else estimated).
+  RecomputeBudget budget;
 };
 
 /// echo (Echo ISCA 2020, Algorithm 1, with its global footprint estimate):
@@ -114,6 +117,27 @@ struct EchoPlanOptions {
 /// modified. Fails only when `options.stepBytes` does.
 FailureOr<RecomputePlan> planEcho(func::FuncOp func,
                                   const EchoPlanOptions &options);
+
+/// echo's plan on the estimate (no `stepBytes`) at each of `heavyBudgets`,
+/// sharing the candidates that do not depend on it; none where no candidate
+/// stays at or below the step's estimate.
+SmallVector<std::optional<RecomputePlan>>
+planEchoAtHeavyBudgets(func::FuncOp func, ArrayRef<double> heavyBudgets);
+
+/// budget: the plan with the least recompute FLOPs whose step fits
+/// `options.budget`, from a family of candidate plans that does not depend
+/// on the budget (none; packed masks; echo at rising heavy budgets; mirror;
+/// sublinear; prefixes of the forward values ranked cheapest to recompute
+/// per byte, SuperNeurons' cost-aware order), ranked by recompute FLOPs,
+/// then estimated bytes. With `options.stepBytes` the candidates are
+/// measured in that order, a batch at a time, and the first that fits wins;
+/// else the estimate decides. Taking the first that fits from one fixed
+/// order makes the result monotone: a smaller budget never yields a step
+/// with more bytes. `func` is not modified. Fails with a diagnostic stating
+/// the smallest footprint found when no candidate fits, or when
+/// `options.stepBytes` fails.
+FailureOr<RecomputePlan> planBudget(func::FuncOp func,
+                                    const EchoPlanOptions &options);
 
 /// The plan of `strategy` for `func` (`none`: the empty plan).
 FailureOr<RecomputePlan> planRecompute(func::FuncOp func,
@@ -134,6 +158,9 @@ SmallVector<SmallVector<int64_t>> getConnectedGroups(const TrainingStep &step,
 /// (DifferentiableOpInterface::buildGradientReadMask), packed; returns how
 /// many. The first step of a plan with `binarizeGradientReads`.
 int64_t binarizeGradientReads(func::FuncOp func);
+
+/// A detached clone of `func` rewritten with `plan` (the caller erases it).
+func::FuncOp applyToClone(func::FuncOp func, const RecomputePlan &plan);
 
 /// The positions of `ops` in `step`, which must hold them.
 SmallVector<int64_t> getPositions(const TrainingStep &step,

@@ -123,13 +123,6 @@ SmallVector<Candidate> candidatePlans(const TrainingStep &step,
   return plans;
 }
 
-/// `func` rewritten with `plan`, as a detached clone.
-func::FuncOp applyToClone(func::FuncOp func, const RecomputePlan &plan) {
-  auto clone = cast<func::FuncOp>(func->clone());
-  applyRecomputePlan(clone, plan);
-  return clone;
-}
-
 /// A step the candidate plans are computed on: `func` itself, or a detached
 /// clone of it with its ReLU reads binarized.
 struct Variant {
@@ -137,49 +130,60 @@ struct Variant {
   bool binarized;
 };
 
-} // namespace
-
-FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
-                                              const EchoPlanOptions &options) {
-  MemoryStats base = computeMemoryStats(func);
-  auto binarized = cast<func::FuncOp>(func->clone());
-  llvm::scope_exit eraseClone([&] { binarized.erase(); });
-  SmallVector<Variant> variants = {{func, false}};
-  if (binarizeGradientReads(binarized) > 0)
-    variants.push_back({binarized, true});
-
-  // Every candidate with its estimated peak, in the order they are made.
+/// Algorithm 1's candidate plans of a step (with and without binarized
+/// ReLU reads, cut chains, split regions), each with its estimated peak,
+/// and the compute-heavy re-runs added to the best of them for a budget.
+class EchoCandidates {
+public:
+  /// Every candidate with its estimated peak, in the order they are made.
   struct Estimated {
     RecomputePlan plan;
     int64_t peak;
   };
-  SmallVector<Estimated> estimated;
-  std::optional<size_t> best; // the lowest estimate, the first of equals
-  Variant bestVariant = variants.front();
-  PlanKind bestKind;
-  auto add = [&](RecomputePlan plan, int64_t peak, const Variant &variant,
-                 PlanKind kind) {
-    estimated.push_back({std::move(plan), peak});
-    if (peak > base.peakLiveBytes || (best && peak >= estimated[*best].peak))
-      return;
-    best = estimated.size() - 1;
-    bestVariant = variant;
-    bestKind = kind;
-  };
-  for (const Variant &variant : variants) {
-    TrainingStep step(variant.func);
-    for (Candidate &c : candidatePlans(step, variant.binarized)) {
-      func::FuncOp trial = applyToClone(func, c.plan);
-      add(std::move(c.plan), computePeakLiveBytes(trial), variant, c.kind);
-      trial.erase();
+
+  explicit EchoCandidates(func::FuncOp func)
+      : func(func), base(computeMemoryStats(func)),
+        binarized(cast<func::FuncOp>(func->clone())) {
+    SmallVector<Variant> variants = {{func, false}};
+    if (binarizeGradientReads(binarized) > 0)
+      variants.push_back({binarized, true});
+    bestVariant = variants.front();
+    for (const Variant &variant : variants) {
+      TrainingStep step(variant.func);
+      for (Candidate &c : candidatePlans(step, variant.binarized)) {
+        func::FuncOp trial = applyToClone(func, c.plan);
+        int64_t peak = computePeakLiveBytes(trial);
+        trial.erase();
+        estimated.push_back({std::move(c.plan), peak});
+        if (isBetter(peak, best)) {
+          best = estimated.size() - 1;
+          bestVariant = variant;
+          bestKind = c.kind;
+        }
+      }
     }
   }
-  if (best && options.heavyBudget > 0) {
+  ~EchoCandidates() { binarized.erase(); }
+  EchoCandidates(const EchoCandidates &) = delete;
+  EchoCandidates &operator=(const EchoCandidates &) = delete;
+
+  const MemoryStats &getBase() const { return base; }
+  ArrayRef<Estimated> getEstimated() const { return estimated; }
+  /// The lowest estimate at or below the step's own (the first of equals),
+  /// without compute-heavy re-runs.
+  std::optional<size_t> getBest() const { return best; }
+
+  /// The best candidate once compute-heavy ops are re-run within
+  /// `heavyBudget` of the step's FLOPs: the best one's selection with the
+  /// heavy re-runs (added as a candidate) if it is estimated lower.
+  std::optional<size_t> getBestWithHeavy(double heavyBudget) {
+    if (!best || heavyBudget <= 0)
+      return best;
     // A region may clone an op another region clones too, so the budget
     // is checked on the rewritten clone; over it, the better half is
     // tried.
     TrainingStep step(bestVariant.func);
-    double budget = options.heavyBudget *
+    double budget = heavyBudget *
                     static_cast<double>(base.forwardFlops + base.backwardFlops);
     SmallVector<Operation *> heavy = selectHeavy(step, budget);
     for (; !heavy.empty(); heavy.truncate(heavy.size() / 2)) {
@@ -190,12 +194,50 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
       bool fits = getHeavyRecomputeFlops(trial) <= budget;
       int64_t peak = fits ? computePeakLiveBytes(trial) : 0;
       trial.erase();
-      if (fits) {
-        add(std::move(plan), peak, bestVariant, bestKind);
-        break;
-      }
+      if (!fits)
+        continue;
+      estimated.push_back({std::move(plan), peak});
+      return isBetter(peak, best) ? estimated.size() - 1 : *best;
     }
+    return best;
   }
+
+private:
+  bool isBetter(int64_t peak, std::optional<size_t> than) const {
+    return peak <= base.peakLiveBytes &&
+           (!than || peak < estimated[*than].peak);
+  }
+
+  func::FuncOp func;
+  MemoryStats base;
+  func::FuncOp binarized;
+  SmallVector<Estimated> estimated;
+  std::optional<size_t> best;
+  Variant bestVariant;
+  PlanKind bestKind;
+};
+
+} // namespace
+
+SmallVector<std::optional<RecomputePlan>>
+mlir::echo::planEchoAtHeavyBudgets(func::FuncOp func,
+                                   ArrayRef<double> heavyBudgets) {
+  EchoCandidates candidates(func);
+  SmallVector<std::optional<RecomputePlan>> plans;
+  for (double heavyBudget : heavyBudgets) {
+    std::optional<size_t> best = candidates.getBestWithHeavy(heavyBudget);
+    plans.push_back(best ? std::optional(candidates.getEstimated()[*best].plan)
+                         : std::nullopt);
+  }
+  return plans;
+}
+
+FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
+                                              const EchoPlanOptions &options) {
+  EchoCandidates candidates(func);
+  const MemoryStats &base = candidates.getBase();
+  std::optional<size_t> best = candidates.getBestWithHeavy(options.heavyBudget);
+  ArrayRef<EchoCandidates::Estimated> estimated = candidates.getEstimated();
   if (!options.stepBytes && best)
     return estimated[*best].plan;
 

@@ -26,8 +26,17 @@ mlir::echo::planRecompute(func::FuncOp func, RecomputeStrategy strategy,
     return planSublinear(TrainingStep(func));
   case RecomputeStrategy::Echo:
     return planEcho(func, echoOptions);
+  case RecomputeStrategy::Budget:
+    return planBudget(func, echoOptions);
   }
   llvm_unreachable("unknown recompute strategy");
+}
+
+func::FuncOp mlir::echo::applyToClone(func::FuncOp func,
+                                      const RecomputePlan &plan) {
+  auto clone = cast<func::FuncOp>(func->clone());
+  applyRecomputePlan(clone, plan);
+  return clone;
 }
 
 SmallVector<int64_t> mlir::echo::getPositions(const TrainingStep &step,

@@ -1,0 +1,260 @@
+//===- Budget.cpp - The budget strategy: fit a byte bound -----------------===//
+//
+// Part of the Echo project.
+//
+// `strategy=budget`: the plan with the least recompute FLOPs whose step fits
+// a byte budget. The candidates come from one family that does not depend
+// on the budget, ranked once by recompute FLOPs (then estimated bytes); the
+// first in that order that fits wins. A smaller budget can only move the
+// choice further down the same order, to a plan that fits the smaller
+// budget, so the footprint is monotone in the budget (see Recompute.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Transforms/Recompute.h"
+
+#include "mlir/IR/Threading.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+
+/// A candidate plan with what the estimate says of it.
+struct Candidate {
+  std::string name;
+  RecomputePlan plan;
+  int64_t recomputeFlops = 0;
+  int64_t estimatedBytes = 0;
+};
+
+/// Forward values that may be dropped from the stash, each with the ops that
+/// recompute it from values stashed anyway: the op producing it plus, back
+/// through its operands, the producers whose results the backward pass does
+/// not read (recomputing from those would stash them instead). Ranked by
+/// FLOPs per byte freed, cheapest first (SuperNeurons' cost-aware order;
+/// equal ratios keep op order), those recomputed from stashed values before
+/// those recomputed from another unit's.
+SmallVector<SmallVector<Operation *>> rankUnits(const TrainingStep &step) {
+  // A unit needing more ops than this is left out: its recomputation is a
+  // segment of the forward pass, which the sublinear candidate covers.
+  constexpr size_t maxUnitOps = 64;
+  SmallVector<Operation *> candidates = step.getRecomputeCandidates();
+  DenseSet<Operation *> recomputable;
+  for (Operation *op : candidates)
+    if (!producesStochasticMask(op))
+      recomputable.insert(op);
+  struct Unit {
+    SmallVector<Operation *> ops;
+    double flopsPerByte;
+    size_t index;
+  };
+  SmallVector<Unit> units;
+  for (Operation *op : candidates) {
+    if (!recomputable.contains(op) || !step.isReadBack(op))
+      continue;
+    int64_t freed = 0;
+    for (Value v : op->getResults())
+      if (!TrainingStep::isMask(v) && step.hasBackwardUse(v))
+        freed += getTensorBytes(v.getType());
+    if (freed == 0)
+      continue;
+    SetVector<Operation *> ops;
+    ops.insert(op);
+    bool tooLarge = false;
+    for (size_t i = 0; i < ops.size() && !tooLarge; ++i)
+      for (Value operand : ops[i]->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || !recomputable.contains(def) || step.isReadBack(def) ||
+            TrainingStep::isFree(operand))
+          continue;
+        ops.insert(def);
+        if (ops.size() > maxUnitOps) {
+          tooLarge = true;
+          break;
+        }
+      }
+    if (tooLarge)
+      continue;
+    int64_t flops = 0;
+    for (Operation *unitOp : ops)
+      flops += estimateFlops(unitOp);
+    units.push_back({SmallVector<Operation *>(ops.begin(), ops.end()),
+                     static_cast<double>(flops) / static_cast<double>(freed),
+                     units.size()});
+  }
+  llvm::sort(units, [](const Unit &a, const Unit &b) {
+    return std::make_pair(a.flopsPerByte, a.index) <
+           std::make_pair(b.flopsPerByte, b.index);
+  });
+  // Values recomputed from values that stay stashed first: a unit that
+  // reads a value another unit taken before it recomputes would keep both
+  // alive together (a chain), so it goes after the independent ones.
+  SmallVector<SmallVector<Operation *>> out, chained;
+  DenseSet<Operation *> taken;
+  for (Unit &unit : units) {
+    bool readsTaken = llvm::any_of(unit.ops, [&](Operation *op) {
+      return llvm::any_of(op->getOperands(), [&](Value v) {
+        return taken.contains(v.getDefiningOp());
+      });
+    });
+    if (readsTaken) {
+      chained.push_back(std::move(unit.ops));
+      continue;
+    }
+    taken.insert(unit.ops.begin(), unit.ops.end());
+    out.push_back(std::move(unit.ops));
+  }
+  out.append(std::make_move_iterator(chained.begin()),
+             std::make_move_iterator(chained.end()));
+  return out;
+}
+
+/// The prefix lengths tried: every length up to 8, then growing by half.
+SmallVector<size_t> prefixLengths(size_t units) {
+  SmallVector<size_t> lengths;
+  for (size_t k = 1; k <= units; k = k < 8 ? k + 1 : k + (k + 1) / 2)
+    lengths.push_back(k);
+  if (!lengths.empty() && lengths.back() != units)
+    lengths.push_back(units);
+  return lengths;
+}
+
+/// The candidate family of `func`, each with its estimate.
+SmallVector<Candidate> makeCandidates(func::FuncOp func,
+                                      const EchoPlanOptions &options) {
+  SmallVector<Candidate> out;
+  out.push_back({"none", RecomputePlan(), 0, 0});
+  RecomputePlan masks;
+  masks.packMasks = true;
+  out.push_back({"packed masks", masks, 0, 0});
+
+  TrainingStep step(func);
+  // echo at rising heavy budgets: cheap ops first, compute-heavy ones as
+  // the budget on their FLOPs grows.
+  SmallVector<double> heavyBudgets = {0.0, options.heavyBudget, 0.1, 1.0};
+  llvm::sort(heavyBudgets);
+  heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
+  for (auto [heavy, plan] :
+       llvm::zip(heavyBudgets, planEchoAtHeavyBudgets(func, heavyBudgets)))
+    if (plan)
+      out.push_back({llvm::formatv("echo heavy-budget={0}", heavy).str(),
+                     std::move(*plan), 0, 0});
+  out.push_back({"mirror", planMirror(step), 0, 0});
+  out.push_back({"sublinear", planSublinear(step), 0, 0});
+
+  SmallVector<SmallVector<Operation *>> units = rankUnits(step);
+  SmallVector<Operation *> taken;
+  size_t next = 0;
+  for (size_t length : prefixLengths(units.size())) {
+    for (; next < length; ++next)
+      taken.append(units[next]);
+    SmallVector<Operation *> r(taken);
+    llvm::sort(r, [&](Operation *a, Operation *b) {
+      return step.getPosition(a) < step.getPosition(b);
+    });
+    r.erase(llvm::unique(r), r.end());
+    RecomputePlan plan;
+    plan.packMasks = true;
+    plan.groups = getConnectedGroups(step, getPositions(step, r));
+    out.push_back({"cheapest " + std::to_string(length) + " of " +
+                       std::to_string(units.size()) + " values",
+                   std::move(plan), 0, 0});
+  }
+
+  // Each estimate rewrites its own detached clone: they run in parallel.
+  parallelForEach(func.getContext(), out, [&](Candidate &c) {
+    func::FuncOp trial = applyToClone(func, c.plan);
+    MemoryStats stats = computeMemoryStats(trial);
+    trial.erase();
+    c.recomputeFlops = stats.recomputeFlops;
+    c.estimatedBytes = stats.peakLiveBytes;
+  });
+  return out;
+}
+
+} // namespace
+
+FailureOr<RecomputePlan>
+mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
+  SmallVector<Candidate> all = makeCandidates(func, options);
+  // One order for every budget: least recompute FLOPs, then the fewest
+  // estimated bytes, then the order made. A candidate that costs no less
+  // and is estimated no smaller than one before it is dropped (none, the
+  // first, is never dropped).
+  auto order = llvm::to_vector(llvm::seq<size_t>(0, all.size()));
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return std::make_tuple(all[a].recomputeFlops, all[a].estimatedBytes, a) <
+           std::make_tuple(all[b].recomputeFlops, all[b].estimatedBytes, b);
+  });
+  SmallVector<const Candidate *> ranked;
+  for (size_t i : order)
+    if (ranked.empty() || all[i].estimatedBytes < ranked.back()->estimatedBytes)
+      ranked.push_back(&all[i]);
+
+  int64_t noneBytes = 0;
+  auto fail = [&](int64_t budget, int64_t smallest, const Candidate &best,
+                  StringRef what) -> LogicalResult {
+    InFlightDiagnostic diag = func.emitError();
+    diag << "echo-recompute: no plan of @" << func.getSymName()
+         << " fits the budget of " << budget << " bytes";
+    if (options.budget.isFraction)
+      diag << " (" << options.budget.str() << " of strategy none's "
+           << noneBytes << ")";
+    diag << "; the smallest " << what << " found is " << smallest << " bytes ("
+         << best.name << ", " << best.recomputeFlops << " recompute FLOPs)";
+    return failure();
+  };
+
+  if (!options.stepBytes) {
+    noneBytes = ranked.front()->estimatedBytes;
+    int64_t budget = options.budget.resolve(noneBytes);
+    for (const Candidate *c : ranked)
+      if (c->estimatedBytes <= budget)
+        return c->plan;
+    // ranked's estimates fall: the last is the smallest.
+    return fail(budget, ranked.back()->estimatedBytes, *ranked.back(),
+                "estimated step");
+  }
+
+  // Measured a batch at a time (a batch is lowered in parallel), in the
+  // ranked order; the first that fits wins.
+  size_t batch = std::max<unsigned>(
+      2, llvm::hardware_concurrency().compute_thread_count());
+  std::optional<int64_t> budget;
+  int64_t smallest = INT64_MAX;
+  const Candidate *smallestCandidate = nullptr;
+  for (size_t begin = 0; begin < ranked.size(); begin += batch) {
+    ArrayRef<const Candidate *> slice =
+        ArrayRef(ranked).slice(begin, std::min(batch, ranked.size() - begin));
+    SmallVector<func::FuncOp> steps;
+    for (const Candidate *c : slice)
+      steps.push_back(applyToClone(func, c->plan));
+    FailureOr<SmallVector<int64_t>> bytes = options.stepBytes(steps);
+    for (func::FuncOp step : steps)
+      step.erase();
+    if (failed(bytes))
+      return failure();
+    if (!budget) { // none is ranked first
+      noneBytes = (*bytes)[0];
+      budget = options.budget.resolve(noneBytes);
+    }
+    for (auto [c, b] : llvm::zip(slice, *bytes)) {
+      if (b <= *budget)
+        return c->plan;
+      if (b < smallest) {
+        smallest = b;
+        smallestCandidate = c;
+      }
+    }
+  }
+  return fail(*budget, smallest, *smallestCandidate, "planned step");
+}
