@@ -68,6 +68,10 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     return error("echo-pipeline: budget= is for strategy=budget, not "
                  "strategy=" +
                  stringifyRecomputeStrategy(options.strategy));
+  if (options.budgetReserve < 0 || (options.budgetReserve > 0 && !isBudget))
+    return error("echo-pipeline: budget-reserve must be a byte count >= 0 "
+                 "with strategy=budget, got " +
+                 Twine(options.budgetReserve.getValue()));
   if (isBudget) {
     std::string why;
     if (!parseRecomputeBudget(options.budget, why))
@@ -114,6 +118,7 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
     recompute.strategy = options.strategy;
     recompute.heavyBudget = options.heavyBudget;
     recompute.budget = options.budget;
+    recompute.budgetReserve = options.budgetReserve;
     // echo and budget decide on what the lowered step will hold: each
     // candidate is planned by the bufferization phase of this very pipeline.
     if ((options.strategy == RecomputeStrategy::Echo ||

@@ -100,6 +100,16 @@ public:
 
   bool emitsAot() const { return !options.emitAot.empty(); }
 
+  /// strategy=budget on the CPU runtime: the libraries' workspace (oneDNN's
+  /// scratchpad) is sized at the first call, outside the plan. When the
+  /// compiled step has one, it is measured by running the step once (on
+  /// copies of the arguments) and the step is compiled again with it
+  /// reserved (echo-pipeline budget-reserve), so that the budget bounds
+  /// every byte the step allocates.
+  LogicalResult reserveWorkspace();
+  /// Lowers the step to LLVM and JIT-compiles it into `jit`.
+  LogicalResult jitCompile();
+
 private:
   /// Sets `o` for this run's step (`autodiff`, `optimizer` as given).
   void setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
@@ -127,6 +137,10 @@ private:
 
   MemoryStats memory;
   int64_t arenaBytes = 0;
+  /// The budget-reserve the step is compiled with (reserveWorkspace).
+  int64_t budgetReserve = 0;
+  /// The JIT-compiled step (jitCompile).
+  std::optional<JitStep> jit;
   std::optional<PassManager> llvmPm;
 
   SmallVector<double> losses, times;
@@ -146,6 +160,7 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.planBuffers = options.planBuffers;
   o.comparePlans = options.comparePlans;
   o.budget = options.budget;
+  o.budgetReserve = budgetReserve;
   o.libraryCalls = options.libraryCalls;
 }
 
@@ -389,20 +404,9 @@ LogicalResult TrainingRun::checkFirstGradients() {
 }
 
 LogicalResult TrainingRun::train() {
-  SmallVector<StringRef> sharedLibs;
-  if (onGPU)
-    sharedLibs.push_back(options.cudaRuntime);
-  if (usesCpuRuntime)
-    sharedLibs.push_back(options.cpuRuntime);
-  Timer timer;
-  if (failed(llvmPm->run(*trainModule)))
+  if (!jit && failed(jitCompile()))
     return failure();
-  mlirMs += timer.lap();
-  FailureOr<JitStep> step =
-      JitStep::compile(*trainModule, trainName, options.optLevel, sharedLibs);
-  if (failed(step))
-    return failure();
-  llvmMs = timer.lap();
+  std::optional<JitStep> &step = jit;
   std::optional<CudaStep> gpuStep;
   if (onGPU) {
     gpuStep.emplace(cuda, *step);
@@ -457,6 +461,49 @@ LogicalResult TrainingRun::train() {
   return success();
 }
 
+LogicalResult TrainingRun::reserveWorkspace() {
+  if (options.strategy != RecomputeStrategy::Budget || !usesCpuRuntime ||
+      emitsAot() ||
+      !llvm::any_of(trainModule->getOps<func::FuncOp>(),
+                    [](func::FuncOp f) { return f.isExternal(); }))
+    return success();
+  // The probe: the step as planned, once (a step only writes its results;
+  // the parameters are advanced by train()).
+  if (failed(jitCompile()))
+    return failure();
+  SmallVector<HostTensor *> argPtrs, outPtrs;
+  for (HostTensor &t : args)
+    argPtrs.push_back(&t);
+  for (HostTensor &t : outs)
+    outPtrs.push_back(&t);
+  if (failed(jit->call(argPtrs, outPtrs)) || failed(cpu.check()))
+    return failure();
+  budgetReserve = static_cast<int64_t>(cpu.getWorkspaceBytes());
+  if (budgetReserve == 0)
+    return success(); // train() runs the probed step
+  jit.reset();
+  return compileStep();
+}
+
+LogicalResult TrainingRun::jitCompile() {
+  SmallVector<StringRef> sharedLibs;
+  if (onGPU)
+    sharedLibs.push_back(options.cudaRuntime);
+  if (usesCpuRuntime)
+    sharedLibs.push_back(options.cpuRuntime);
+  Timer timer;
+  if (failed(llvmPm->run(*trainModule)))
+    return failure();
+  mlirMs += timer.lap();
+  FailureOr<JitStep> step =
+      JitStep::compile(*trainModule, trainName, options.optLevel, sharedLibs);
+  if (failed(step))
+    return failure();
+  llvmMs = timer.lap();
+  jit.emplace(std::move(*step));
+  return success();
+}
+
 LogicalResult TrainingRun::writeReport() {
   if (options.report.empty())
     return success();
@@ -500,7 +547,8 @@ int mlir::echo::runTraining(MLIRContext &context,
                             const TrainingRunOptions &options) {
   TrainingRun run(context, options);
   if (failed(run.checkOptions()) || failed(run.loadModel()) ||
-      failed(run.prepareArguments()) || failed(run.compileStep()))
+      failed(run.prepareArguments()) || failed(run.compileStep()) ||
+      failed(run.reserveWorkspace()))
     return 1;
   if (run.emitsAot())
     return failed(run.emitBundle()) ? 1 : 0;

@@ -57,6 +57,13 @@ struct EchoRecomputePass
           << (isBudget ? "" : stringifyRecomputeStrategy(strategy));
       return signalPassFailure();
     }
+    if (budgetReserve < 0 || (budgetReserve > 0 && !isBudget)) {
+      getOperation().emitError()
+          << "echo-recompute: budget-reserve must be a byte count >= 0 "
+             "with strategy=budget, got "
+          << static_cast<int64_t>(budgetReserve);
+      return signalPassFailure();
+    }
     if (isBudget) {
       std::string error;
       std::optional<RecomputeBudget> parsed =
@@ -104,6 +111,7 @@ struct EchoRecomputePass
     echoOptions.heavyBudget = heavyBudget;
     echoOptions.plansCompared = plansCompared;
     echoOptions.budget = parsedBudget;
+    echoOptions.budgetReserve = budgetReserve;
     if (planner)
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);

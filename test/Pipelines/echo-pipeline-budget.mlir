@@ -33,3 +33,11 @@
 // TOOL: "step_bytes": 6{{[0-9][0-9][0-9][0-9]}},
 // TOOL: "strategy": "budget"
 // TOOL-STRATEGY: budget= is for strategy=budget, not strategy=echo
+
+// budget-reserve: bytes outside the plan (echo-run passes the libraries'
+// measured workspace) count against the budget, for every candidate and for
+// none's bytes under a share.
+// RUN: not echo-opt %echo_src/models/transformer.mlir --echo-pipeline="strategy=budget budget=70000 budget-reserve=8000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESERVE
+// RUN: not echo-opt %echo_src/models/transformer.mlir --echo-pipeline="strategy=echo budget-reserve=8000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESERVE-ECHO
+// RESERVE: fits the budget of 70000 bytes with 8000 bytes of library workspace; the smallest planned step found is 71524 bytes
+// RESERVE-ECHO: echo-pipeline: budget-reserve must be a byte count >= 0 with strategy=budget, got 8000

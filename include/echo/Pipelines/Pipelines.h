@@ -43,6 +43,12 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
                      "plan unless compare-plans=0 or plan-buffers=false "
                      "(then estimated)"),
       llvm::cl::init("")};
+  PassOptions::Option<int64_t> budgetReserve{
+      *this, "budget-reserve",
+      llvm::cl::desc("strategy=budget: bytes the step allocates outside its "
+                     "plan (a library's workspace; echo-run measures it), "
+                     "counted against the budget"),
+      llvm::cl::init(0)};
   PassOptions::Option<Target> target{
       *this, "target",
       llvm::cl::desc("Code generation target: cpu, or nvvm (CUDA kernels in "

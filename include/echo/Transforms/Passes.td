@@ -309,6 +309,10 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "budget: the bound on the step's bytes: bytes (1073741824, "
            "512MiB, 1.5GiB, 800MB), or a share of none's (0.5, 50%); "
            "measured on the buffer plan with plan-pipeline, else estimated">,
+    Option<"budgetReserve", "budget-reserve", "int64_t", /*default=*/"0",
+           "budget: bytes the step allocates outside its plan (a library's "
+           "workspace), counted with every candidate's step bytes (and "
+           "none's, for a share)">,
     Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
            "echo with plan-pipeline: how many candidates, the best "
            "estimated first, are lowered and compared (each costs a "

@@ -107,6 +107,10 @@ struct EchoPlanOptions {
   /// Strategy budget: the bound on the step's bytes (measured with
   /// `stepBytes` when set, else estimated).
   RecomputeBudget budget;
+  /// Strategy budget: bytes the step allocates outside its plan (a
+  /// library's workspace). A candidate fits when its bytes plus these are
+  /// within the budget; a fractional budget is of none's bytes plus these.
+  int64_t budgetReserve = 0;
 };
 
 /// echo (Echo ISCA 2020, Algorithm 1, with its global footprint estimate):

@@ -200,7 +200,7 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
     if (ranked.empty() || all[i].estimatedBytes < ranked.back()->estimatedBytes)
       ranked.push_back(&all[i]);
 
-  int64_t noneBytes = 0;
+  int64_t noneBytes = 0, reserve = options.budgetReserve;
   auto fail = [&](int64_t budget, int64_t smallest, const Candidate &best,
                   StringRef what) -> LogicalResult {
     InFlightDiagnostic diag = func.emitError();
@@ -209,19 +209,21 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
     if (options.budget.isFraction)
       diag << " (" << options.budget.str() << " of strategy none's "
            << noneBytes << ")";
+    if (reserve)
+      diag << " with " << reserve << " bytes of library workspace";
     diag << "; the smallest " << what << " found is " << smallest << " bytes ("
          << best.name << ", " << best.recomputeFlops << " recompute FLOPs)";
     return failure();
   };
 
   if (!options.stepBytes) {
-    noneBytes = ranked.front()->estimatedBytes;
+    noneBytes = ranked.front()->estimatedBytes + reserve;
     int64_t budget = options.budget.resolve(noneBytes);
     for (const Candidate *c : ranked)
-      if (c->estimatedBytes <= budget)
+      if (c->estimatedBytes + reserve <= budget)
         return c->plan;
     // ranked's estimates fall: the last is the smallest.
-    return fail(budget, ranked.back()->estimatedBytes, *ranked.back(),
+    return fail(budget, ranked.back()->estimatedBytes + reserve, *ranked.back(),
                 "estimated step");
   }
 
@@ -244,10 +246,11 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
     if (failed(bytes))
       return failure();
     if (!budget) { // none is ranked first
-      noneBytes = (*bytes)[0];
+      noneBytes = (*bytes)[0] + reserve;
       budget = options.budget.resolve(noneBytes);
     }
-    for (auto [c, b] : llvm::zip(slice, *bytes)) {
+    for (auto [c, planned] : llvm::zip(slice, *bytes)) {
+      int64_t b = planned + reserve;
       if (b <= *budget)
         return c->plan;
       if (b < smallest) {
