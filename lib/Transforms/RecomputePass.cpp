@@ -74,14 +74,30 @@ struct EchoRecomputePass
       }
       parsedBudget = *parsed;
     }
+    if (!budgetTable.empty() && !isBudget) {
+      getOperation().emitError()
+          << "echo-recompute: budget-table= is for strategy=budget";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> steps;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(EchoDialect::getTrainStepAttrName()) &&
           !func.isExternal())
         steps.push_back(func);
+    llvm::json::Array tables;
+    auto writeTables = [&] {
+      std::string error;
+      if (budgetTable.empty() ||
+          succeeded(writeJSON(std::move(tables), budgetTable, error)))
+        return success();
+      getOperation().emitError() << "echo-recompute: " << error;
+      return failure();
+    };
     for (func::FuncOp func : steps) {
-      if (failed(rewrite(func)))
+      if (failed(rewrite(func, tables))) {
+        (void)writeTables();
         return signalPassFailure();
+      }
       func.walk([&](RecomputeOp region) {
         ++numRegions;
         for (Operation &op : region.getBody().front())
@@ -92,9 +108,11 @@ struct EchoRecomputePass
           EchoDialect::getRecomputeStrategyAttrName(),
           StringAttr::get(&getContext(), stringifyRecomputeStrategy(strategy)));
     }
+    if (failed(writeTables()))
+      return signalPassFailure();
   }
 
-  LogicalResult rewrite(func::FuncOp func) {
+  LogicalResult rewrite(func::FuncOp func, llvm::json::Array &tables) {
     if (auto done = func->getAttrOfType<StringAttr>(
             EchoDialect::getRecomputeStrategyAttrName()))
       return func.emitError() << "echo-recompute: @" << func.getSymName()
@@ -116,7 +134,30 @@ struct EchoRecomputePass
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);
       };
+    EchoPlanOptions::BudgetTable table;
+    if (!budgetTable.empty())
+      echoOptions.budgetTable = &table;
     FailureOr<RecomputePlan> plan = planRecompute(func, strategy, echoOptions);
+    if (!budgetTable.empty()) {
+      llvm::json::Array rows;
+      for (const BudgetCandidateInfo &c : table.candidates) {
+        llvm::json::Object row{{"name", c.name},
+                               {"recompute_flops", c.recomputeFlops},
+                               {"estimated_bytes", c.estimatedBytes},
+                               {"chosen", c.chosen}};
+        row["step_bytes"] = c.stepBytes ? llvm::json::Value(*c.stepBytes)
+                                        : llvm::json::Value(nullptr);
+        rows.push_back(std::move(row));
+      }
+      tables.push_back(llvm::json::Object{
+          {"function", func.getSymName()},
+          {"budget", budget},
+          {"budget_bytes", table.budgetBytes},
+          {"none_bytes", table.noneBytes},
+          {"budget_reserve", static_cast<int64_t>(budgetReserve)},
+          {"measured", static_cast<bool>(echoOptions.stepBytes)},
+          {"candidates", std::move(rows)}});
+    }
     if (failed(plan))
       return failure();
     applyRecomputePlan(func, *plan);

@@ -313,6 +313,11 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "budget: bytes the step allocates outside its plan (a library's "
            "workspace), counted with every candidate's step bytes (and "
            "none's, for a share)">,
+    Option<"budgetTable", "budget-table", "std::string", /*default=*/"",
+           "budget: write every candidate (ranked order, recompute FLOPs, "
+           "estimated and, with plan-pipeline, planned step bytes; all are "
+           "measured), the budget and none's bytes as JSON to this file "
+           "('-': stdout)">,
     Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
            "echo with plan-pipeline: how many candidates, the best "
            "estimated first, are lowered and compared (each costs a "

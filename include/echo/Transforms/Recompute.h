@@ -88,6 +88,16 @@ RecomputePlan planMirror(const TrainingStep &step);
 /// budget searched around sqrt(total * largest); each segment is a group.
 RecomputePlan planSublinear(const TrainingStep &step);
 
+/// One candidate of the budget strategy, as `budget-table` writes it.
+struct BudgetCandidateInfo {
+  std::string name;
+  int64_t recomputeFlops = 0;
+  int64_t estimatedBytes = 0;
+  /// Planned step bytes (with `stepBytes`), plus the reserve.
+  std::optional<int64_t> stepBytes;
+  bool chosen = false;
+};
+
 /// Options of the echo strategy.
 struct EchoPlanOptions {
   /// The share of the step's FLOPs that re-running compute-heavy ops in
@@ -111,6 +121,13 @@ struct EchoPlanOptions {
   /// library's workspace). A candidate fits when its bytes plus these are
   /// within the budget; a fractional budget is of none's bytes plus these.
   int64_t budgetReserve = 0;
+  /// Strategy budget: when set, every candidate is measured (not only until
+  /// one fits) and listed here in the ranked order, with the resolved budget
+  /// and none's bytes.
+  struct BudgetTable {
+    SmallVector<BudgetCandidateInfo> candidates;
+    int64_t budgetBytes = 0, noneBytes = 0;
+  } *budgetTable = nullptr;
 };
 
 /// echo (Echo ISCA 2020, Algorithm 1, with its global footprint estimate):

@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Threading.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Threading.h"
 
@@ -146,8 +147,10 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   for (auto [heavy, plan] :
        llvm::zip(heavyBudgets, planEchoAtHeavyBudgets(func, heavyBudgets)))
     if (plan)
-      out.push_back({llvm::formatv("echo heavy-budget={0}", heavy).str(),
-                     std::move(*plan), 0, 0});
+      out.push_back(
+          {llvm::formatv("echo heavy-budget={0}", llvm::format("%g", heavy))
+               .str(),
+           std::move(*plan), 0, 0});
   out.push_back({"mirror", planMirror(step), 0, 0});
   out.push_back({"sublinear", planSublinear(step), 0, 0});
 
@@ -186,18 +189,18 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
 FailureOr<RecomputePlan>
 mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   SmallVector<Candidate> all = makeCandidates(func, options);
-  // One order for every budget: least recompute FLOPs, then the fewest
-  // estimated bytes, then the order made. A candidate that costs no less
-  // and is estimated no smaller than one before it is dropped (none, the
-  // first, is never dropped).
-  auto order = llvm::to_vector(llvm::seq<size_t>(0, all.size()));
+  // One order for every budget: none, then least recompute FLOPs, the
+  // fewest estimated bytes, the order made. A candidate that costs no less
+  // and is estimated no smaller than one before it is dropped.
+  // none stays first: a share of the budget is of its bytes.
+  auto order = llvm::to_vector(llvm::seq<size_t>(1, all.size()));
   llvm::sort(order, [&](size_t a, size_t b) {
     return std::make_tuple(all[a].recomputeFlops, all[a].estimatedBytes, a) <
            std::make_tuple(all[b].recomputeFlops, all[b].estimatedBytes, b);
   });
-  SmallVector<const Candidate *> ranked;
+  SmallVector<const Candidate *> ranked = {&all.front()};
   for (size_t i : order)
-    if (ranked.empty() || all[i].estimatedBytes < ranked.back()->estimatedBytes)
+    if (all[i].estimatedBytes < ranked.back()->estimatedBytes)
       ranked.push_back(&all[i]);
 
   int64_t noneBytes = 0, reserve = options.budgetReserve;
@@ -216,12 +219,27 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
     return failure();
   };
 
+  EchoPlanOptions::BudgetTable *table = options.budgetTable;
+  if (table)
+    for (const Candidate *c : ranked)
+      table->candidates.push_back(
+          {c->name, c->recomputeFlops, c->estimatedBytes, std::nullopt, false});
+  auto choose = [&](size_t index) -> RecomputePlan {
+    if (table)
+      table->candidates[index].chosen = true;
+    return ranked[index]->plan;
+  };
+
   if (!options.stepBytes) {
     noneBytes = ranked.front()->estimatedBytes + reserve;
     int64_t budget = options.budget.resolve(noneBytes);
-    for (const Candidate *c : ranked)
+    if (table) {
+      table->budgetBytes = budget;
+      table->noneBytes = noneBytes;
+    }
+    for (auto [i, c] : llvm::enumerate(ranked))
       if (c->estimatedBytes + reserve <= budget)
-        return c->plan;
+        return choose(i);
     // ranked's estimates fall: the last is the smallest.
     return fail(budget, ranked.back()->estimatedBytes + reserve, *ranked.back(),
                 "estimated step");
@@ -232,9 +250,11 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   size_t batch = std::max<unsigned>(
       2, llvm::hardware_concurrency().compute_thread_count());
   std::optional<int64_t> budget;
+  std::optional<size_t> chosen;
   int64_t smallest = INT64_MAX;
   const Candidate *smallestCandidate = nullptr;
-  for (size_t begin = 0; begin < ranked.size(); begin += batch) {
+  for (size_t begin = 0; begin < ranked.size() && (!chosen || table);
+       begin += batch) {
     ArrayRef<const Candidate *> slice =
         ArrayRef(ranked).slice(begin, std::min(batch, ranked.size() - begin));
     SmallVector<func::FuncOp> steps;
@@ -248,16 +268,25 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
     if (!budget) { // none is ranked first
       noneBytes = (*bytes)[0] + reserve;
       budget = options.budget.resolve(noneBytes);
+      if (table) {
+        table->budgetBytes = *budget;
+        table->noneBytes = noneBytes;
+      }
     }
-    for (auto [c, planned] : llvm::zip(slice, *bytes)) {
+    for (auto [i, c, planned] :
+         llvm::zip(llvm::seq(begin, begin + slice.size()), slice, *bytes)) {
       int64_t b = planned + reserve;
-      if (b <= *budget)
-        return c->plan;
+      if (table)
+        table->candidates[i].stepBytes = b;
+      if (b <= *budget && !chosen)
+        chosen = i;
       if (b < smallest) {
         smallest = b;
         smallestCandidate = c;
       }
     }
   }
+  if (chosen)
+    return choose(*chosen);
   return fail(*budget, smallest, *smallestCandidate, "planned step");
 }

@@ -11,6 +11,8 @@
 // RUN: echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=170KiB" --echo-memory-report -o /dev/null | FileCheck %s --check-prefix=K5
 // RUN: not echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=0.5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF
 // RUN: echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=200000" | FileCheck %s --check-prefix=IR
+// RUN: echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=200000 budget-table=-" -o /dev/null | FileCheck %s --check-prefix=TABLE
+// RUN: not echo-opt %s --echo-autodiff --echo-recompute="strategy=echo budget-table=-" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TABLE-ECHO
 
 // A chain of 10 layers y_i = tanh(x_{i-1} w_i), 256x16 f32 values (16384
 // bytes each). `none` stashes every y_i (its estimated peak is 239620 bytes,
@@ -52,6 +54,24 @@
 // IR: echo.recompute (%[[Y1:[0-9]+]], %arg4)
 // IR: echo.recompute (%arg0, %arg2)
 // IR-NOT: echo.recompute
+
+// budget-table lists the candidates in the order they are tried (none
+// first, then by recompute FLOPs; each estimated smaller than the one
+// before), the resolved budget and the one chosen (without plan-pipeline
+// there are no planned bytes).
+// TABLE: "budget_bytes": 200000,
+// TABLE: "estimated_bytes": 239620,
+// TABLE-NEXT: "name": "none",
+// TABLE-NEXT: "recompute_flops": 0,
+// TABLE-NEXT: "step_bytes": null
+// TABLE: "chosen": true,
+// TABLE-NEXT: "estimated_bytes": 190468,
+// TABLE: "recompute_flops": 466944,
+// TABLE: "chosen": false,
+// TABLE-NEXT: "estimated_bytes": 174084,
+// TABLE: "measured": false,
+// TABLE-NEXT: "none_bytes": 239620
+// TABLE-ECHO: error: echo-recompute: budget-table= is for strategy=budget
 
 func.func @chain(%x: tensor<256x16xf32>,
                  %t: tensor<256x16xf32>,
