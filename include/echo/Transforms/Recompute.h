@@ -88,6 +88,10 @@ RecomputePlan planMirror(const TrainingStep &step);
 /// budget searched around sqrt(total * largest); each segment is a group.
 RecomputePlan planSublinear(const TrainingStep &step);
 
+/// sublinear with segments of `scale` times sqrt(total * largest) bytes
+/// (no search): larger segments stash fewer checkpoints and recompute more.
+RecomputePlan planSublinearAt(const TrainingStep &step, double scale);
+
 /// One candidate of the budget strategy, as `budget-table` writes it.
 struct BudgetCandidateInfo {
   std::string name;

@@ -22,6 +22,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 using namespace mlir;
@@ -35,6 +36,8 @@ struct Candidate {
   RecomputePlan plan;
   int64_t recomputeFlops = 0;
   int64_t estimatedBytes = 0;
+  /// The two above are set (the candidate was estimated when it was made).
+  bool estimated = false;
 };
 
 /// Forward values that may be dropped from the stash, each with the ops that
@@ -44,7 +47,16 @@ struct Candidate {
 /// FLOPs per byte freed, cheapest first (SuperNeurons' cost-aware order;
 /// equal ratios keep op order), those recomputed from stashed values before
 /// those recomputed from another unit's.
-SmallVector<SmallVector<Operation *>> rankUnits(const TrainingStep &step) {
+struct Unit {
+  /// The op whose results are dropped from the stash.
+  Operation *root;
+  /// It and the producers it is recomputed through.
+  SmallVector<Operation *> ops;
+  double flopsPerByte;
+  size_t index;
+};
+
+SmallVector<Unit> rankUnits(const TrainingStep &step) {
   // A unit needing more ops than this is left out: its recomputation is a
   // segment of the forward pass, which the sublinear candidate covers.
   constexpr size_t maxUnitOps = 64;
@@ -53,11 +65,6 @@ SmallVector<SmallVector<Operation *>> rankUnits(const TrainingStep &step) {
   for (Operation *op : candidates)
     if (!producesStochasticMask(op))
       recomputable.insert(op);
-  struct Unit {
-    SmallVector<Operation *> ops;
-    double flopsPerByte;
-    size_t index;
-  };
   SmallVector<Unit> units;
   for (Operation *op : candidates) {
     if (!recomputable.contains(op) || !step.isReadBack(op))
@@ -88,7 +95,7 @@ SmallVector<SmallVector<Operation *>> rankUnits(const TrainingStep &step) {
     int64_t flops = 0;
     for (Operation *unitOp : ops)
       flops += estimateFlops(unitOp);
-    units.push_back({SmallVector<Operation *>(ops.begin(), ops.end()),
+    units.push_back({op, SmallVector<Operation *>(ops.begin(), ops.end()),
                      static_cast<double>(flops) / static_cast<double>(freed),
                      units.size()});
   }
@@ -99,7 +106,7 @@ SmallVector<SmallVector<Operation *>> rankUnits(const TrainingStep &step) {
   // Values recomputed from values that stay stashed first: a unit that
   // reads a value another unit taken before it recomputes would keep both
   // alive together (a chain), so it goes after the independent ones.
-  SmallVector<SmallVector<Operation *>> out, chained;
+  SmallVector<Unit> out, chained;
   DenseSet<Operation *> taken;
   for (Unit &unit : units) {
     bool readsTaken = llvm::any_of(unit.ops, [&](Operation *op) {
@@ -108,58 +115,91 @@ SmallVector<SmallVector<Operation *>> rankUnits(const TrainingStep &step) {
       });
     });
     if (readsTaken) {
-      chained.push_back(std::move(unit.ops));
+      chained.push_back(std::move(unit));
       continue;
     }
     taken.insert(unit.ops.begin(), unit.ops.end());
-    out.push_back(std::move(unit.ops));
+    out.push_back(std::move(unit));
   }
   out.append(std::make_move_iterator(chained.begin()),
              std::make_move_iterator(chained.end()));
   return out;
 }
 
-/// The prefix lengths tried: every length up to 8, then growing by half.
-SmallVector<size_t> prefixLengths(size_t units) {
-  SmallVector<size_t> lengths;
-  for (size_t k = 1; k <= units; k = k < 8 ? k + 1 : k + (k + 1) / 2)
-    lengths.push_back(k);
-  if (!lengths.empty() && lengths.back() != units)
-    lengths.push_back(units);
-  return lengths;
+/// Peak-driven candidates: starting from nothing recomputed, each step
+/// estimates the step, finds its peak, and adds the cheapest units (FLOPs
+/// per byte) whose values are stashed across that peak: one per step for
+/// the first 8, then half again as many each step; every step's plan is a
+/// candidate. Where the cheapest values overall are not the ones at the
+/// peak, this frees the bytes that count.
+void addPeakDriven(func::FuncOp func, const TrainingStep &step,
+                   ArrayRef<Unit> units,
+                   function_ref<RecomputePlan(ArrayRef<Operation *>)> planOf,
+                   SmallVectorImpl<Candidate> &out) {
+  constexpr int maxSteps = 16, singleSteps = 8;
+  constexpr StringLiteral tag = "echo.budget_unit";
+  // Forward ops carry their unit's number into the rewritten clones.
+  auto tagged = cast<func::FuncOp>(func->clone());
+  Builder b(func.getContext());
+  OpOrder taggedOrder(tagged.getBody().front());
+  for (auto [i, unit] : llvm::enumerate(units))
+    taggedOrder.getOp(step.getPosition(unit.root))
+        ->setAttr(tag, b.getI64IntegerAttr(i));
+  SmallVector<bool> inR(units.size(), false);
+  SmallVector<Operation *> taken;
+  size_t count = 1;
+  for (int stepIndex = 0; stepIndex < maxSteps; ++stepIndex) {
+    RecomputePlan plan = planOf(taken);
+    func::FuncOp trial = applyToClone(tagged, plan);
+    Block &body = trial.getBody().front();
+    OpOrder order(body);
+    MemoryStats stats = computeMemoryStats(trial);
+    if (stepIndex > 0) { // the candidate the last step made
+      out.back().recomputeFlops = stats.recomputeFlops;
+      out.back().estimatedBytes = stats.peakLiveBytes;
+      out.back().estimated = true;
+    }
+    int64_t peak = std::distance(stats.timeline.begin(),
+                                 llvm::max_element(stats.timeline));
+    // The cheapest units stashed across the peak: one at first, then
+    // half again as many at each step (a few hundred after 16 steps).
+    SmallVector<unsigned> across;
+    for (int64_t i = 0; i < peak && i < order.size(); ++i) {
+      Operation *op = order.getOp(i);
+      auto id = op->getAttrOfType<IntegerAttr>(tag);
+      if (!id || inR[id.getInt()])
+        continue;
+      if (llvm::any_of(op->getUsers(), [&](Operation *user) {
+            return order.getPosition(user) >= peak;
+          }))
+        across.push_back(id.getInt());
+    }
+    trial.erase();
+    if (across.empty())
+      break;
+    llvm::sort(across, [&](unsigned a, unsigned b) {
+      return std::make_pair(units[a].flopsPerByte, a) <
+             std::make_pair(units[b].flopsPerByte, b);
+    });
+    across.truncate(std::min<size_t>(across.size(), count));
+    if (stepIndex >= singleSteps)
+      count += (count + 1) / 2;
+    for (unsigned u : across) {
+      inR[u] = true;
+      taken.append(units[u].ops);
+    }
+    out.push_back(
+        {"peak-driven " + std::to_string(stepIndex + 1), planOf(taken), 0, 0});
+  }
+  tagged.erase();
 }
 
 /// The candidate family of `func`, each with its estimate.
 SmallVector<Candidate> makeCandidates(func::FuncOp func,
                                       const EchoPlanOptions &options) {
-  SmallVector<Candidate> out;
-  out.push_back({"none", RecomputePlan(), 0, 0});
-  RecomputePlan masks;
-  masks.packMasks = true;
-  out.push_back({"packed masks", masks, 0, 0});
-
   TrainingStep step(func);
-  // echo at rising heavy budgets: cheap ops first, compute-heavy ones as
-  // the budget on their FLOPs grows.
-  SmallVector<double> heavyBudgets = {0.0, options.heavyBudget, 0.1, 1.0};
-  llvm::sort(heavyBudgets);
-  heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
-  for (auto [heavy, plan] :
-       llvm::zip(heavyBudgets, planEchoAtHeavyBudgets(func, heavyBudgets)))
-    if (plan)
-      out.push_back(
-          {llvm::formatv("echo heavy-budget={0}", llvm::format("%g", heavy))
-               .str(),
-           std::move(*plan), 0, 0});
-  out.push_back({"mirror", planMirror(step), 0, 0});
-  out.push_back({"sublinear", planSublinear(step), 0, 0});
-
-  SmallVector<SmallVector<Operation *>> units = rankUnits(step);
-  SmallVector<Operation *> taken;
-  size_t next = 0;
-  for (size_t length : prefixLengths(units.size())) {
-    for (; next < length; ++next)
-      taken.append(units[next]);
+  SmallVector<Unit> units = rankUnits(step);
+  auto planOf = [&](ArrayRef<Operation *> taken) {
     SmallVector<Operation *> r(taken);
     llvm::sort(r, [&](Operation *a, Operation *b) {
       return step.getPosition(a) < step.getPosition(b);
@@ -168,13 +208,68 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
     RecomputePlan plan;
     plan.packMasks = true;
     plan.groups = getConnectedGroups(step, getPositions(step, r));
+    return plan;
+  };
+
+  // The two sequential searches, echo's (its candidates, then heavy re-runs
+  // at rising budgets: cheap ops first, compute-heavy ones as the budget on
+  // their FLOPs grows) and the peak-driven one, run side by side; each
+  // works on its own clones.
+  SmallVector<double> heavyBudgets = {0.0, options.heavyBudget, 0.1, 1.0};
+  llvm::sort(heavyBudgets);
+  heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
+  SmallVector<Candidate> echo, peakDriven;
+  parallelFor(func.getContext(), 0, 2, [&](size_t task) {
+    if (task == 1) {
+      addPeakDriven(func, step, units, planOf, peakDriven);
+      return;
+    }
+    for (auto [heavy, plan] :
+         llvm::zip(heavyBudgets, planEchoAtHeavyBudgets(func, heavyBudgets)))
+      if (plan)
+        echo.push_back(
+            {llvm::formatv("echo heavy-budget={0}", llvm::format("%g", heavy))
+                 .str(),
+             std::move(*plan), 0, 0});
+  });
+
+  SmallVector<Candidate> out;
+  out.push_back({"none", RecomputePlan(), 0, 0});
+  RecomputePlan masks;
+  masks.packMasks = true;
+  out.push_back({"packed masks", masks, 0, 0});
+  for (Candidate &c : echo)
+    out.push_back(std::move(c));
+  out.push_back({"mirror", planMirror(step), 0, 0});
+  out.push_back({"sublinear", planSublinear(step), 0, 0});
+  // Chen et al.'s segments at other sizes: from many small segments (more
+  // checkpoints stashed, less recomputed) to few large ones.
+  for (int k : {-4, -2, 2}) {
+    double scale = std::pow(2.0, k / 2.0);
+    out.push_back(
+        {llvm::formatv("sublinear segments x{0}", llvm::format("%g", scale))
+             .str(),
+         planSublinearAt(step, scale), 0, 0});
+  }
+  // Larger prefixes of the cheapest values overall, 32, 128, ... (the
+  // peak-driven search takes the first ones one at a time).
+  SmallVector<Operation *> taken;
+  size_t next = 0;
+  for (size_t length = 32; length / 4 < units.size(); length *= 4) {
+    length = std::min(length, units.size());
+    for (; next < length; ++next)
+      taken.append(units[next].ops);
     out.push_back({"cheapest " + std::to_string(length) + " of " +
                        std::to_string(units.size()) + " values",
-                   std::move(plan), 0, 0});
+                   planOf(taken), 0, 0});
   }
+  for (Candidate &c : peakDriven)
+    out.push_back(std::move(c));
 
   // Each estimate rewrites its own detached clone: they run in parallel.
   parallelForEach(func.getContext(), out, [&](Candidate &c) {
+    if (c.estimated)
+      return;
     func::FuncOp trial = applyToClone(func, c.plan);
     MemoryStats stats = computeMemoryStats(trial);
     trial.erase();
