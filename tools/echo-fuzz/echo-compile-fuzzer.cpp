@@ -48,8 +48,7 @@ MLIRContext &getContext() {
 }
 
 /// Runs `build`'s passes on `module`; false if a pass failed.
-template <typename Build>
-bool run(ModuleOp module, Build build) {
+template <typename Build> bool run(ModuleOp module, Build build) {
   PassManager pm(module.getContext());
   build(pm);
   return succeeded(pm.run(module));
@@ -59,16 +58,14 @@ bool run(ModuleOp module, Build build) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext &context = getContext();
-  ScopedDiagnosticHandler swallow(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler swallow(&context,
+                                  [](Diagnostic &) { return success(); });
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
           StringRef(reinterpret_cast<const char *>(data), size), "fuzz"),
       llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr,
-                                                           &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 0;
   if (!run(*module, [](PassManager &pm) {
@@ -78,10 +75,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   for (RecomputeStrategy strategy :
        {RecomputeStrategy::None, RecomputeStrategy::Mirror,
-        RecomputeStrategy::Sublinear, RecomputeStrategy::Echo}) {
+        RecomputeStrategy::Sublinear, RecomputeStrategy::Echo,
+        RecomputeStrategy::Budget}) {
     OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
     EchoRecomputeOptions options;
     options.strategy = strategy;
+    if (strategy == RecomputeStrategy::Budget)
+      options.budget = "0.8"; // every candidate is made and estimated
     if (!run(*copy, [&](PassManager &pm) {
           pm.addPass(createEchoRecompute(options));
         }))

@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Threading.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Threading.h"
@@ -126,25 +127,22 @@ SmallVector<Unit> rankUnits(const TrainingStep &step) {
   return out;
 }
 
+/// The attribute that numbers the units on a tagged clone (tagUnits).
+StringRef getUnitTag() { return "echo.budget_unit"; }
+
 /// Peak-driven candidates: starting from nothing recomputed, each step
 /// estimates the step, finds its peak, and adds the cheapest units (FLOPs
 /// per byte) whose values are stashed across that peak: one per step for
 /// the first 8, then half again as many each step; every step's plan is a
 /// candidate. Where the cheapest values overall are not the ones at the
-/// peak, this frees the bytes that count.
-void addPeakDriven(func::FuncOp func, const TrainingStep &step,
+/// peak, this frees the bytes that count. Plans are made on `tagged`
+/// (tagUnits), whose rewritten clones say which unit each op roots.
+void addPeakDriven(func::FuncOp tagged, const TrainingStep &step,
                    ArrayRef<Unit> units,
                    function_ref<RecomputePlan(ArrayRef<Operation *>)> planOf,
                    SmallVectorImpl<Candidate> &out) {
   constexpr int maxSteps = 16, singleSteps = 8;
-  constexpr StringLiteral tag = "echo.budget_unit";
-  // Forward ops carry their unit's number into the rewritten clones.
-  auto tagged = cast<func::FuncOp>(func->clone());
-  Builder b(func.getContext());
-  OpOrder taggedOrder(tagged.getBody().front());
-  for (auto [i, unit] : llvm::enumerate(units))
-    taggedOrder.getOp(step.getPosition(unit.root))
-        ->setAttr(tag, b.getI64IntegerAttr(i));
+  StringRef tag = getUnitTag();
   SmallVector<bool> inR(units.size(), false);
   SmallVector<Operation *> taken;
   size_t count = 1;
@@ -191,7 +189,19 @@ void addPeakDriven(func::FuncOp func, const TrainingStep &step,
     out.push_back(
         {"peak-driven " + std::to_string(stepIndex + 1), planOf(taken), 0, 0});
   }
-  tagged.erase();
+}
+
+/// A detached clone of `func` whose unit roots carry their unit's number,
+/// which the rewritten clones of it keep.
+func::FuncOp tagUnits(func::FuncOp func, const TrainingStep &step,
+                      ArrayRef<Unit> units) {
+  auto tagged = cast<func::FuncOp>(func->clone());
+  Builder b(func.getContext());
+  OpOrder order(tagged.getBody().front());
+  for (auto [i, unit] : llvm::enumerate(units))
+    order.getOp(step.getPosition(unit.root))
+        ->setAttr(getUnitTag(), b.getI64IntegerAttr(i));
+  return tagged;
 }
 
 /// The candidate family of `func`, each with its estimate.
@@ -219,9 +229,11 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   llvm::sort(heavyBudgets);
   heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
   SmallVector<Candidate> echo, peakDriven;
+  func::FuncOp tagged = tagUnits(func, step, units);
+  llvm::scope_exit eraseTagged([&] { tagged.erase(); });
   parallelFor(func.getContext(), 0, 2, [&](size_t task) {
     if (task == 1) {
-      addPeakDriven(func, step, units, planOf, peakDriven);
+      addPeakDriven(tagged, step, units, planOf, peakDriven);
       return;
     }
     for (auto [heavy, plan] :
