@@ -65,10 +65,18 @@ def budget_compile(opt, model, budget, table=None):
 
 
 def budget_run(run, model, budget):
+    """echo-run --budget: the measured bytes, or why the budget was refused
+    (with the libraries' workspace reserved, a budget the compile-only sweep
+    met may not fit)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
-        subprocess.run([run, model, f"--budget={budget}", "--steps=1",
-                        "--quiet", f"--report={report}"], check=True)
+        out = subprocess.run([run, model, f"--budget={budget}", "--steps=1",
+                              "--quiet", f"--report={report}"],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            if "fits the budget" not in out.stderr:
+                raise RuntimeError(out.stderr)
+            return {"refused": out.stderr.strip().splitlines()[0]}
         r = json.load(open(report))[0]
     return {k: r[k] for k in ("measured_peak_bytes", "step_bytes",
                               "library_workspace_bytes", "recompute_flops",
@@ -171,12 +179,14 @@ def main():
             entry["monotone_and_met"] = not failures
             runs = []
             fitted = [s["budget"] for s in entry["sweep"] if s["result"]]
-            picks = [fitted[(len(fitted) - 1) * (k + 1) // args.run_points]
+            picks = [fitted[(len(fitted) - 1) * (k + 1) //
+                            (args.run_points + 1)]
                      for k in range(args.run_points)] if fitted else []
             for b in picks:
                 r = budget_run(run, model, b)
                 r["budget"] = b
-                r["met"] = r["measured_peak_bytes"] <= b
+                r["met"] = ("refused" in r or
+                            r["measured_peak_bytes"] <= b)
                 runs.append(r)
                 print(name, "run", r, file=sys.stderr, flush=True)
             entry["runs"] = runs

@@ -200,6 +200,7 @@ def write_markdown(results):
     lines += cpu_paper_markdown()
     lines += side_by_side_markdown()
     lines += memory_side_by_side_markdown()
+    lines += budget_markdown()
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -359,6 +360,57 @@ def memory_side_by_side_markdown():
             lines.append("| %s | %s | %.0f | %s |" % (
                 name, label, peak / mib,
                 "%.2f×" % (peak / eager) if eager else ""))
+    return lines
+
+
+def budget_markdown():
+    b = load_result("budget")
+    if not b:
+        return []
+    mib = float(1 << 20)
+    lines = ["", "## Byte budgets (`strategy=budget`, `bench/budget.py`)", "",
+             "Each paper-size model: one compile lists every candidate of "
+             "the budget strategy with its planned step bytes "
+             "(`budget-table`); then %d budgets from none's planned bytes "
+             "down to the smallest candidate's and one byte below it, each "
+             "its own compile. *Met and monotone*: every budget with a plan "
+             "got a step within it, a smaller budget never a larger step, "
+             "and only the budget below the smallest candidate was refused. "
+             "Then `echo-run --budget` at two of those budgets: the bytes the "
+             "run measured (libraries' workspace reserved and counted)."
+             % b["points"], "",
+             "| model | none MiB | smallest MiB (none / it) | its recompute "
+             "FLOPs | candidates tried | sweep: met and monotone | compile s "
+             "per budget (median) | echo-run: budget → measured MiB |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, e in b["models"].items():
+        cands = e["candidates"]
+        smallest = min(cands, key=lambda c: c["step_bytes"])
+        step = e["step_flops"]
+        secs = sorted(p["compile_s"] for p in e["sweep"])
+        runs = ", ".join(
+            "%.0f → refused (workspace reserved)" % (r["budget"] / mib)
+            if "refused" in r else
+            "%.0f → %.0f%s" % (r["budget"] / mib,
+                               r["measured_peak_bytes"] / mib,
+                               "" if r["met"] else " (over)")
+            for r in e["runs"])
+        lines.append("| %s | %.0f | %.0f (%.2f×) | %.1f%% | %d | %s | %.1f | "
+                     "%s |" % (name, e["none_bytes"] / mib,
+                               smallest["step_bytes"] / mib,
+                               e["none_bytes"] / smallest["step_bytes"],
+                               100 * smallest["recompute_flops"] / step
+                               if step else float("nan"),
+                               len(cands),
+                               "yes" if e["monotone_and_met"] else
+                               "NO: " + "; ".join(e["sweep_failures"]),
+                               secs[len(secs) // 2], runs))
+    lines += ["", "The Pareto curves (planned step bytes against recompute "
+              "FLOPs; the budget sweep as a step line, every candidate in "
+              "grey, none/mirror/sublinear/echo from the measured runs "
+              "above):", ""]
+    for name in b["models"]:
+        lines.append("![%s](budget/%s.png)" % (name, name))
     return lines
 
 
