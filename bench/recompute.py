@@ -397,8 +397,9 @@ def budget_markdown():
              "run measured (libraries' workspace reserved and counted).",
              "",
              "| model | none MiB | smallest MiB (none / it) | its recompute "
-             "FLOPs | candidates | budgets swept: met and monotone | s per budget compile (to planned buffers, median) "
-             "per budget (median) | echo-run: budget → measured MiB |",
+             "FLOPs | candidates | budgets swept: met and monotone | s to "
+             "compile one budget (to planned buffers, median) | echo-run: "
+             "budget → measured MiB |",
              "|---|---|---|---|---|---|---|---|"]
     for name, e in b["models"].items():
         cands = e["candidates"]
