@@ -7,11 +7,12 @@ step bytes plus the libraries' workspace; smaller budgets never give
 larger steps; once a budget has no plan no smaller one has; and losses and
 step results are bitwise identical to none's (dropout included)."""
 import concurrent.futures
-import filecmp
 import json
 import os
 import subprocess
 import sys
+
+import step_results
 
 models_dir, tmp, points = sys.argv[1], sys.argv[2], int(sys.argv[3])
 os.makedirs(tmp, exist_ok=True)
@@ -31,13 +32,10 @@ def run(model, args, tag):
 
 
 def same_results(a, b):
-    files = sorted(os.listdir(a[3]))
-    _, mismatch, errors = filecmp.cmpfiles(a[3], b[3], files, shallow=False)
-    return a[1] == b[1] and files and not mismatch and not errors
+    return step_results.same_results(a[1], a[3], b[1], b[3])
 
 
-models = sorted(os.path.join(models_dir, n) for n in os.listdir(models_dir)
-                if n.endswith(".mlir"))
+models = step_results.bundled_models(models_dir)
 with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
     nones = dict(zip(models, pool.map(
         lambda m: run(m, ["--strategy=none"], "none"), models)))

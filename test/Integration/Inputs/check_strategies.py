@@ -1,11 +1,12 @@
 """Recompute and buffer-plan properties over the bundled models (see
 strategies.test)."""
 import concurrent.futures
-import filecmp
 import json
 import os
 import subprocess
 import sys
+
+import step_results
 
 models_dir, tmp = sys.argv[1], sys.argv[2]
 os.makedirs(tmp, exist_ok=True)
@@ -28,13 +29,10 @@ def run(model, strategy, plan):
 
 
 def same_results(a, b):
-    files = sorted(os.listdir(a[2]))
-    _, mismatch, errors = filecmp.cmpfiles(a[2], b[2], files, shallow=False)
-    return a[0] == b[0] and files and not mismatch and not errors
+    return step_results.same_results(a[0], a[2], b[0], b[2])
 
 
-models = sorted(os.path.join(models_dir, n) for n in os.listdir(models_dir)
-                if n.endswith(".mlir"))
+models = step_results.bundled_models(models_dir)
 jobs = [(m, s, True) for m in models for s in strategies] + \
        [(m, s, False) for m in models for s in unplanned]
 with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
