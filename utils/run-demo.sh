@@ -3,9 +3,9 @@
 # (verifies it against the model convention and prints it in Echo's custom
 # assembly), prints its FLOP table and builds its training step; then, for
 # an NMT model at a size where memory matters, trains it for a few steps on
-# the CPU under each recompute strategy (identical losses with and without
-# recomputation) and prints the memory table: estimated, planned and
-# measured bytes.
+# the CPU under each recompute strategy and under a byte budget (identical
+# losses with and without recomputation) and prints the memory table:
+# estimated, planned and measured bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 utils/setup.sh
@@ -43,6 +43,15 @@ for s in none mirror sublinear echo; do
   /usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1]))[0]; print('compiled in %.1f s (MLIR %.1f s, LLVM %.1f s); median step %.0f ms' % (r['compile_ms'] / 1e3, r['compile_mlir_ms'] / 1e3, r['compile_llvm_ms'] / 1e3, r['step_time_ms']))" "$BUILD_DIR/run-$s.json"
   reports+=("$BUILD_DIR/run-$s.json")
 done
+# A byte budget: the least recompute whose step fits 60% of none's bytes;
+# half of them is more than any plan can save here, and says so.
+echo "-- echo-run --budget=0.6 --steps=3 --seed=0  (fit 60% of none's bytes with the least recompute)"
+"$BUILD_DIR/bin/echo-run" "$MID" --budget=0.6 --steps=3 --seed=0 --lr=0.1 \
+  --report="$BUILD_DIR/run-budget.json"
+reports+=("$BUILD_DIR/run-budget.json")
+echo "-- echo-run --budget=0.5  (too small for any plan: refused)"
+"$BUILD_DIR/bin/echo-run" "$MID" --budget=0.5 --steps=1 --quiet 2>&1 |
+  head -1 || true
 echo "(the losses are the same with and without recomputation)"
 echo "== memory of the training step under each strategy (bytes)"
 /usr/bin/python3 utils/memory-table.py "${reports[@]}"
