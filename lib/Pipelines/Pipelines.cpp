@@ -60,23 +60,10 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     return error("echo-pipeline: compare-plans must be 0 (decide on the "
                  "estimate) or a number of candidate plans, got " +
                  Twine(options.comparePlans.getValue()));
-  bool isBudget = options.strategy == RecomputeStrategy::Budget;
-  if (isBudget && options.budget.empty())
-    return error("echo-pipeline: strategy=budget needs budget= (bytes, or "
-                 "a share of none's: 0.5, 50%)");
-  if (!isBudget && !options.budget.empty())
-    return error("echo-pipeline: budget= is for strategy=budget, not "
-                 "strategy=" +
-                 stringifyRecomputeStrategy(options.strategy));
-  if (options.budgetReserve < 0 || (options.budgetReserve > 0 && !isBudget))
-    return error("echo-pipeline: budget-reserve must be a byte count >= 0 "
-                 "with strategy=budget, got " +
-                 Twine(options.budgetReserve.getValue()));
-  if (isBudget) {
-    std::string why;
-    if (!parseRecomputeBudget(options.budget, why))
-      return error("echo-pipeline: " + why);
-  }
+  std::string why;
+  if (!checkRecomputeBudgetOptions(options.strategy, options.budget,
+                                   options.budgetReserve, why))
+    return error("echo-pipeline: " + why);
   if (options.target != Target::NVVM)
     return success();
   if (!options.libraryCalls)

@@ -102,8 +102,8 @@ public:
 
   /// strategy=budget on the CPU runtime: the libraries' workspace (oneDNN's
   /// scratchpad) is sized at the first call, outside the plan. When the
-  /// compiled step has one, it is measured by running the step once (on
-  /// copies of the arguments) and the step is compiled again with it
+  /// compiled step has one, it is measured by running the step once (a
+  /// step only writes its results) and the step is compiled again with it
   /// reserved (echo-pipeline budget-reserve), so that the budget bounds
   /// every byte the step allocates.
   LogicalResult reserveWorkspace();

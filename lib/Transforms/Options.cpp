@@ -144,3 +144,30 @@ mlir::echo::parseRecomputeBudget(llvm::StringRef text, std::string &error) {
   budget.bytes = static_cast<int64_t>(bytes);
   return budget;
 }
+
+std::optional<RecomputeBudget>
+mlir::echo::checkRecomputeBudgetOptions(RecomputeStrategy strategy,
+                                        llvm::StringRef budget, int64_t reserve,
+                                        std::string &error) {
+  bool isBudget = strategy == RecomputeStrategy::Budget;
+  if (isBudget && budget.empty()) {
+    error = "strategy=budget needs budget= (bytes, or a share of none's: "
+            "0.5, 50%)";
+    return std::nullopt;
+  }
+  if (!isBudget && !budget.empty()) {
+    error = ("budget= is for strategy=budget, not strategy=" +
+             stringifyRecomputeStrategy(strategy))
+                .str();
+    return std::nullopt;
+  }
+  if (reserve < 0 || (reserve > 0 && !isBudget)) {
+    error = "budget-reserve must be a byte count >= 0 with strategy=budget, "
+            "got " +
+            std::to_string(reserve);
+    return std::nullopt;
+  }
+  if (!isBudget)
+    return RecomputeBudget();
+  return parseRecomputeBudget(budget, error);
+}

@@ -48,32 +48,14 @@ struct EchoRecomputePass
       return signalPassFailure();
     }
     bool isBudget = strategy == RecomputeStrategy::Budget;
-    if (isBudget != !budget.empty()) {
-      getOperation().emitError()
-          << (isBudget ? "echo-recompute: strategy=budget needs budget= "
-                         "(bytes, or a share of none's: 0.5, 50%)"
-                       : "echo-recompute: budget= is for strategy=budget, "
-                         "not strategy=")
-          << (isBudget ? "" : stringifyRecomputeStrategy(strategy));
+    std::string error;
+    std::optional<RecomputeBudget> parsed =
+        checkRecomputeBudgetOptions(strategy, budget, budgetReserve, error);
+    if (!parsed) {
+      getOperation().emitError() << "echo-recompute: " << error;
       return signalPassFailure();
     }
-    if (budgetReserve < 0 || (budgetReserve > 0 && !isBudget)) {
-      getOperation().emitError()
-          << "echo-recompute: budget-reserve must be a byte count >= 0 "
-             "with strategy=budget, got "
-          << static_cast<int64_t>(budgetReserve);
-      return signalPassFailure();
-    }
-    if (isBudget) {
-      std::string error;
-      std::optional<RecomputeBudget> parsed =
-          parseRecomputeBudget(budget, error);
-      if (!parsed) {
-        getOperation().emitError() << "echo-recompute: " << error;
-        return signalPassFailure();
-      }
-      parsedBudget = *parsed;
-    }
+    parsedBudget = *parsed;
     if (!budgetTable.empty() && !isBudget) {
       getOperation().emitError()
           << "echo-recompute: budget-table= is for strategy=budget";

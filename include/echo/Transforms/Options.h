@@ -62,6 +62,15 @@ struct RecomputeBudget {
 std::optional<RecomputeBudget> parseRecomputeBudget(llvm::StringRef text,
                                                     std::string &error);
 
+/// The budget options of echo-recompute and echo-pipeline together:
+/// `strategy=budget` needs `budget=`, `budget=` and a positive
+/// `budget-reserve=` need `strategy=budget`, the reserve is not negative and
+/// the budget parses. Returns the budget (the default one for another
+/// strategy), or none with `error` set (without the option owner's prefix).
+std::optional<RecomputeBudget>
+checkRecomputeBudgetOptions(RecomputeStrategy strategy, llvm::StringRef budget,
+                            int64_t reserve, std::string &error);
+
 /// `echo-autodiff optimizer=`: what the training step returns per parameter.
 enum class Optimizer {
   /// The gradient.
