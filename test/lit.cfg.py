@@ -42,11 +42,15 @@ tools = [
     # Tests compile many small steps: a fast JIT beats a fast step.
     ToolSubst("echo-run", extra_args=["--opt-level=0"]),
     ToolSubst("mlir-opt", unresolved="ignore"),
+    ToolSubst("echo-ilp", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.echo_build_plugin:
     config.available_features.add("plugin")
+# echo-ilp, the optimal recompute reference, is built with COIN-OR CBC.
+if config.echo_have_cbc:
+    config.available_features.add("ilp")
 import subprocess
 if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
                   capture_output=True).returncode == 0:

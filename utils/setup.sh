@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Echo needs on Debian 12 (as root): LLVM/MLIR 22 from Debian's
 # packages (with its sanitizer and libFuzzer runtimes), Ninja, lld, ccache,
-# OpenBLAS, oneDNN and Python's numpy, matplotlib, torch and torchvision.
+# OpenBLAS, oneDNN, COIN-OR CBC and Python's numpy, matplotlib, torch and torchvision.
 # Safe to run again.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ packages=(
   python3-torch python3-torchvision  # echo.import_torch and its tests, bench/peers
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenblas-dev libdnnl-dev
+  coinor-libcbc-dev  # echo-ilp, the optimal recompute reference (issue 21)
   libclang-rt-22-dev  # ASan, UBSan and libFuzzer of clang-22 (utils/run-sanitizers.sh)
   zlib1g-dev libzstd-dev
 )

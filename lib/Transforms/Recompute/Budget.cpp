@@ -250,6 +250,11 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   RecomputePlan masks;
   masks.packMasks = true;
   out.push_back({"packed masks", masks, 0, 0});
+  // ReLU inputs stashed as their 1-bit masks too: still nothing recomputed
+  // (echo-ilp found steps below packed masks at no recompute this way).
+  RecomputePlan binarized = masks;
+  binarized.binarizeGradientReads = true;
+  out.push_back({"packed masks, ReLU reads binarized", binarized, 0, 0});
   for (Candidate &c : echo)
     out.push_back(std::move(c));
   out.push_back({"mirror", planMirror(step), 0, 0});

@@ -1,0 +1,573 @@
+//===- ILP.cpp - The optimal recompute reference, solved with CBC ---------===//
+//
+// Part of the Echo project.
+//
+// Builds the integer program RecomputeILP.h describes from a training step
+// (positions, bytes and FLOPs through MemoryAnalysis and CostOpInterface)
+// and solves it with COIN-OR CBC's C interface.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Transforms/RecomputeILP.h"
+
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <Cbc_C_Interface.h>
+
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::echo;
+
+StringRef mlir::echo::stringifyStatus(RecomputeILPSolution::Status status) {
+  switch (status) {
+  case RecomputeILPSolution::Status::Optimal:
+    return "optimal";
+  case RecomputeILPSolution::Status::Feasible:
+    return "feasible";
+  case RecomputeILPSolution::Status::Infeasible:
+    return "infeasible";
+  case RecomputeILPSolution::Status::Unknown:
+    return "unknown";
+  }
+  llvm_unreachable("unknown status");
+}
+
+namespace {
+/// A value the backward pass reads that recomputing its op frees between
+/// its last forward reader and its first backward reader.
+struct Freeable {
+  unsigned candidate;
+  int64_t bytes, lastForward, firstBackward;
+};
+
+/// The positions of a value's uses in `step`: the last one (its natural
+/// end), the last one that is not a backward read, and the first backward
+/// reader (-1 when none).
+struct UseSpan {
+  int64_t last, lastForward, firstBackward = -1;
+};
+
+UseSpan getUseSpan(const TrainingStep &step, Value v) {
+  int64_t def = step.getPosition(v.getDefiningOp());
+  UseSpan span{def, def};
+  for (OpOperand &use : v.getUses()) {
+    int64_t at = step.getPosition(use.getOwner());
+    span.last = std::max(span.last, at);
+    if (!step.isBackwardUse(use))
+      span.lastForward = std::max(span.lastForward, at);
+    else if (span.firstBackward < 0 || at < span.firstBackward)
+      span.firstBackward = at;
+  }
+  return span;
+}
+} // namespace
+
+FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return func.emitError("echo-ilp: @")
+           << func.getSymName() << " is not a single-block training step";
+  bool rewritten = false;
+  func.walk([&](Operation *op) {
+    if (isa<RecomputeOp, PackMaskOp>(op))
+      rewritten = true;
+  });
+  if (rewritten)
+    return func.emitError("echo-ilp: @")
+           << func.getSymName()
+           << " was already rewritten by a recompute strategy; give the step "
+              "as echo-autodiff built it";
+  if (!TrainingStep(func).getLossOp())
+    return func.emitError("echo-ilp: the loss of @")
+           << func.getSymName() << " (its first result) is not computed by it";
+
+  // The step every echo plan starts from: ReLU reads binarized (the
+  // positions plans name), then masks packed (the step the model is of).
+  auto work = cast<func::FuncOp>(func->clone());
+  llvm::scope_exit eraseWork([&] { work.erase(); });
+  binarizeGradientReads(work);
+  DenseMap<Operation *, int64_t> planPositions;
+  OpOrder planOrder(work.getBody().front());
+  for (auto [i, op] : llvm::enumerate(planOrder.getOps()))
+    planPositions[op] = i;
+  RecomputePlan masks;
+  masks.packMasks = true;
+  applyRecomputePlan(work, masks);
+  TrainingStep step(work);
+  MemoryStats stats = computeMemoryStats(work);
+  ArrayRef<int64_t> base = stats.timeline;
+  int64_t n = step.size(), loss = step.getLossPosition();
+
+  RecomputeILP ilp;
+  ilp.baseBytes = stats.peakLiveBytes;
+
+  // Candidates: what the other strategies may recompute, less stochastic
+  // ops and masks (never recomputed) and ops with a result the backward
+  // pass reads before the forward pass is done with it (nothing to free).
+  SmallVector<Operation *> candidateOps;
+  DenseMap<Operation *, unsigned> candidateIndex;
+  SmallVector<Freeable> freeable;
+  for (Operation *op : step.getRecomputeCandidates()) {
+    if (producesStochasticMask(op) ||
+        llvm::any_of(op->getResults(), TrainingStep::isMask))
+      continue;
+    SmallVector<Freeable> frees;
+    bool useless = false;
+    for (Value v : op->getResults()) {
+      int64_t bytes = getTensorBytes(v.getType());
+      if (!bytes || !step.hasBackwardUse(v))
+        continue;
+      UseSpan span = getUseSpan(step, v);
+      if (span.lastForward >= span.firstBackward)
+        useless = true;
+      frees.push_back({static_cast<unsigned>(candidateOps.size()), bytes,
+                       span.lastForward, span.firstBackward});
+    }
+    if (useless)
+      continue;
+    candidateIndex[op] = candidateOps.size();
+    candidateOps.push_back(op);
+    llvm::append_range(freeable, frees);
+  }
+
+  // Region points: the first backward readers of the freeable values.
+  SmallVector<int64_t> points;
+  for (const Freeable &f : freeable)
+    points.push_back(f.firstBackward);
+  llvm::sort(points);
+  points.erase(llvm::unique(points), points.end());
+  int64_t numPoints = points.size();
+  auto pointIndex = [&](int64_t position) { // the last point <= position
+    return static_cast<int64_t>(llvm::upper_bound(points, position) -
+                                points.begin()) -
+           1;
+  };
+
+  auto addColumn = [&](double lower, double upper, double objective,
+                       bool integer) {
+    ilp.columns.push_back({lower, upper, objective, integer});
+    return static_cast<int>(ilp.columns.size() - 1);
+  };
+  // e and S columns; S[i][k] for k beyond the last point i may use is 0
+  // (suffix returns -1).
+  SmallVector<SmallVector<int>> suffixColumns(candidateOps.size());
+  for (auto [i, op] : llvm::enumerate(candidateOps)) {
+    int64_t last = numPoints - 1;
+    for (const Freeable &f : freeable)
+      if (f.candidate == i)
+        last = std::min(last, pointIndex(f.firstBackward));
+    Candidate c;
+    c.planPosition = planPositions.lookup(op);
+    c.flops = estimateFlops(op);
+    for (int64_t k = 0; k <= last; ++k) {
+      c.e.push_back(addColumn(0, 1, static_cast<double>(c.flops) + 1, true));
+      suffixColumns[i].push_back(addColumn(0, 1, 0, false));
+    }
+    ilp.candidates.push_back(std::move(c));
+  }
+  auto suffix = [&](unsigned i, int64_t k) {
+    return k >= 0 && k < static_cast<int64_t>(suffixColumns[i].size())
+               ? suffixColumns[i][k]
+               : -1;
+  };
+  for (auto [i, c] : llvm::enumerate(ilp.candidates))
+    for (auto [k, e] : llvm::enumerate(c.e)) {
+      Row row{{{suffixColumns[i][k], 1.0}, {e, -1.0}}, 'E', 0};
+      if (int next = suffix(i, k + 1); next >= 0)
+        row.terms.push_back({next, -1.0});
+      ilp.rows.push_back(std::move(row));
+    }
+
+  // An op is recomputed no earlier than the ops of R it reads.
+  for (auto [c, op] : llvm::enumerate(candidateOps)) {
+    SetVector<unsigned> producers;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (auto it = candidateIndex.find(def);
+            it != candidateIndex.end() && it->second != c)
+          producers.insert(it->second);
+    ilp.candidates[c].producers.assign(producers.begin(), producers.end());
+    for (unsigned i : producers)
+      for (auto [k, e] : llvm::enumerate(ilp.candidates[c].e))
+        if (int later = suffix(i, k + 1); later >= 0)
+          ilp.rows.push_back({{{e, 1.0}, {later, 1.0}}, 'L', 1.0});
+  }
+
+  // Values recomputed ops read past their natural end: for each, the
+  // candidates reading it, its producer (when a candidate) and its end.
+  struct Operand {
+    SetVector<unsigned> consumers;
+    std::optional<unsigned> producer;
+    int64_t bytes, end;
+    /// Its x (at region point k) and y (at the ops after point k) columns.
+    DenseMap<int64_t, int> x, y;
+  };
+  llvm::MapVector<Value, Operand> operands;
+  for (auto [c, op] : llvm::enumerate(candidateOps))
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      int64_t bytes = getTensorBytes(v.getType());
+      if (!def || !bytes || TrainingStep::isFree(v))
+        continue;
+      auto [it, inserted] = operands.try_emplace(v);
+      if (inserted) {
+        it->second.bytes = bytes;
+        it->second.end = getUseSpan(step, v).last;
+        if (auto p = candidateIndex.find(def); p != candidateIndex.end())
+          it->second.producer = p->second;
+      }
+      it->second.consumers.insert(c);
+    }
+  // x >= present(k) + S[c][k'] - 1, present(k) = 1 - S[producer][k+1]
+  // (k' = k at the region point, k + 1 at the ops after it).
+  auto presentWhileNeeded = [&](Operand &o, int64_t k, bool atPoint) {
+    int column = -1;
+    for (unsigned c : o.consumers) {
+      int needed = suffix(c, atPoint ? k : k + 1);
+      if (needed < 0)
+        continue;
+      if (column < 0)
+        column = addColumn(0, 1, 0, false);
+      Row row{{{column, 1.0}, {needed, -1.0}}, 'G', 0};
+      if (o.producer)
+        if (int later = suffix(*o.producer, k + 1); later >= 0)
+          row.terms.push_back({later, 1.0});
+      ilp.rows.push_back(std::move(row));
+    }
+    return column;
+  };
+  for (auto &[v, o] : operands)
+    for (int64_t k = 0; k < numPoints; ++k) {
+      if (points[k] > o.end)
+        if (int x = presentWhileNeeded(o, k, true); x >= 0)
+          o.x[k] = x;
+      int64_t lastOp = k + 1 < numPoints ? points[k + 1] - 1 : n - 1;
+      if (lastOp > o.end)
+        if (int y = presentWhileNeeded(o, k, false); y >= 0)
+          o.y[k] = y;
+    }
+
+  // Live bytes at every op and region point; rows with the same terms keep
+  // the largest bytes.
+  std::map<SmallVector<std::pair<int, double>>, int64_t> memory;
+  auto addMemoryRow = [&](SmallVector<std::pair<int, double>> terms,
+                          int64_t bytes) {
+    llvm::sort(terms);
+    auto [it, inserted] = memory.try_emplace(std::move(terms), bytes);
+    if (!inserted)
+      it->second = std::max(it->second, bytes);
+  };
+  for (int64_t t = 0; t < n; ++t) {
+    SmallVector<std::pair<int, double>> terms;
+    int64_t k = t > loss ? pointIndex(t) : -1;
+    for (const Freeable &f : freeable)
+      if (f.lastForward < t && t < f.firstBackward)
+        if (int s = suffix(f.candidate, k + 1); s >= 0)
+          terms.push_back({s, -static_cast<double>(f.bytes)});
+    if (k >= 0)
+      for (auto &[v, o] : operands)
+        if (o.end < t)
+          if (auto it = o.y.find(k); it != o.y.end())
+            terms.push_back({it->second, static_cast<double>(o.bytes)});
+    addMemoryRow(std::move(terms), base[t]);
+  }
+  for (int64_t k = 0; k < numPoints; ++k) {
+    int64_t at = points[k];
+    // Live between the op before the point and the op at it.
+    int64_t bytes = base[at];
+    for (Value r : step.getOp(at)->getResults())
+      bytes -= getTensorBytes(r.getType());
+    SmallVector<std::pair<int, double>> terms;
+    for (const Freeable &f : freeable)
+      if (at < f.firstBackward)
+        if (int s = suffix(f.candidate, k + 1); s >= 0)
+          terms.push_back({s, -static_cast<double>(f.bytes)});
+    for (auto &[v, o] : operands)
+      if (auto it = o.x.find(k); it != o.x.end())
+        terms.push_back({it->second, static_cast<double>(o.bytes)});
+    addMemoryRow(std::move(terms), bytes);
+  }
+  for (auto &[terms, bytes] : memory)
+    ilp.memoryRows.push_back({terms, bytes});
+  return ilp;
+}
+
+RecomputeILPSolution RecomputeILP::solve(int64_t budgetBytes,
+                                         const RecomputeILPOptions &options) const {
+  return run(budgetBytes, options);
+}
+
+RecomputeILPSolution
+RecomputeILP::solveMinPeak(const RecomputeILPOptions &options) const {
+  return run(std::nullopt, options);
+}
+
+RecomputeILPSolution RecomputeILP::run(std::optional<int64_t> budgetBytes,
+                                       const RecomputeILPOptions &options) const {
+  Cbc_Model *model = Cbc_newModel();
+  llvm::scope_exit deleteModel([&] { Cbc_deleteModel(model); });
+  Cbc_setLogLevel(model, 0);
+  Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
+  for (auto [i, c] : llvm::enumerate(columns)) {
+    std::string name = "c" + std::to_string(i);
+    Cbc_addCol(model, name.c_str(), c.lower, c.upper,
+               budgetBytes ? c.objective : 0.0, c.integer, 0, nullptr,
+               nullptr);
+  }
+  // Without a budget: minimise the peak, a column every memory row bounds.
+  int peak = columns.size();
+  if (!budgetBytes)
+    Cbc_addCol(model, "peak", 0, DBL_MAX, 1.0, 0, 0, nullptr, nullptr);
+
+  auto addRow = [&](ArrayRef<std::pair<int, double>> terms, char sense,
+                    double rhs) {
+    SmallVector<int> cols;
+    SmallVector<double> coefs;
+    for (auto [col, coef] : terms) {
+      cols.push_back(col);
+      coefs.push_back(coef);
+    }
+    std::string name = "r" + std::to_string(Cbc_getNumRows(model));
+    Cbc_addRow(model, name.c_str(), cols.size(), cols.data(), coefs.data(),
+               sense, rhs);
+  };
+  for (const Row &row : rows)
+    addRow(row.terms, row.sense, row.rhs);
+  for (const MemoryRow &row : memoryRows) {
+    if (budgetBytes) {
+      addRow(row.terms, 'L', static_cast<double>(*budgetBytes - row.bytes));
+      continue;
+    }
+    SmallVector<std::pair<int, double>> terms(row.terms);
+    terms.push_back({peak, -1.0});
+    addRow(terms, 'L', -static_cast<double>(row.bytes));
+  }
+
+  RecomputeILPSolution out;
+  auto start = std::chrono::steady_clock::now();
+  Cbc_solve(model);
+  out.solveSeconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  const double *solution = Cbc_bestSolution(model);
+  if (Cbc_isProvenOptimal(model) && solution)
+    out.status = RecomputeILPSolution::Status::Optimal;
+  else if (Cbc_isProvenInfeasible(model))
+    out.status = RecomputeILPSolution::Status::Infeasible;
+  else if (solution)
+    out.status = RecomputeILPSolution::Status::Feasible;
+  else
+    out.status = RecomputeILPSolution::Status::Unknown;
+  if (!out.hasPlan())
+    return out;
+  out.bestBound = Cbc_getBestPossibleObjValue(model);
+
+  // R, in connected groups (values flowing between its ops), in op order.
+  SmallVector<unsigned> chosen;
+  for (auto [i, c] : llvm::enumerate(candidates)) {
+    double r = 0;
+    for (int e : c.e)
+      r += solution[e];
+    if (r > 0.5)
+      chosen.push_back(i);
+  }
+  llvm::EquivalenceClasses<unsigned> classes;
+  DenseSet<unsigned> inR(chosen.begin(), chosen.end());
+  for (unsigned c : chosen) {
+    classes.insert(c);
+    for (unsigned p : candidates[c].producers)
+      if (inR.contains(p))
+        classes.unionSets(c, p);
+    out.recomputeFlops += candidates[c].flops;
+  }
+  out.recomputedOps = chosen.size();
+  llvm::sort(chosen, [&](unsigned a, unsigned b) {
+    return candidates[a].planPosition < candidates[b].planPosition;
+  });
+  DenseMap<unsigned, size_t> groupOf;
+  for (unsigned c : chosen) {
+    auto [it, inserted] =
+        groupOf.try_emplace(classes.getLeaderValue(c), out.plan.groups.size());
+    if (inserted)
+      out.plan.groups.emplace_back();
+    out.plan.groups[it->second].push_back(candidates[c].planPosition);
+  }
+  out.plan.binarizeGradientReads = true;
+  out.plan.packMasks = true;
+
+  for (const MemoryRow &row : memoryRows) {
+    double bytes = static_cast<double>(row.bytes);
+    for (auto [col, coef] : row.terms)
+      bytes += coef * solution[col];
+    out.modelPeakBytes =
+        std::max(out.modelPeakBytes, static_cast<int64_t>(std::llround(bytes)));
+  }
+  return out;
+}
+
+namespace {
+/// The estimate of `func` rewritten with `plan`.
+MemoryStats estimateWith(func::FuncOp func, const RecomputePlan &plan) {
+  func::FuncOp trial = applyToClone(func, plan);
+  MemoryStats stats = computeMemoryStats(trial);
+  trial.erase();
+  return stats;
+}
+
+/// The budget strategy's plan for `func` within `bytes` (on the estimate),
+/// as echo-ilp reports it.
+llvm::json::Object budgetStrategyAt(func::FuncOp func, int64_t bytes) {
+  EchoPlanOptions options;
+  options.budget.bytes = bytes;
+  EchoPlanOptions::BudgetTable table;
+  options.budgetTable = &table;
+  std::string error;
+  FailureOr<RecomputePlan> plan = failure();
+  {
+    ScopedDiagnosticHandler handler(func.getContext(), [&](Diagnostic &d) {
+      error = d.str();
+      return success();
+    });
+    plan = planBudget(func, options);
+  }
+  llvm::json::Object out{{"budget_bytes", bytes}};
+  if (failed(plan)) {
+    out["error"] = error;
+    return out;
+  }
+  MemoryStats stats = estimateWith(func, *plan);
+  for (const BudgetCandidateInfo &c : table.candidates)
+    if (c.chosen)
+      out["candidate"] = c.name;
+  out["estimated_bytes"] = stats.peakLiveBytes;
+  out["recompute_flops"] = stats.recomputeFlops;
+  out["recomputed_ops"] = stats.recomputedOps;
+  return out;
+}
+
+/// A solution as echo-ilp reports it, with its plan's estimate (after the
+/// rewrite every strategy shares) when it has one.
+llvm::json::Object describe(func::FuncOp func,
+                            const RecomputeILPSolution &solution) {
+  llvm::json::Object out{
+      {"status", stringifyStatus(solution.status)},
+      {"solve_seconds", solution.solveSeconds},
+  };
+  if (!solution.hasPlan())
+    return out;
+  MemoryStats stats = estimateWith(func, solution.plan);
+  out["model_recompute_flops"] = solution.recomputeFlops;
+  out["best_bound"] = solution.bestBound;
+  out["model_peak_bytes"] = solution.modelPeakBytes;
+  out["estimated_bytes"] = stats.peakLiveBytes;
+  out["recompute_flops"] = stats.recomputeFlops;
+  out["recomputed_ops"] = stats.recomputedOps;
+  return out;
+}
+
+std::optional<int64_t> getInt(const llvm::json::Object &o, StringRef key) {
+  return o.getInteger(key);
+}
+} // namespace
+
+FailureOr<llvm::json::Object>
+mlir::echo::compareBudgetWithILP(func::FuncOp func,
+                                 const ILPComparisonOptions &options,
+                                 raw_ostream &os) {
+  FailureOr<RecomputeILP> ilp = RecomputeILP::build(func);
+  if (failed(ilp))
+    return failure();
+  int64_t noneBytes = estimateWith(func, RecomputePlan()).peakLiveBytes;
+  int64_t ops = OpOrder(func.getBody().front()).size();
+  llvm::json::Object out{
+      {"function", func.getSymName()},
+      {"ops", ops},
+      {"candidates", ilp->getNumCandidates()},
+      {"columns", ilp->getNumColumns()},
+      {"rows", ilp->getNumRows()},
+      {"none_bytes", noneBytes},
+      {"model_base_bytes", ilp->getBaseBytes()},
+  };
+  os << "@" << func.getSymName() << ": " << ops << " ops, "
+     << ilp->getNumCandidates() << " may be recomputed; program of "
+     << ilp->getNumColumns() << " columns and " << ilp->getNumRows()
+     << " rows; none's estimate " << noneBytes << " bytes\n";
+
+  SmallVector<int64_t> budgets;
+  for (const RecomputeBudget &b : options.budgets)
+    budgets.push_back(b.resolve(noneBytes));
+  if (options.minPeak) {
+    RecomputeILPSolution smallest = ilp->solveMinPeak(options.solver);
+    llvm::json::Object o{
+        {"status", stringifyStatus(smallest.status)},
+        {"solve_seconds", smallest.solveSeconds},
+    };
+    if (smallest.hasPlan()) {
+      o["model_peak_bytes"] = smallest.modelPeakBytes;
+      budgets.push_back(smallest.modelPeakBytes);
+    }
+    os << "  smallest peak in the model: "
+       << (smallest.hasPlan() ? std::to_string(smallest.modelPeakBytes)
+                              : stringifyStatus(smallest.status).str())
+       << llvm::formatv(" ({0:f2} s)\n", smallest.solveSeconds);
+    out["min_peak"] = std::move(o);
+  }
+
+  os << llvm::formatv("  {0,12} | {1,-10} {2,8} {3,14} {4,12} | {5,14} "
+                      "{6,12} {7,8}  {8}\n",
+                      "budget", "ILP", "solve s", "recompute FLOPs",
+                      "estimated", "budget FLOPs", "estimated", "ratio",
+                      "budget strategy's plan");
+  llvm::json::Array points;
+  for (int64_t budget : budgets) {
+    RecomputeILPSolution solution = ilp->solve(budget, options.solver);
+    llvm::json::Object point{{"budget_bytes", budget}};
+    llvm::json::Object ilpPoint = describe(func, solution);
+    // The budget strategy at the footprint the ILP's plan reaches (the
+    // same bytes, so the FLOPs compare) and at the budget itself.
+    std::optional<int64_t> ilpBytes = getInt(ilpPoint, "estimated_bytes");
+    std::optional<int64_t> ilpFlops = getInt(ilpPoint, "recompute_flops");
+    std::string line = llvm::formatv("  {0,12} | {1,-10} {2,8:f2} ", budget,
+                                     stringifyStatus(solution.status),
+                                     solution.solveSeconds);
+    if (ilpBytes) {
+      llvm::json::Object same = budgetStrategyAt(func, *ilpBytes);
+      std::optional<int64_t> flops = getInt(same, "recompute_flops");
+      line += llvm::formatv("{0,14} {1,12} | ", *ilpFlops, *ilpBytes);
+      if (flops) {
+        std::optional<double> ratio;
+        if (*ilpFlops > 0)
+          ratio = static_cast<double>(*flops) / static_cast<double>(*ilpFlops);
+        else if (*flops == 0)
+          ratio = 1.0;
+        point["ratio"] = ratio ? llvm::json::Value(*ratio) : nullptr;
+        line += llvm::formatv(
+            "{0,14} {1,12} {2,8}  {3}", *flops,
+            *getInt(same, "estimated_bytes"),
+            ratio ? llvm::formatv("{0:f3}", *ratio).str() : "-",
+            same.getString("candidate").value_or(""));
+      } else {
+        point["ratio"] = nullptr;
+        line += "does not fit";
+      }
+      point["budget_at_ilp_bytes"] = std::move(same);
+    }
+    point["ilp"] = std::move(ilpPoint);
+    point["budget"] = budgetStrategyAt(func, budget);
+    os << line << "\n";
+    points.push_back(std::move(point));
+  }
+  out["points"] = std::move(points);
+  return out;
+}

@@ -1,0 +1,31 @@
+// REQUIRES: ilp
+// RUN: not echo-ilp %s 2>&1 | FileCheck %s --check-prefix=NOTHING
+// RUN: not echo-ilp %s --budget=lots 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not echo-ilp %s --budget=0.5 --time-limit=0 2>&1 | FileCheck %s --check-prefix=TIME
+// RUN: not echo-ilp %s --budget=0.5 --function=nope 2>&1 | FileCheck %s --check-prefix=FUNCTION
+// RUN: echo-opt %s --echo-autodiff --echo-recompute=strategy=mirror | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=REWRITTEN
+// RUN: echo "func.func @f(" | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=PARSE
+// RUN: echo-ilp %s --budget=0.9 --function=tiny | FileCheck %s --check-prefix=TINY
+// RUN: not echo-ilp %s --budget=0.9 -o %t/missing/dir/out.json 2>&1 | FileCheck %s --check-prefix=OUTPUT
+
+// NOTHING: echo-ilp: nothing to solve: give --budget=<b> or --min-peak
+// BUDGET: echo-ilp: --budget=lots: {{.+}}
+// TIME: echo-ilp: --time-limit must be positive
+// FUNCTION: echo-ilp: {{.*}} has no training step named nope
+// REWRITTEN: error: echo-ilp: @tiny_train was already rewritten by a recompute strategy; give the step as echo-autodiff built it
+// PARSE: error:
+// TINY: @tiny_train: 13 ops, 4 may be recomputed; program of {{[0-9]+}} columns and {{[0-9]+}} rows; none's estimate 26628 bytes
+// Nothing recomputed in two layers frees 10% of the peak.
+// TINY: 23965 | infeasible
+// OUTPUT: echo-ilp: {{.+}}
+
+func.func @tiny(%x: tensor<64x16xf32>, %t: tensor<64x16xf32>,
+                %w0: tensor<16x16xf32> {echo.param},
+                %w1: tensor<16x16xf32> {echo.param}) -> tensor<f32> {
+  %m0 = echo.matmul %x, %w0 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %y0 = echo.tanh %m0 : tensor<64x16xf32>
+  %m1 = echo.matmul %y0, %w1 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %y1 = echo.tanh %m1 : tensor<64x16xf32>
+  %l = echo.mse_loss %y1, %t : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

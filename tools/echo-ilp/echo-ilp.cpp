@@ -1,0 +1,133 @@
+//===- echo-ilp.cpp - The optimal recompute reference -----------*- C++ -*-===//
+//
+// Part of the Echo project.
+//
+// echo-ilp <model.mlir> --budget=<b> [--budget=<b>...] [--min-peak]
+//          [--time-limit=<s>] [--function=<name>] [-o <json>]
+//
+// Solves the recompute integer program (echo/Transforms/RecomputeILP.h)
+// of each training step at each budget with COIN-OR CBC, and puts the
+// budget strategy's plan beside every solution. The input is a model (SPEC.md
+// convention; echo-autodiff builds its steps) or steps echo-autodiff built.
+// A thin main over compareBudgetWithILP.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/InitAllEcho.h"
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Transforms/Passes.h"
+#include "echo/Transforms/RecomputeILP.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
+static cl::list<std::string> budgetsOpt(
+    "budget",
+    cl::desc("A budget to solve at: bytes (1073741824, 512MiB, 800MB) or a "
+             "share of strategy none's estimated bytes (0.5, 50%); repeatable"));
+static cl::opt<bool> minPeakOpt(
+    "min-peak",
+    cl::desc("Also solve for the smallest peak the program allows, then for "
+             "the fewest recompute FLOPs within it"));
+static cl::opt<double>
+    timeLimitOpt("time-limit",
+                 cl::desc("Seconds the solver may take per solve (the best "
+                          "solution found by then is reported as feasible)"),
+                 cl::init(60.0));
+static cl::opt<std::string>
+    functionOpt("function", cl::desc("Only the training step of this name"),
+                cl::init(""));
+static cl::opt<std::string> outputOpt("o", cl::desc("JSON output ('-': stdout)"),
+                                      cl::value_desc("path"), cl::init(""));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Echo's optimal recompute reference (CBC)\n");
+
+  echo::ILPComparisonOptions options;
+  for (const std::string &text : budgetsOpt) {
+    std::string error;
+    std::optional<echo::RecomputeBudget> budget =
+        echo::parseRecomputeBudget(text, error);
+    if (!budget) {
+      llvm::errs() << "echo-ilp: --budget=" << text << ": " << error << "\n";
+      return 1;
+    }
+    options.budgets.push_back(*budget);
+  }
+  if (options.budgets.empty() && !minPeakOpt) {
+    llvm::errs() << "echo-ilp: nothing to solve: give --budget=<b> or "
+                    "--min-peak\n";
+    return 1;
+  }
+  if (!(timeLimitOpt > 0)) {
+    llvm::errs() << "echo-ilp: --time-limit must be positive\n";
+    return 1;
+  }
+  options.minPeak = minPeakOpt;
+  options.solver.timeLimitSeconds = timeLimitOpt;
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  echo::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  auto isStep = [](func::FuncOp f) {
+    return f->hasAttr("echo.train_step") && !f.isExternal();
+  };
+  if (llvm::none_of(module->getOps<func::FuncOp>(), isStep)) {
+    // A model: echo-autodiff builds its training steps.
+    PassManager pm(&context);
+    pm.addPass(echo::createEchoAutodiff());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  llvm::json::Array out;
+  bool found = false;
+  for (func::FuncOp func : module->getOps<func::FuncOp>()) {
+    if (!isStep(func) ||
+        (!functionOpt.empty() && func.getSymName() != functionOpt &&
+         func.getSymName() != functionOpt + "_train"))
+      continue;
+    found = true;
+    FailureOr<llvm::json::Object> result =
+        echo::compareBudgetWithILP(func, options, llvm::outs());
+    if (failed(result))
+      return 1;
+    out.push_back(std::move(*result));
+  }
+  if (!found) {
+    llvm::errs() << "echo-ilp: " << inputFilename << " has no training step"
+                 << (functionOpt.empty() ? "" : " named " + functionOpt)
+                 << "\n";
+    return 1;
+  }
+  if (!outputOpt.empty()) {
+    std::string error;
+    if (failed(echo::writeJSON(std::move(out), outputOpt, error))) {
+      llvm::errs() << "echo-ilp: " << error << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
