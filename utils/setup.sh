@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Echo needs on Debian 12 (as root): LLVM/MLIR 22 from Debian's
 # packages (with its sanitizer and libFuzzer runtimes), Ninja, lld, ccache,
-# OpenBLAS, oneDNN, COIN-OR CBC and Python's numpy, matplotlib, torch and torchvision.
+# OpenBLAS, oneDNN, COIN-OR CBC (echo-ilp) and Python's numpy, matplotlib,
+# torch and torchvision.
 # Safe to run again.
 set -euo pipefail
 

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "echo/InitAllEcho.h"
 #include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/InitAllEcho.h"
 #include "echo/Transforms/Passes.h"
 #include "echo/Transforms/RecomputeILP.h"
 
@@ -34,8 +34,9 @@ static cl::opt<std::string>
     inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
 static cl::list<std::string> budgetsOpt(
     "budget",
-    cl::desc("A budget to solve at: bytes (1073741824, 512MiB, 800MB) or a "
-             "share of strategy none's estimated bytes (0.5, 50%); repeatable"));
+    cl::desc(
+        "A budget to solve at: bytes (1073741824, 512MiB, 800MB) or a "
+        "share of strategy none's estimated bytes (0.5, 50%); repeatable"));
 static cl::opt<bool> minPeakOpt(
     "min-peak",
     cl::desc("Also solve for the smallest peak the program allows, then for "
@@ -48,7 +49,8 @@ static cl::opt<double>
 static cl::opt<std::string>
     functionOpt("function", cl::desc("Only the training step of this name"),
                 cl::init(""));
-static cl::opt<std::string> outputOpt("o", cl::desc("JSON output ('-': stdout)"),
+static cl::opt<std::string> outputOpt("o",
+                                      cl::desc("JSON output ('-': stdout)"),
                                       cl::value_desc("path"), cl::init(""));
 
 int main(int argc, char **argv) {

@@ -14,8 +14,8 @@
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -303,8 +303,9 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
   return ilp;
 }
 
-RecomputeILPSolution RecomputeILP::solve(int64_t budgetBytes,
-                                         const RecomputeILPOptions &options) const {
+RecomputeILPSolution
+RecomputeILP::solve(int64_t budgetBytes,
+                    const RecomputeILPOptions &options) const {
   return run(budgetBytes, options);
 }
 
@@ -313,8 +314,9 @@ RecomputeILP::solveMinPeak(const RecomputeILPOptions &options) const {
   return run(std::nullopt, options);
 }
 
-RecomputeILPSolution RecomputeILP::run(std::optional<int64_t> budgetBytes,
-                                       const RecomputeILPOptions &options) const {
+RecomputeILPSolution
+RecomputeILP::run(std::optional<int64_t> budgetBytes,
+                  const RecomputeILPOptions &options) const {
   Cbc_Model *model = Cbc_newModel();
   llvm::scope_exit deleteModel([&] { Cbc_deleteModel(model); });
   Cbc_setLogLevel(model, 0);
@@ -322,8 +324,7 @@ RecomputeILPSolution RecomputeILP::run(std::optional<int64_t> budgetBytes,
   for (auto [i, c] : llvm::enumerate(columns)) {
     std::string name = "c" + std::to_string(i);
     Cbc_addCol(model, name.c_str(), c.lower, c.upper,
-               budgetBytes ? c.objective : 0.0, c.integer, 0, nullptr,
-               nullptr);
+               budgetBytes ? c.objective : 0.0, c.integer, 0, nullptr, nullptr);
   }
   // Without a budget: minimise the peak, a column every memory row bounds.
   int peak = columns.size();
@@ -357,9 +358,9 @@ RecomputeILPSolution RecomputeILP::run(std::optional<int64_t> budgetBytes,
   RecomputeILPSolution out;
   auto start = std::chrono::steady_clock::now();
   Cbc_solve(model);
-  out.solveSeconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+  out.solveSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   const double *solution = Cbc_bestSolution(model);
   if (Cbc_isProvenOptimal(model) && solution)
     out.status = RecomputeILPSolution::Status::Optimal;
@@ -481,10 +482,8 @@ std::optional<int64_t> getInt(const llvm::json::Object &o, StringRef key) {
 }
 } // namespace
 
-FailureOr<llvm::json::Object>
-mlir::echo::compareBudgetWithILP(func::FuncOp func,
-                                 const ILPComparisonOptions &options,
-                                 raw_ostream &os) {
+FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
+    func::FuncOp func, const ILPComparisonOptions &options, raw_ostream &os) {
   FailureOr<RecomputeILP> ilp = RecomputeILP::build(func);
   if (failed(ilp))
     return failure();
@@ -538,9 +537,9 @@ mlir::echo::compareBudgetWithILP(func::FuncOp func,
     // same bytes, so the FLOPs compare) and at the budget itself.
     std::optional<int64_t> ilpBytes = getInt(ilpPoint, "estimated_bytes");
     std::optional<int64_t> ilpFlops = getInt(ilpPoint, "recompute_flops");
-    std::string line = llvm::formatv("  {0,12} | {1,-10} {2,8:f2} ", budget,
-                                     stringifyStatus(solution.status),
-                                     solution.solveSeconds);
+    std::string line =
+        llvm::formatv("  {0,12} | {1,-10} {2,8:f2} ", budget,
+                      stringifyStatus(solution.status), solution.solveSeconds);
     if (ilpBytes) {
       llvm::json::Object same = budgetStrategyAt(func, *ilpBytes);
       std::optional<int64_t> flops = getInt(same, "recompute_flops");
@@ -552,11 +551,11 @@ mlir::echo::compareBudgetWithILP(func::FuncOp func,
         else if (*flops == 0)
           ratio = 1.0;
         point["ratio"] = ratio ? llvm::json::Value(*ratio) : nullptr;
-        line += llvm::formatv(
-            "{0,14} {1,12} {2,8}  {3}", *flops,
-            *getInt(same, "estimated_bytes"),
-            ratio ? llvm::formatv("{0:f3}", *ratio).str() : "-",
-            same.getString("candidate").value_or(""));
+        line +=
+            llvm::formatv("{0,14} {1,12} {2,8}  {3}", *flops,
+                          *getInt(same, "estimated_bytes"),
+                          ratio ? llvm::formatv("{0:f3}", *ratio).str() : "-",
+                          same.getString("candidate").value_or(""));
       } else {
         point["ratio"] = nullptr;
         line += "does not fit";

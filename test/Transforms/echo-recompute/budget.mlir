@@ -21,8 +21,11 @@
 // minus k * 16384 needs exactly k layers recomputed (2k ops, k matmuls of
 // 131072 FLOPs and k tanh); the layers taken are not adjacent (each is
 // recomputed from a stashed value). Five layers freeing 16384 bytes each
-// cannot fit (the fifth value would be recomputed while the gradients of the
-// last layers are live): the next plan that fits recomputes 6 layers.
+// are not among the strategy's candidates (each recomputed from a stashed
+// value, the fifth would be recomputed while the gradients of the last
+// layers are live): the next plan that fits recomputes 6 layers. echo-ilp
+// finds five that fit, as two chains of two and one
+// (test/Tools/echo-ilp.mlir).
 // NONE: "peak_live_bytes": 239620,
 // NONE: "recompute_flops": 0,
 // K0: "peak_live_bytes": 239620,
