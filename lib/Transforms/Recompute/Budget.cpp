@@ -54,6 +54,9 @@ struct Unit {
   /// It and the producers it is recomputed through.
   SmallVector<Operation *> ops;
   double flopsPerByte;
+  /// The FLOPs of its ops: of two units at the same FLOPs per byte, the
+  /// smaller goes first (finer steps toward a budget).
+  int64_t flops;
   size_t index;
 };
 
@@ -98,11 +101,11 @@ SmallVector<Unit> rankUnits(const TrainingStep &step) {
       flops += estimateFlops(unitOp);
     units.push_back({op, SmallVector<Operation *>(ops.begin(), ops.end()),
                      static_cast<double>(flops) / static_cast<double>(freed),
-                     units.size()});
+                     flops, units.size()});
   }
   llvm::sort(units, [](const Unit &a, const Unit &b) {
-    return std::make_pair(a.flopsPerByte, a.index) <
-           std::make_pair(b.flopsPerByte, b.index);
+    return std::make_tuple(a.flopsPerByte, a.flops, a.index) <
+           std::make_tuple(b.flopsPerByte, b.flops, b.index);
   });
   // Values recomputed from values that stay stashed first: a unit that
   // reads a value another unit taken before it recomputes would keep both
@@ -176,8 +179,8 @@ void addPeakDriven(func::FuncOp tagged, const TrainingStep &step,
     if (across.empty())
       break;
     llvm::sort(across, [&](unsigned a, unsigned b) {
-      return std::make_pair(units[a].flopsPerByte, a) <
-             std::make_pair(units[b].flopsPerByte, b);
+      return std::make_tuple(units[a].flopsPerByte, units[a].flops, a) <
+             std::make_tuple(units[b].flopsPerByte, units[b].flops, b);
     });
     across.truncate(std::min<size_t>(across.size(), count));
     if (stepIndex >= singleSteps)
@@ -208,16 +211,35 @@ func::FuncOp tagUnits(func::FuncOp func, const TrainingStep &step,
 SmallVector<Candidate> makeCandidates(func::FuncOp func,
                                       const EchoPlanOptions &options) {
   TrainingStep step(func);
-  SmallVector<Unit> units = rankUnits(step);
+  // The cost-aware candidates start from the step with ReLU reads stashed
+  // as 1-bit masks (free of recompute; echo-ilp showed that units chosen
+  // without it spend their first FLOPs on bytes it frees for nothing).
+  // Without ReLUs there is nothing to binarize: no clone.
+  bool binarizable =
+      llvm::any_of(step.getRecomputeCandidates(), [](Operation *op) {
+        return cast<DifferentiableOpInterface>(op).isGradientReadBinarizable();
+      });
+  func::FuncOp binarized = func;
+  if (binarizable) {
+    binarized = cast<func::FuncOp>(func->clone());
+    binarizeGradientReads(binarized);
+  }
+  llvm::scope_exit eraseBinarized([&] {
+    if (binarizable)
+      binarized.erase();
+  });
+  TrainingStep unitStep(binarized);
+  SmallVector<Unit> units = rankUnits(unitStep);
   auto planOf = [&](ArrayRef<Operation *> taken) {
     SmallVector<Operation *> r(taken);
     llvm::sort(r, [&](Operation *a, Operation *b) {
-      return step.getPosition(a) < step.getPosition(b);
+      return unitStep.getPosition(a) < unitStep.getPosition(b);
     });
     r.erase(llvm::unique(r), r.end());
     RecomputePlan plan;
+    plan.binarizeGradientReads = binarizable;
     plan.packMasks = true;
-    plan.groups = getConnectedGroups(step, getPositions(step, r));
+    plan.groups = getConnectedGroups(unitStep, getPositions(unitStep, r));
     return plan;
   };
 
@@ -229,11 +251,11 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   llvm::sort(heavyBudgets);
   heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
   SmallVector<Candidate> echo, peakDriven;
-  func::FuncOp tagged = tagUnits(func, step, units);
+  func::FuncOp tagged = tagUnits(binarized, unitStep, units);
   llvm::scope_exit eraseTagged([&] { tagged.erase(); });
   parallelFor(func.getContext(), 0, 2, [&](size_t task) {
     if (task == 1) {
-      addPeakDriven(tagged, step, units, planOf, peakDriven);
+      addPeakDriven(tagged, unitStep, units, planOf, peakDriven);
       return;
     }
     for (auto [heavy, plan] :
@@ -252,9 +274,11 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   out.push_back({"packed masks", masks, 0, 0});
   // ReLU inputs stashed as their 1-bit masks too: still nothing recomputed
   // (echo-ilp found steps below packed masks at no recompute this way).
-  RecomputePlan binarized = masks;
-  binarized.binarizeGradientReads = true;
-  out.push_back({"packed masks, ReLU reads binarized", binarized, 0, 0});
+  if (binarizable) {
+    RecomputePlan masksBinarized = masks;
+    masksBinarized.binarizeGradientReads = true;
+    out.push_back({"packed masks, ReLU reads binarized", masksBinarized, 0, 0});
+  }
   for (Candidate &c : echo)
     out.push_back(std::move(c));
   out.push_back({"mirror", planMirror(step), 0, 0});
