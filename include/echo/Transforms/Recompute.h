@@ -151,19 +151,20 @@ planEchoAtHeavyBudgets(func::FuncOp func, ArrayRef<double> heavyBudgets);
 
 /// budget: the plan with the least recompute FLOPs whose step fits
 /// `options.budget` (plus `options.budgetReserve`), from a family of
-/// candidate plans that does not depend on the budget: none; packed masks;
-/// echo at rising heavy budgets; mirror; sublinear at several segment sizes;
-/// and the SuperNeurons-style cost-aware ones (stashed values ranked by the
-/// FLOPs that recomputing each costs per byte it frees: a peak-driven search
-/// that adds the cheapest values stashed across the estimated peak, and
-/// prefixes of the cheapest overall). They are ranked once, none first, then
-/// by recompute FLOPs and estimated bytes. With `options.stepBytes` they
-/// are measured in that order, a batch at a time, and the first that fits
-/// wins; else the estimate decides. Taking the first that fits from one
-/// fixed order makes the result monotone: a smaller budget never yields a
-/// step with more bytes. `func` is not modified. Fails with a diagnostic
-/// stating the smallest footprint found when no candidate fits, or when
-/// `options.stepBytes` fails.
+/// candidate plans that does not depend on the budget: none; packed masks
+/// (also with ReLU reads binarized); echo at rising heavy budgets; mirror;
+/// sublinear at several segment sizes; and the SuperNeurons-style
+/// cost-aware ones, on the step with ReLU reads binarized (stashed values
+/// ranked by the FLOPs that recomputing each costs per byte it frees: a
+/// peak-driven search that adds the cheapest values stashed across the
+/// estimated peak, and prefixes of the cheapest overall). They are ranked
+/// once, none first, then by recompute FLOPs and estimated bytes. With
+/// `options.stepBytes` they are measured in that order, a batch at a time,
+/// and the first that fits wins; else the estimate decides. Taking the
+/// first that fits from one fixed order makes the result monotone: a
+/// smaller budget never yields a step with more bytes. `func` is not
+/// modified. Fails with a diagnostic stating the smallest footprint found
+/// when no candidate fits, or when `options.stepBytes` fails.
 FailureOr<RecomputePlan> planBudget(func::FuncOp func,
                                     const EchoPlanOptions &options);
 
