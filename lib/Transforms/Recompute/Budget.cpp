@@ -148,6 +148,7 @@ void addPeakDriven(func::FuncOp tagged, const TrainingStep &step,
   StringRef tag = getUnitTag();
   SmallVector<bool> inR(units.size(), false);
   SmallVector<Operation *> taken;
+  SmallVector<Candidate> alternatives;
   size_t count = 1;
   for (int stepIndex = 0; stepIndex < maxSteps; ++stepIndex) {
     RecomputePlan plan = planOf(taken);
@@ -178,20 +179,41 @@ void addPeakDriven(func::FuncOp tagged, const TrainingStep &step,
     trial.erase();
     if (across.empty())
       break;
-    llvm::sort(across, [&](unsigned a, unsigned b) {
-      return std::make_tuple(units[a].flopsPerByte, units[a].flops, a) <
-             std::make_tuple(units[b].flopsPerByte, units[b].flops, b);
-    });
-    across.truncate(std::min<size_t>(across.size(), count));
+    // Of units at the same FLOPs per byte the smaller go first (finer
+    // steps). Where the larger first would take other units, that plan is a
+    // candidate too, made after the search (which goes on with the smaller).
+    auto firstUnits = [&](bool smallerFirst) {
+      SmallVector<unsigned> first(across);
+      llvm::sort(first, [&](unsigned a, unsigned b) {
+        int64_t fa = smallerFirst ? units[a].flops : -units[a].flops;
+        int64_t fb = smallerFirst ? units[b].flops : -units[b].flops;
+        return std::make_tuple(units[a].flopsPerByte, fa, a) <
+               std::make_tuple(units[b].flopsPerByte, fb, b);
+      });
+      first.truncate(std::min<size_t>(first.size(), count));
+      llvm::sort(first);
+      return first;
+    };
+    SmallVector<unsigned> smaller = firstUnits(true),
+                          larger = firstUnits(false);
+    std::string name = "peak-driven " + std::to_string(stepIndex + 1);
+    if (larger != smaller) {
+      SmallVector<Operation *> alternative(taken);
+      for (unsigned u : larger)
+        alternative.append(units[u].ops);
+      alternatives.push_back(
+          {name + ", larger first", planOf(alternative), 0, 0});
+    }
     if (stepIndex >= singleSteps)
       count += (count + 1) / 2;
-    for (unsigned u : across) {
+    for (unsigned u : smaller) {
       inR[u] = true;
       taken.append(units[u].ops);
     }
-    out.push_back(
-        {"peak-driven " + std::to_string(stepIndex + 1), planOf(taken), 0, 0});
+    out.push_back({name, planOf(taken), 0, 0});
   }
+  out.append(std::make_move_iterator(alternatives.begin()),
+             std::make_move_iterator(alternatives.end()));
 }
 
 /// A detached clone of `func` whose unit roots carry their unit's number,
