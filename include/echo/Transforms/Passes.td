@@ -279,13 +279,14 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
 
     - `budget` (with `budget=`): the plan with the least recompute FLOPs
       whose step fits the budget, chosen from one family of candidates that
-      does not depend on the budget: none, packed masks, echo at heavy
-      budgets 0 to 1, mirror, sublinear at several segment sizes, and the
-      stashed values ranked by the FLOPs that recomputing each (with the
-      producers it needs that the backward pass does not read) costs per
-      byte it frees (SuperNeurons' cost-aware order: cheap ops first,
-      compute-heavy ones when needed), taken by a search that adds the
-      cheapest ones stashed across the estimated peak, and as prefixes. They are ranked once by recompute FLOPs, then estimated
+      does not depend on the budget: none, packed masks (also with ReLU
+      reads binarized), echo at heavy budgets 0 to 1, mirror, sublinear at
+      several segment sizes, and the stashed values ranked by the FLOPs
+      that recomputing each (with the producers it needs that the backward
+      pass does not read) costs per byte it frees (SuperNeurons' cost-aware
+      order: cheap ops first, compute-heavy ones when needed), taken by a
+      search that adds the cheapest ones stashed across the estimated peak,
+      and as prefixes. They are ranked once by recompute FLOPs, then estimated
       bytes; with `plan-pipeline` they are lowered a batch at a time in that
       order and the first whose step bytes fit wins, else the first whose
       estimate fits. So a smaller budget never gives a larger step. No

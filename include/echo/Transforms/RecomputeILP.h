@@ -51,6 +51,7 @@
 
 #include "echo/Transforms/Recompute.h"
 
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 
 namespace mlir::echo {
@@ -130,14 +131,12 @@ private:
     int64_t bytes;
   };
   struct Candidate {
-    /// Its position in the step the plan is applied to (with ReLU reads
-    /// binarized, before masks are packed).
-    int64_t planPosition;
+    /// Its position in `step`, and in the step the plan is applied to (with
+    /// ReLU reads binarized, before masks are packed).
+    int64_t position, planPosition;
     int64_t flops;
     /// Its e columns (one per region point it may use), from point 0.
     SmallVector<int> e;
-    /// The candidates whose results it reads.
-    SmallVector<unsigned> producers;
   };
 
   RecomputeILPSolution run(std::optional<int64_t> budgetBytes,
@@ -148,6 +147,8 @@ private:
   SmallVector<MemoryRow> memoryRows;
   SmallVector<Candidate> candidates;
   int64_t baseBytes = 0;
+  /// The step the program is of (ReLU reads binarized, masks packed).
+  OwningOpRef<func::FuncOp> step;
 };
 
 /// What echo-ilp compares.

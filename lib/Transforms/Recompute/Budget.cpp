@@ -237,20 +237,21 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   // as 1-bit masks (free of recompute; echo-ilp showed that units chosen
   // without it spend their first FLOPs on bytes it frees for nothing).
   // Without ReLUs there is nothing to binarize: no clone.
-  bool binarizable =
-      llvm::any_of(step.getRecomputeCandidates(), [](Operation *op) {
+  func::FuncOp binarized;
+  std::optional<TrainingStep> binarizedStep;
+  if (llvm::any_of(step.getRecomputeCandidates(), [](Operation *op) {
         return cast<DifferentiableOpInterface>(op).isGradientReadBinarizable();
-      });
-  func::FuncOp binarized = func;
-  if (binarizable) {
+      })) {
     binarized = cast<func::FuncOp>(func->clone());
-    binarizeGradientReads(binarized);
+    if (binarizeGradientReads(binarized) > 0)
+      binarizedStep.emplace(binarized);
   }
   llvm::scope_exit eraseBinarized([&] {
-    if (binarizable)
+    if (binarized)
       binarized.erase();
   });
-  TrainingStep unitStep(binarized);
+  bool binarizable = binarizedStep.has_value();
+  const TrainingStep &unitStep = binarizable ? *binarizedStep : step;
   SmallVector<Unit> units = rankUnits(unitStep);
   auto planOf = [&](ArrayRef<Operation *> taken) {
     SmallVector<Operation *> r(taken);
@@ -273,7 +274,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   llvm::sort(heavyBudgets);
   heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
   SmallVector<Candidate> echo, peakDriven;
-  func::FuncOp tagged = tagUnits(binarized, unitStep, units);
+  func::FuncOp tagged = tagUnits(unitStep.getFunction(), unitStep, units);
   llvm::scope_exit eraseTagged([&] { tagged.erase(); });
   parallelFor(func.getContext(), 0, 2, [&](size_t task) {
     if (task == 1) {

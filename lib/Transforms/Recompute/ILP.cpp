@@ -15,7 +15,6 @@
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -94,13 +93,11 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
 
   // The step every echo plan starts from: ReLU reads binarized (the
   // positions plans name), then masks packed (the step the model is of).
-  auto work = cast<func::FuncOp>(func->clone());
-  llvm::scope_exit eraseWork([&] { work.erase(); });
+  RecomputeILP ilp;
+  ilp.step = cast<func::FuncOp>(func->clone());
+  func::FuncOp work = *ilp.step;
   binarizeGradientReads(work);
-  DenseMap<Operation *, int64_t> planPositions;
   OpOrder planOrder(work.getBody().front());
-  for (auto [i, op] : llvm::enumerate(planOrder.getOps()))
-    planPositions[op] = i;
   RecomputePlan masks;
   masks.packMasks = true;
   applyRecomputePlan(work, masks);
@@ -109,7 +106,6 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
   ArrayRef<int64_t> base = stats.timeline;
   int64_t n = step.size(), loss = step.getLossPosition();
 
-  RecomputeILP ilp;
   ilp.baseBytes = stats.peakLiveBytes;
 
   // Candidates: what the other strategies may recompute, less stochastic
@@ -168,7 +164,8 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
       if (f.candidate == i)
         last = std::min(last, pointIndex(f.firstBackward));
     Candidate c;
-    c.planPosition = planPositions.lookup(op);
+    c.position = step.getPosition(op);
+    c.planPosition = planOrder.getPosition(op);
     c.flops = estimateFlops(op);
     for (int64_t k = 0; k <= last; ++k) {
       c.e.push_back(addColumn(0, 1, static_cast<double>(c.flops) + 1, true));
@@ -197,7 +194,6 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
         if (auto it = candidateIndex.find(def);
             it != candidateIndex.end() && it->second != c)
           producers.insert(it->second);
-    ilp.candidates[c].producers.assign(producers.begin(), producers.end());
     for (unsigned i : producers)
       for (auto [k, e] : llvm::enumerate(ilp.candidates[c].e))
         if (int later = suffix(i, k + 1); later >= 0)
@@ -374,36 +370,26 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
     return out;
   out.bestBound = Cbc_getBestPossibleObjValue(model);
 
-  // R, in connected groups (values flowing between its ops), in op order.
-  SmallVector<unsigned> chosen;
-  for (auto [i, c] : llvm::enumerate(candidates)) {
-    double r = 0;
+  // R, in connected groups (values flowing between its ops), in op order,
+  // named by their positions in the step the plan applies to.
+  SmallVector<int64_t> r;
+  DenseMap<int64_t, int64_t> planPositions;
+  for (const Candidate &c : candidates) {
+    double chosen = 0;
     for (int e : c.e)
-      r += solution[e];
-    if (r > 0.5)
-      chosen.push_back(i);
+      chosen += solution[e];
+    if (chosen <= 0.5)
+      continue;
+    r.push_back(c.position);
+    planPositions[c.position] = c.planPosition;
+    out.recomputeFlops += c.flops;
   }
-  llvm::EquivalenceClasses<unsigned> classes;
-  DenseSet<unsigned> inR(chosen.begin(), chosen.end());
-  for (unsigned c : chosen) {
-    classes.insert(c);
-    for (unsigned p : candidates[c].producers)
-      if (inR.contains(p))
-        classes.unionSets(c, p);
-    out.recomputeFlops += candidates[c].flops;
-  }
-  out.recomputedOps = chosen.size();
-  llvm::sort(chosen, [&](unsigned a, unsigned b) {
-    return candidates[a].planPosition < candidates[b].planPosition;
-  });
-  DenseMap<unsigned, size_t> groupOf;
-  for (unsigned c : chosen) {
-    auto [it, inserted] =
-        groupOf.try_emplace(classes.getLeaderValue(c), out.plan.groups.size());
-    if (inserted)
-      out.plan.groups.emplace_back();
-    out.plan.groups[it->second].push_back(candidates[c].planPosition);
-  }
+  out.recomputedOps = r.size();
+  llvm::sort(r);
+  out.plan.groups = getConnectedGroups(TrainingStep(*step), r);
+  for (SmallVector<int64_t> &group : out.plan.groups)
+    for (int64_t &position : group)
+      position = planPositions.lookup(position);
   out.plan.binarizeGradientReads = true;
   out.plan.packMasks = true;
 
@@ -477,9 +463,6 @@ llvm::json::Object describe(func::FuncOp func,
   return out;
 }
 
-std::optional<int64_t> getInt(const llvm::json::Object &o, StringRef key) {
-  return o.getInteger(key);
-}
 } // namespace
 
 FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
@@ -535,14 +518,14 @@ FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
     llvm::json::Object ilpPoint = describe(func, solution);
     // The budget strategy at the footprint the ILP's plan reaches (the
     // same bytes, so the FLOPs compare) and at the budget itself.
-    std::optional<int64_t> ilpBytes = getInt(ilpPoint, "estimated_bytes");
-    std::optional<int64_t> ilpFlops = getInt(ilpPoint, "recompute_flops");
+    std::optional<int64_t> ilpBytes = ilpPoint.getInteger("estimated_bytes");
+    std::optional<int64_t> ilpFlops = ilpPoint.getInteger("recompute_flops");
     std::string line =
         llvm::formatv("  {0,12} | {1,-10} {2,8:f2} ", budget,
                       stringifyStatus(solution.status), solution.solveSeconds);
     if (ilpBytes) {
       llvm::json::Object same = budgetStrategyAt(func, *ilpBytes);
-      std::optional<int64_t> flops = getInt(same, "recompute_flops");
+      std::optional<int64_t> flops = same.getInteger("recompute_flops");
       line += llvm::formatv("{0,14} {1,12} | ", *ilpFlops, *ilpBytes);
       if (flops) {
         std::optional<double> ratio;
@@ -553,7 +536,7 @@ FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
         point["ratio"] = ratio ? llvm::json::Value(*ratio) : nullptr;
         line +=
             llvm::formatv("{0,14} {1,12} {2,8}  {3}", *flops,
-                          *getInt(same, "estimated_bytes"),
+                          *same.getInteger("estimated_bytes"),
                           ratio ? llvm::formatv("{0:f3}", *ratio).str() : "-",
                           same.getString("candidate").value_or(""));
       } else {
