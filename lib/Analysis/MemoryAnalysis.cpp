@@ -35,7 +35,8 @@ SmallVector<int64_t> blockTimeline(const OpOrder &order,
   SmallVector<int64_t> delta(n + 1, 0);
   for (int64_t i = 0; i < n; ++i) {
     for (Value v : ops[i]->getResults()) {
-      if (excluded.contains(v))
+      // Host copies are not device bytes (MemoryStats::offload counts them).
+      if (excluded.contains(v) || isHostResident(v))
         continue;
       int64_t bytes = getTensorBytes(v.getType());
       if (!bytes)
@@ -95,6 +96,47 @@ int64_t mlir::echo::computePeakLiveBytes(func::FuncOp func) {
   return stepTimeline(OpOrder(func.getBody().front()), timeline);
 }
 
+/// The offload statistics of the step in `order`, if it offloads anything.
+static std::optional<MemoryStats::Offload>
+computeOffloadStats(func::FuncOp func, const OpOrder &order) {
+  ArrayRef<Operation *> ops = order.getOps();
+  MemoryStats::Offload stats;
+  SmallVector<int64_t> delta(ops.size() + 1, 0);
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    auto offload = dyn_cast<OffloadOp>(op);
+    if (!offload)
+      continue;
+    int64_t bytes = getTensorBytes(offload.getType());
+    ++stats.values;
+    stats.transferBytes += bytes;
+    int64_t last = i;
+    for (Operation *user : offload.getResult().getUsers()) {
+      stats.transferBytes += bytes;
+      last = std::max(last, order.getPosition(user));
+      for (Operation *wait : user->getUsers())
+        if (isa<TransferWaitOp>(wait))
+          last = std::max(last, order.getPosition(wait));
+    }
+    delta[i] += bytes;
+    delta[last + 1] -= bytes;
+  }
+  if (!stats.values)
+    return std::nullopt;
+  int64_t live = 0;
+  for (int64_t d : delta) {
+    live += d;
+    stats.hostPeakBytes = std::max(stats.hostPeakBytes, live);
+  }
+  if (auto schedule = func->getAttrOfType<DictionaryAttr>(
+          EchoDialect::getOffloadScheduleAttrName())) {
+    if (auto t = schedule.getAs<FloatAttr>("transfer_seconds"))
+      stats.transferSeconds = t.getValueAsDouble();
+    if (auto t = schedule.getAs<FloatAttr>("unhidden_seconds"))
+      stats.unhiddenSeconds = t.getValueAsDouble();
+  }
+  return stats;
+}
+
 MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
   MemoryStats stats;
   stats.function = func.getSymName().str();
@@ -105,6 +147,7 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
     return stats;
   TrainingStep step(func);
   stats.peakLiveBytes = stepTimeline(step, stats.timeline);
+  stats.offload = computeOffloadStats(func, step);
 
   int64_t lossIndex = step.getLossPosition();
   for (auto [at, opPtr] : llvm::enumerate(step.getOps())) {
@@ -127,7 +170,7 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
     if (static_cast<int64_t>(at) > lossIndex)
       continue;
     for (Value v : op.getResults())
-      if (step.hasBackwardUse(v))
+      if (!isHostResident(v) && step.hasBackwardUse(v))
         stats.featureMapBytes += getTensorBytes(v.getType());
   }
   return stats;
@@ -164,6 +207,13 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"recompute_flops", recomputeFlops},
       {"timeline", std::move(line)},
   };
+  if (offload) {
+    o["offloaded_values"] = offload->values;
+    o["host_peak_bytes"] = offload->hostPeakBytes;
+    o["transfer_bytes"] = offload->transferBytes;
+    o["transfer_seconds"] = offload->transferSeconds;
+    o["unhidden_transfer_seconds"] = offload->unhiddenSeconds;
+  }
   if (bufferPlan) {
     llvm::json::Object plan;
     for (NamedAttribute entry : *bufferPlan) {
@@ -202,6 +252,20 @@ DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
       b.getNamedAttr("recompute_flops", b.getI64IntegerAttr(recomputeFlops)),
       b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
   };
+  if (offload)
+    entries.push_back(b.getNamedAttr(
+        "offload",
+        b.getDictionaryAttr({
+            b.getNamedAttr("values", b.getI64IntegerAttr(offload->values)),
+            b.getNamedAttr("host_peak_bytes",
+                           b.getI64IntegerAttr(offload->hostPeakBytes)),
+            b.getNamedAttr("transfer_bytes",
+                           b.getI64IntegerAttr(offload->transferBytes)),
+            b.getNamedAttr("transfer_seconds",
+                           b.getF64FloatAttr(offload->transferSeconds)),
+            b.getNamedAttr("unhidden_seconds",
+                           b.getF64FloatAttr(offload->unhiddenSeconds)),
+        })));
   return b.getDictionaryAttr(entries);
 }
 
@@ -231,6 +295,25 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
     return failure();
   stats.timeline.assign(timeline.asArrayRef().begin(),
                         timeline.asArrayRef().end());
+  if (attr.contains("offload")) {
+    auto offload = attr.getAs<DictionaryAttr>("offload");
+    if (!offload)
+      return failure();
+    MemoryStats::Offload o;
+    auto values = offload.getAs<IntegerAttr>("values");
+    auto host = offload.getAs<IntegerAttr>("host_peak_bytes");
+    auto transfer = offload.getAs<IntegerAttr>("transfer_bytes");
+    auto seconds = offload.getAs<FloatAttr>("transfer_seconds");
+    auto unhidden = offload.getAs<FloatAttr>("unhidden_seconds");
+    if (!values || !host || !transfer || !seconds || !unhidden)
+      return failure();
+    o.values = values.getInt();
+    o.hostPeakBytes = host.getInt();
+    o.transferBytes = transfer.getInt();
+    o.transferSeconds = seconds.getValueAsDouble();
+    o.unhiddenSeconds = unhidden.getValueAsDouble();
+    stats.offload = o;
+  }
   return stats;
 }
 

@@ -64,6 +64,9 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
   if (!checkRecomputeBudgetOptions(options.strategy, options.budget,
                                    options.budgetReserve, why))
     return error("echo-pipeline: " + why);
+  if (options.offload != OffloadPolicy::None && !options.libraryCalls)
+    return error("echo-pipeline: offload needs library-calls=true (the "
+                 "copies are calls into the Echo runtime's host pool)");
   if (options.target != Target::NVVM)
     return success();
   if (!options.libraryCalls)
@@ -100,9 +103,12 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
   }
   // strategy=none leaves the IR as it is (and does not verify it, so that
   // echo-run can lower an f64 copy of a model for its gradient check).
-  if (options.strategy != RecomputeStrategy::None) {
+  if (options.strategy != RecomputeStrategy::None ||
+      options.offload != OffloadPolicy::None) {
     EchoRecomputeOptions recompute;
     recompute.strategy = options.strategy;
+    recompute.offload = options.offload;
+    recompute.linkBandwidth = options.linkBandwidth;
     recompute.heavyBudget = options.heavyBudget;
     recompute.budget = options.budget;
     recompute.budgetReserve = options.budgetReserve;
@@ -128,8 +134,10 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
 void mlir::echo::buildEchoBufferizationPipeline(
     OpPassManager &pm, const EchoPipelineOptions &options) {
   bool gpu = options.target == Target::NVVM;
-  if (options.libraryCalls)
+  if (options.libraryCalls) {
+    pm.addPass(createEchoTransferCalls());
     pm.addPass(createEchoLibraryCalls());
+  }
   pm.addPass(createConvertEchoToLinalg());
   // Without library calls the contractions are tiled and vectorized here
   // (the vector transfers are unrolled by the LLVM phase).

@@ -29,10 +29,17 @@ LogicalResult CpuRuntime::load(StringRef path) {
   static_assert(std::is_same_v<decltype(getError), decltype(&echoCpuGetError)>);
   static_assert(std::is_same_v<decltype(workspaceBytes),
                                decltype(&echoCpuWorkspaceBytes)>);
+  static_assert(std::is_same_v<decltype(hostPoolPeakBytes),
+                               decltype(&echoCpuHostPoolPeakBytes)>);
+  static_assert(std::is_same_v<decltype(resetHostPeak),
+                               decltype(&echoCpuResetHostPoolPeak)>);
   decltype(&echoCpuSetAllocator) setAllocator = nullptr;
   if (!detail::resolveSymbol(*lib, init, "echoCpuInit") ||
       !detail::resolveSymbol(*lib, getError, "echoCpuGetError") ||
       !detail::resolveSymbol(*lib, workspaceBytes, "echoCpuWorkspaceBytes") ||
+      !detail::resolveSymbol(*lib, hostPoolPeakBytes,
+                             "echoCpuHostPoolPeakBytes") ||
+      !detail::resolveSymbol(*lib, resetHostPeak, "echoCpuResetHostPoolPeak") ||
       !detail::resolveSymbol(*lib, setAllocator, "echoCpuSetAllocator")) {
     llvm::errs() << "echo-run: " << path
                  << " is not the Echo CPU runtime (missing symbols)\n";
@@ -63,4 +70,13 @@ LogicalResult CpuRuntime::check() const {
 
 size_t CpuRuntime::getWorkspaceBytes() const {
   return workspaceBytes ? workspaceBytes() : 0;
+}
+
+size_t CpuRuntime::getHostPoolPeakBytes() const {
+  return hostPoolPeakBytes ? hostPoolPeakBytes() : 0;
+}
+
+void CpuRuntime::resetHostPoolPeak() const {
+  if (resetHostPeak)
+    resetHostPeak();
 }

@@ -145,7 +145,7 @@ private:
 
   SmallVector<double> losses, times;
   /// The most bytes live during a CPU step (host::getStepAllocator()).
-  size_t measuredPeakBytes = 0;
+  size_t measuredPeakBytes = 0, measuredHostPeakBytes = 0;
   /// Compile time of the step, in ms: MLIR passes, LLVM (JIT).
   double mlirMs = 0, llvmMs = 0;
 };
@@ -161,6 +161,8 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.comparePlans = options.comparePlans;
   o.budget = options.budget;
   o.budgetReserve = budgetReserve;
+  o.offload = options.offload;
+  o.linkBandwidth = options.linkBandwidth;
   o.libraryCalls = options.libraryCalls;
 }
 
@@ -385,6 +387,7 @@ LogicalResult TrainingRun::checkFirstGradients() {
   EchoPipelineOptions fdOptions;
   setPipelineOptions(fdOptions, false, Optimizer::None);
   fdOptions.strategy = RecomputeStrategy::None;
+  fdOptions.offload = OffloadPolicy::None;
   // The runtimes' library calls are f32; the f64 forward pass's contractions
   // are generated.
   fdOptions.libraryCalls = false;
@@ -429,11 +432,14 @@ LogicalResult TrainingRun::train() {
         outPtrs.push_back(&t);
       host::CountingAllocator &allocator = host::getStepAllocator();
       allocator.resetPeak();
+      cpu.resetHostPoolPeak();
       auto start = std::chrono::steady_clock::now();
       if (failed(step->call(argPtrs, outPtrs)) || failed(cpu.check()))
         return failure();
       auto end = std::chrono::steady_clock::now();
       measuredPeakBytes = std::max(measuredPeakBytes, allocator.peakBytes());
+      measuredHostPeakBytes =
+          std::max(measuredHostPeakBytes, cpu.getHostPoolPeakBytes());
       times.push_back(
           std::chrono::duration<double, std::milli>(end - start).count());
     }
@@ -532,6 +538,9 @@ LogicalResult TrainingRun::writeReport() {
     entry["measured_peak_bytes"] = static_cast<int64_t>(measuredPeakBytes);
     entry["library_workspace_bytes"] =
         static_cast<int64_t>(cpu.getWorkspaceBytes());
+    // The host pool of offloaded values, apart from the step's bytes.
+    entry["measured_host_peak_bytes"] =
+        static_cast<int64_t>(measuredHostPeakBytes);
   }
   llvm::json::Array report;
   report.push_back(std::move(entry));

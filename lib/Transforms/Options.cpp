@@ -31,6 +31,18 @@ llvm::StringRef mlir::echo::stringifyRecomputeStrategy(RecomputeStrategy s) {
   llvm_unreachable("unknown recompute strategy");
 }
 
+llvm::StringRef mlir::echo::stringifyOffloadPolicy(OffloadPolicy policy) {
+  switch (policy) {
+  case OffloadPolicy::None:
+    return "none";
+  case OffloadPolicy::Heavy:
+    return "heavy";
+  case OffloadPolicy::All:
+    return "all";
+  }
+  llvm_unreachable("unknown offload policy");
+}
+
 llvm::StringRef mlir::echo::stringifyOptimizer(Optimizer optimizer) {
   switch (optimizer) {
   case Optimizer::None:

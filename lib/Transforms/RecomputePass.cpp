@@ -47,6 +47,16 @@ struct EchoRecomputePass
           << static_cast<int64_t>(plansCompared);
       return signalPassFailure();
     }
+    for (auto [name, value] :
+         {std::pair<StringRef, double>{"link-bandwidth", linkBandwidth},
+          {"device-tflops", deviceTflops},
+          {"device-bandwidth", deviceBandwidth}})
+      if (!(value > 0.0 && value < 1e9)) {
+        getOperation().emitError()
+            << "echo-recompute: " << name
+            << " must be a positive rate below 1e9, got " << value;
+        return signalPassFailure();
+      }
     bool isBudget = strategy == RecomputeStrategy::Budget;
     std::string error;
     std::optional<RecomputeBudget> parsed =
@@ -105,8 +115,20 @@ struct EchoRecomputePass
              << "echo-recompute: cannot find the loss of training step @"
              << func.getSymName() << " (its first result must be computed "
              << "by an op of the step)";
-    if (strategy == RecomputeStrategy::None)
+    OffloadModel model;
+    model.linkBytesPerSecond = linkBandwidth * 1e9;
+    model.deviceFlopsPerSecond = deviceTflops * 1e12;
+    model.deviceBytesPerSecond = deviceBandwidth * 1e9;
+    auto offloadStashed = [&] {
+      if (offload == OffloadPolicy::None)
+        return;
+      numOffloaded +=
+          offloadValues(func, selectOffloads(func, offload), model).values;
+    };
+    if (strategy == RecomputeStrategy::None) {
+      offloadStashed();
       return success();
+    }
     EchoPlanOptions echoOptions;
     echoOptions.heavyBudget = heavyBudget;
     echoOptions.plansCompared = plansCompared;
@@ -143,6 +165,7 @@ struct EchoRecomputePass
     if (failed(plan))
       return failure();
     applyRecomputePlan(func, *plan);
+    offloadStashed();
     return success();
   }
 

@@ -31,6 +31,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #define ECHO_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -110,6 +111,19 @@ struct Runtime {
   /// Where the scratchpad comes from (echoCpuSetAllocator).
   void *(*allocate)(size_t alignment, size_t bytes) = nullptr;
   void (*release)(void *) = nullptr;
+  /// The host pool of offloaded values: a separate, counted pool (on a
+  /// GPU it is pinned host memory), so that a CPU run tells device bytes
+  /// from host bytes.
+  struct Slot {
+    char *data = nullptr;
+    size_t bytes = 0;
+    enum { Empty, Offloaded, Fetched } state = Empty;
+  };
+  std::vector<Slot> slots;
+  size_t hostLive = 0, hostPeak = 0;
+  /// $ECHO_HOST_POOL_LIMIT: the pool's bytes at most (0: no limit).
+  size_t hostLimit = 0;
+  bool hostLimitRead = false;
 };
 Runtime rt;
 
@@ -496,6 +510,114 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
     dnnOk(d.streamWait(rt.stream), "oneDNN stream");
 }
 
+//===----------------------------------------------------------------------===//
+// Host offload
+//===----------------------------------------------------------------------===//
+
+using mlir::echo::runtime::TransferBuffer;
+
+/// The slot `slot` of a call named `what`, grown on first use; null (and an
+/// error) when it is out of range.
+Runtime::Slot *getSlot(const char *what, int64_t slot) {
+  if (slot < 0 || slot > (1 << 24)) {
+    fail("%s: slot %" PRId64 " is out of range", what, slot);
+    return nullptr;
+  }
+  if (static_cast<size_t>(slot) >= rt.slots.size())
+    rt.slots.resize(slot + 1);
+  return &rt.slots[slot];
+}
+
+template <typename T>
+bool describe(const char *what, const UnrankedMemRefType<T> *m,
+              TransferBuffer &buffer) {
+  if (mlir::echo::runtime::describeTransferBuffer(m, buffer))
+    return true;
+  fail("%s: malformed buffer descriptor", what);
+  return false;
+}
+
+template <typename T>
+void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  TransferBuffer buffer;
+  Runtime::Slot *s = getSlot(what, slot);
+  if (hasError || !s || !describe(what, src, buffer))
+    return;
+  if (s->state != Runtime::Slot::Empty) {
+    fail("%s: slot %" PRId64 " still holds a copy (offloaded twice without "
+         "a fetch and its wait)",
+         what, slot);
+    return;
+  }
+  if (!rt.hostLimitRead) {
+    rt.hostLimitRead = true;
+    if (const char *limit = std::getenv("ECHO_HOST_POOL_LIMIT"))
+      rt.hostLimit = std::strtoull(limit, nullptr, 10);
+  }
+  size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
+  if (rt.hostLimit && bytes > rt.hostLimit - std::min(rt.hostLimit, rt.hostLive)) {
+    fail("out of host memory: offloading slot %" PRId64 " needs %zu bytes; "
+         "the host pool holds %zu of its %zu-byte limit "
+         "($ECHO_HOST_POOL_LIMIT)",
+         slot, bytes, rt.hostLive, rt.hostLimit);
+    return;
+  }
+  s->data = static_cast<char *>(std::malloc(bytes ? bytes : 1));
+  if (!s->data) {
+    fail("out of host memory: offloading slot %" PRId64 " needs %zu bytes "
+         "(the host pool holds %zu)",
+         slot, bytes, rt.hostLive);
+    return;
+  }
+  s->bytes = bytes;
+  mlir::echo::runtime::copyStrided(buffer, sizeof(T), s->data,
+                                   /*toPacked=*/true);
+  s->state = Runtime::Slot::Offloaded;
+  rt.hostLive += bytes;
+  rt.hostPeak = std::max(rt.hostPeak, rt.hostLive);
+}
+
+template <typename T>
+void fetch(const char *what, int64_t slot, UnrankedMemRefType<T> *dst) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  TransferBuffer buffer;
+  Runtime::Slot *s = getSlot(what, slot);
+  if (hasError || !s || !describe(what, dst, buffer))
+    return;
+  if (s->state != Runtime::Slot::Offloaded) {
+    fail("%s: slot %" PRId64 " holds no offloaded copy", what, slot);
+    return;
+  }
+  size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
+  if (bytes != s->bytes) {
+    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what,
+         slot, s->bytes, bytes);
+    return;
+  }
+  mlir::echo::runtime::copyStrided(buffer, sizeof(T), s->data,
+                                   /*toPacked=*/false);
+  s->state = Runtime::Slot::Fetched;
+}
+
+template <typename T>
+void transferWait(const char *what, int64_t slot, UnrankedMemRefType<T> *) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  Runtime::Slot *s = getSlot(what, slot);
+  if (hasError || !s)
+    return;
+  // The copies ran when they were issued; a fetch's wait frees the slot.
+  if (s->state == Runtime::Slot::Empty) {
+    fail("%s: slot %" PRId64 " has no transfer to wait for", what, slot);
+    return;
+  }
+  if (s->state == Runtime::Slot::Fetched) {
+    std::free(s->data);
+    rt.hostLive -= s->bytes;
+    *s = Runtime::Slot();
+  }
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -535,6 +657,23 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
   convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW);
 }
 
+#define ECHO_TRANSFER_CALLS(SUFFIX, TYPE)                                      \
+  ECHO_EXPORT void _mlir_ciface_echo_offload_##SUFFIX(TYPE *src,               \
+                                                      int64_t slot) {          \
+    offload("echo_offload_" #SUFFIX, src, slot);                               \
+  }                                                                            \
+  ECHO_EXPORT void _mlir_ciface_echo_fetch_##SUFFIX(int64_t slot, TYPE *dst) { \
+    fetch("echo_fetch_" #SUFFIX, slot, dst);                                   \
+  }                                                                            \
+  ECHO_EXPORT void _mlir_ciface_echo_transfer_wait_##SUFFIX(int64_t slot,      \
+                                                            TYPE *value) {     \
+    transferWait("echo_transfer_wait_" #SUFFIX, slot, value);                  \
+  }
+ECHO_TRANSFER_CALLS(f32, EchoUnrankedF32)
+ECHO_TRANSFER_CALLS(f16, EchoUnranked16)
+ECHO_TRANSFER_CALLS(bf16, EchoUnranked16)
+#undef ECHO_TRANSFER_CALLS
+
 //===----------------------------------------------------------------------===//
 // Host API
 //===----------------------------------------------------------------------===//
@@ -548,6 +687,21 @@ ECHO_EXPORT const char *echoCpuGetError(void) {
 }
 
 ECHO_EXPORT size_t echoCpuWorkspaceBytes(void) { return rt.scratchpadBytes; }
+
+ECHO_EXPORT size_t echoCpuHostPoolPeakBytes(void) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return rt.hostPeak;
+}
+
+ECHO_EXPORT size_t echoCpuHostPoolLiveBytes(void) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return rt.hostLive;
+}
+
+ECHO_EXPORT void echoCpuResetHostPoolPeak(void) {
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  rt.hostPeak = rt.hostLive;
+}
 
 ECHO_EXPORT int echoCpuSetAllocator(void *(*allocate)(size_t, size_t),
                                     void (*release)(void *)) {

@@ -35,6 +35,14 @@ const char *echoCpuGetError(void);
 /// Bytes the libraries hold for the step now (oneDNN primitives' scratchpad
 /// memory is the library's; this counts what the runtime allocated itself).
 size_t echoCpuWorkspaceBytes(void);
+/// The host pool of offloaded values (echo_offload_*): the most bytes it
+/// held since the last reset, and what it holds now. It is separate from
+/// the step's allocations (device memory on a GPU), and counted.
+/// $ECHO_HOST_POOL_LIMIT caps it (bytes): an offload past it is an
+/// out-of-host-memory error.
+size_t echoCpuHostPoolPeakBytes(void);
+size_t echoCpuHostPoolLiveBytes(void);
+void echoCpuResetHostPoolPeak(void);
 /// Makes the runtime take its workspace from `allocate(alignment, bytes)`
 /// (null when out of memory) and give it back with `release`, so that a
 /// driver counts it with the step's other bytes; both null: the C library.

@@ -66,6 +66,11 @@ int echoCudaSynchronize(void);
 /// Peak of the device bytes the runtime holds at once (allocations,
 /// library workspaces) since echoCudaResetPeak().
 size_t echoCudaPeakBytes(void);
+/// The host pool of offloaded values (echo_offload_*): the pinned bytes it
+/// holds, and the most bytes in use at once (a copy is in use from its
+/// offload to the wait of its fetch).
+size_t echoCudaHostPoolBytes(void);
+size_t echoCudaHostPoolPeakBytes(void);
 void echoCudaResetPeak(void);
 /// Device memory in use by the whole process (cuMemGetInfo), bytes.
 size_t echoCudaDeviceUsedBytes(void);

@@ -7,7 +7,8 @@
 // the helpers every part uses (see EchoCudaRuntime.h for the behaviour).
 //   EchoCudaRuntime.cpp  errors, state, init, memory, mgpu* and host API;
 //   Libraries.cpp        dlopen and dlsym of the driver, cuBLAS and cuDNN;
-//   LibraryCalls.cpp     the _mlir_ciface_echo_* calls on cuBLAS and cuDNN.
+//   LibraryCalls.cpp     the _mlir_ciface_echo_* calls on cuBLAS and cuDNN;
+//   HostPool.cpp         the transfer calls: pinned host pool, copy stream.
 // Everything here has hidden visibility (the library is built with
 // -fvisibility=hidden); only ECHO_EXPORT functions are exported.
 //
@@ -73,6 +74,11 @@ struct Driver {
   ECHO_FN(cuStreamSynchronize)
   ECHO_FN(cuMemAlloc)
   ECHO_FN(cuMemFree)
+  ECHO_FN(cuMemAllocHost)
+  ECHO_FN(cuMemFreeHost)
+  ECHO_FN(cuMemcpyDtoHAsync)
+  ECHO_FN(cuMemcpyHtoDAsync)
+  ECHO_FN(cuStreamWaitEvent)
   ECHO_FN(cuMemGetInfo)
   ECHO_FN(cuMemcpyAsync)
   ECHO_FN(cuMemcpyHtoD)

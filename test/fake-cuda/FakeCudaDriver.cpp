@@ -182,6 +182,32 @@ FAKE_EXPORT CUresult cuMemFree(CUdeviceptr ptr) {
   return CUDA_SUCCESS;
 }
 
+FAKE_EXPORT CUresult cuMemAllocHost(void **ptr, size_t bytes) {
+  *ptr = calloc(bytes ? bytes : 1, 1);
+  return *ptr ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuMemFreeHost(void *ptr) {
+  free(ptr);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
+                                       size_t bytes, CUstream) {
+  memcpy(dst, reinterpret_cast<void *>(src), bytes);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
+                                       size_t bytes, CUstream) {
+  memcpy(reinterpret_cast<void *>(dst), src, bytes);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+  return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult cuMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
   std::lock_guard<std::mutex> lock(device.mutex);
   *totalBytes = Device::capacity();

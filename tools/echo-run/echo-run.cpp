@@ -151,6 +151,19 @@ static cl::opt<std::string> budgetOpt(
              "50%)"),
     cl::init(""));
 
+static cl::opt<echo::OffloadPolicy> offloadOpt(
+    "offload",
+    cl::desc("Move stashed values to host memory and back: none, heavy "
+             "(results of compute-heavy ops) or all (echo-pipeline's "
+             "offload=)"),
+    cl::init(echo::OffloadPolicy::None), ECHO_OFFLOAD_POLICY_VALUES);
+
+static cl::opt<double> linkBandwidthOpt(
+    "link-bandwidth",
+    cl::desc("--offload: the host link's GB/s in the schedule's bandwidth "
+             "model"),
+    cl::init(25.0));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   llvm::InitializeNativeTarget();
@@ -175,6 +188,8 @@ int main(int argc, char **argv) {
   options.input = inputFilename;
   options.strategy = strategyOpt;
   options.budget = budgetOpt;
+  options.offload = offloadOpt;
+  options.linkBandwidth = linkBandwidthOpt;
   if (!budgetOpt.empty() && strategyOpt.getNumOccurrences() == 0)
     options.strategy = echo::RecomputeStrategy::Budget;
   options.target = targetOpt;

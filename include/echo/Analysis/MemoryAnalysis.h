@@ -38,6 +38,20 @@ struct MemoryStats {
   int64_t recomputeFlops = 0;
   /// Live bytes at each top-level op of the function, in order.
   SmallVector<int64_t> timeline;
+  /// Host offload (`echo.offload` / `echo.fetch`), when the step has any:
+  /// the values moved, the most bytes the host pool holds at once (a copy
+  /// lives from its offload to the wait of its fetch), the bytes copied in
+  /// both directions, and what the schedule (`echo.offload_schedule`)
+  /// estimated: transfer seconds in all and those not hidden behind
+  /// compute under its bandwidth model.
+  struct Offload {
+    int64_t values = 0;
+    int64_t hostPeakBytes = 0;
+    int64_t transferBytes = 0;
+    double transferSeconds = 0;
+    double unhiddenSeconds = 0;
+  };
+  std::optional<Offload> offload;
   /// What echo-plan-buffers recorded (`echo.buffer_plan`), if it ran.
   std::optional<DictionaryAttr> bufferPlan;
 

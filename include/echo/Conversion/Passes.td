@@ -41,6 +41,36 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def EchoTransferCalls : Pass<"echo-transfer-calls", "::mlir::ModuleOp"> {
+  let summary = "Turn host-offload ops into calls to the runtime's host pool";
+  let description = [{
+    Each `echo.offload` in a function gets a slot (its index in the
+    function, from 0) and becomes, at the tensor level,
+
+    ```mlir
+    %xb = bufferization.to_buffer %x read_only : memref<4x8xf32, strided<[?, ?], offset: ?>>
+    %xu = memref.cast %xb : ... to memref<*xf32>
+    func.call @echo_offload_f32(%xu, %slot) : (memref<*xf32>, i64) -> ()
+    ```
+
+    `echo.fetch` of that copy allocates its result and calls
+    `echo_fetch_f32(%slot, %out)`; `echo.transfer_wait %v` calls
+    `echo_transfer_wait_f32(%slot, %v)` with the slot of the transfer it
+    waits for (passing `%v` keeps its buffer live to the wait in the
+    buffer plan). The suffix is the element type (`f32`, `f16`, `bf16`);
+    callees are declared `private` with `llvm.emit_c_interface`. The CPU
+    runtime copies into a counted host pool, the CUDA runtime into pinned
+    host memory on a copy stream (echo/Runtime/EchoRuntimeABI.h). Run it
+    before `convert-echo-to-linalg`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
   let summary = "Turn compute-heavy Echo ops into calls to the vendor-library runtime";
   let description = [{

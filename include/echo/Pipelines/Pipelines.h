@@ -49,6 +49,16 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
                      "plan (a library's workspace; echo-run measures it), "
                      "counted against the budget"),
       llvm::cl::init(0)};
+  PassOptions::Option<OffloadPolicy> offload{
+      *this, "offload",
+      llvm::cl::desc("Stashed values moved to host memory and back "
+                     "(echo-recompute's option): none, heavy or all"),
+      llvm::cl::init(OffloadPolicy::None), ECHO_OFFLOAD_POLICY_VALUES};
+  PassOptions::Option<double> linkBandwidth{
+      *this, "link-bandwidth",
+      llvm::cl::desc("offload: the host link's GB/s in the schedule's "
+                     "bandwidth model (echo-recompute's option)"),
+      llvm::cl::init(25.0)};
   PassOptions::Option<Target> target{
       *this, "target",
       llvm::cl::desc("Code generation target: cpu, or nvvm (CUDA kernels in "

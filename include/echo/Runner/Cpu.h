@@ -29,11 +29,17 @@ public:
   LogicalResult check() const;
   /// Bytes the runtime holds for the libraries (oneDNN's scratchpad).
   size_t getWorkspaceBytes() const;
+  /// The most bytes the host pool of offloaded values held since the last
+  /// reset, and the reset (to what it holds now).
+  size_t getHostPoolPeakBytes() const;
+  void resetHostPoolPeak() const;
 
 private:
   int (*init)() = nullptr;
   const char *(*getError)() = nullptr;
   size_t (*workspaceBytes)() = nullptr;
+  size_t (*hostPoolPeakBytes)() = nullptr;
+  void (*resetHostPeak)() = nullptr;
 };
 
 } // namespace mlir::echo

@@ -45,6 +45,9 @@ struct TrainingRunOptions {
   bool planBuffers = true;
   /// echo-pipeline's budget= (strategy budget).
   std::string budget;
+  /// echo-pipeline's offload= and link-bandwidth=.
+  OffloadPolicy offload = OffloadPolicy::None;
+  double linkBandwidth = 25.0;
   /// echo-pipeline's compare-plans.
   unsigned comparePlans = 3;
   /// --emit-aot: the bundle's directory, driver library and linker, and the

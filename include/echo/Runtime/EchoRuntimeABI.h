@@ -25,6 +25,7 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace mlir::echo::runtime {
 /// C (M×N) = op(A) · op(B) [+ C], row-major; op transposes when asked.
@@ -39,6 +40,23 @@ inline constexpr const char kConv2DBackwardData[] = "echo_conv2d_backward_data";
 inline constexpr const char kConv2DBackwardFilter[] =
     "echo_conv2d_backward_filter";
 } // namespace mlir::echo::runtime
+
+/// Host offload (`echo-transfer-calls`): a step numbers its offloads 0, 1,
+/// ... (`slot`); each slot is offloaded, fetched and waited for once per
+/// step. Buffers are unranked memref descriptors of the value's element
+/// type (f32; f16 and bf16 as 16-bit words), contiguous on a GPU.
+///
+/// - echo_offload_<t>(src, slot): copies `src` into the host pool as
+///   `slot` (a GPU runtime: asynchronously on its copy stream, after the
+///   work issued before).
+/// - echo_fetch_<t>(slot, dst): copies `slot` back into `dst` (the same
+///   way).
+/// - echo_transfer_wait_<t>(slot, value): work issued after it runs after
+///   the slot's last copy is done; after the wait of a fetch the slot's
+///   host memory is free again. `value` is the buffer the copy reads or
+///   writes (passed so that it stays live to here in the buffer plan).
+using EchoUnrankedF32 = ::UnrankedMemRefType<float>;
+using EchoUnranked16 = ::UnrankedMemRefType<uint16_t>;
 
 /// The memref descriptors of the calls.
 using EchoMemRef2D = StridedMemRefType<float, 2>;
@@ -69,6 +87,87 @@ void _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
                                               EchoMemRef4D *dw, int64_t strideH,
                                               int64_t strideW, int64_t padH,
                                               int64_t padW);
+
+void _mlir_ciface_echo_offload_f32(EchoUnrankedF32 *src, int64_t slot);
+void _mlir_ciface_echo_fetch_f32(int64_t slot, EchoUnrankedF32 *dst);
+void _mlir_ciface_echo_transfer_wait_f32(int64_t slot, EchoUnrankedF32 *value);
+void _mlir_ciface_echo_offload_f16(EchoUnranked16 *src, int64_t slot);
+void _mlir_ciface_echo_fetch_f16(int64_t slot, EchoUnranked16 *dst);
+void _mlir_ciface_echo_transfer_wait_f16(int64_t slot, EchoUnranked16 *value);
+void _mlir_ciface_echo_offload_bf16(EchoUnranked16 *src, int64_t slot);
+void _mlir_ciface_echo_fetch_bf16(int64_t slot, EchoUnranked16 *dst);
+void _mlir_ciface_echo_transfer_wait_bf16(int64_t slot, EchoUnranked16 *value);
 }
+
+namespace mlir::echo::runtime {
+/// The element count and layout of an unranked descriptor's buffer.
+struct TransferBuffer {
+  char *data = nullptr;
+  int64_t elements = 0;
+  /// Row-major without gaps (the copy is one block).
+  bool contiguous = true;
+  int64_t rank = 0;
+  const int64_t *sizes = nullptr, *strides = nullptr;
+};
+
+/// Reads `m` (a descriptor of elements of `elementBytes` bytes); false when
+/// it is malformed (negative rank or sizes, a count that overflows).
+template <typename T>
+bool describeTransferBuffer(const ::UnrankedMemRefType<T> *m,
+                            TransferBuffer &out) {
+  if (!m || !m->descriptor || m->rank < 0 || m->rank > 64)
+    return false;
+  // {allocated, aligned, offset, sizes[rank], strides[rank]}.
+  auto *ranked = static_cast<const StridedMemRefType<T, 1> *>(m->descriptor);
+  const int64_t *sizes = reinterpret_cast<const int64_t *>(&ranked->sizes);
+  out.rank = m->rank;
+  out.sizes = sizes;
+  out.strides = sizes + m->rank;
+  out.data = reinterpret_cast<char *>(ranked->data + ranked->offset);
+  out.elements = 1;
+  int64_t expected = 1;
+  for (int64_t d = m->rank - 1; d >= 0; --d) {
+    if (sizes[d] < 0 || (sizes[d] && out.elements > INT64_MAX / sizes[d]))
+      return false;
+    out.elements *= sizes[d];
+    if (sizes[d] != 1 && out.strides[d] != expected)
+      out.contiguous = false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+/// Copies between `m`'s (possibly strided) elements and the packed
+/// `elements` × `elementBytes` bytes at `packed`: gathers into `packed`
+/// when `toPacked`, scatters from it otherwise.
+inline void copyStrided(const TransferBuffer &m, size_t elementBytes,
+                        char *packed, bool toPacked) {
+  if (m.contiguous) {
+    size_t bytes = static_cast<size_t>(m.elements) * elementBytes;
+    if (toPacked)
+      std::memcpy(packed, m.data, bytes);
+    else
+      std::memcpy(m.data, packed, bytes);
+    return;
+  }
+  int64_t index[64] = {0};
+  for (int64_t i = 0; i < m.elements; ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < m.rank; ++d)
+      offset += index[d] * m.strides[d];
+    char *element = m.data + offset * static_cast<int64_t>(elementBytes);
+    char *at = packed + i * static_cast<int64_t>(elementBytes);
+    if (toPacked)
+      std::memcpy(at, element, elementBytes);
+    else
+      std::memcpy(element, at, elementBytes);
+    for (int64_t d = m.rank - 1; d >= 0; --d) {
+      if (++index[d] < m.sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+} // namespace mlir::echo::runtime
 
 #endif // ECHO_RUNTIME_ECHORUNTIMEABI_H

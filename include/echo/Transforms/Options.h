@@ -71,6 +71,18 @@ std::optional<RecomputeBudget>
 checkRecomputeBudgetOptions(RecomputeStrategy strategy, llvm::StringRef budget,
                             int64_t reserve, std::string &error);
 
+/// `echo-recompute offload=`: which stashed values move to host memory
+/// between their last forward reader and their first backward reader.
+enum class OffloadPolicy {
+  /// None: every stashed value stays on the device.
+  None,
+  /// The stashed results of compute-heavy ops (SuperNeurons' unified
+  /// tensor pool: what recomputation should not re-run).
+  Heavy,
+  /// Every stashed floating-point value.
+  All,
+};
+
 /// `echo-autodiff optimizer=`: what the training step returns per parameter.
 enum class Optimizer {
   /// The gradient.
@@ -110,6 +122,7 @@ enum class GpuFormat {
 /// The spelling of each value (the first one where there are two), as the
 /// option parsers accept it.
 llvm::StringRef stringifyRecomputeStrategy(RecomputeStrategy strategy);
+llvm::StringRef stringifyOffloadPolicy(OffloadPolicy policy);
 llvm::StringRef stringifyOptimizer(Optimizer optimizer);
 llvm::StringRef stringifyArenaKind(ArenaKind arena);
 llvm::StringRef stringifyTarget(Target target);
@@ -131,6 +144,15 @@ llvm::StringRef stringifyGpuFormat(GpuFormat format);
                  "Echo's Algorithm 1 (ISCA 2020)"),                            \
       clEnumValN(::mlir::echo::RecomputeStrategy::Budget, "budget",            \
                  "the least recompute whose step fits budget= bytes"))
+
+#define ECHO_OFFLOAD_POLICY_VALUES                                             \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::echo::OffloadPolicy::None, "none",                    \
+                 "keep every stashed value on the device"),                    \
+      clEnumValN(::mlir::echo::OffloadPolicy::Heavy, "heavy",                  \
+                 "offload the stashed results of compute-heavy ops"),          \
+      clEnumValN(::mlir::echo::OffloadPolicy::All, "all",                      \
+                 "offload every stashed floating-point value"))
 
 #define ECHO_OPTIMIZER_VALUES                                                  \
   ::llvm::cl::values(clEnumValN(::mlir::echo::Optimizer::None, "none",         \

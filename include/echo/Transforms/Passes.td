@@ -320,6 +320,18 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "estimated and, with plan-pipeline, planned step bytes; all are "
            "measured), the budget and none's bytes as JSON to this file "
            "('-': stdout)">,
+    Option<"offload", "offload", "::mlir::echo::OffloadPolicy",
+           /*default=*/"::mlir::echo::OffloadPolicy::None",
+           "which stashed values move to host memory between their last "
+           "forward and first backward reader: none, heavy (results of "
+           "compute-heavy ops) or all", "ECHO_OFFLOAD_POLICY_VALUES">,
+    Option<"linkBandwidth", "link-bandwidth", "double", /*default=*/"25",
+           "offload: the host link's GB/s, one direction at a time">,
+    Option<"deviceTflops", "device-tflops", "double", /*default=*/"30",
+           "offload: the device's TFLOP/s (op time from its FLOPs)">,
+    Option<"deviceBandwidth", "device-bandwidth", "double",
+           /*default=*/"2000",
+           "offload: the device memory's GB/s (op time from its bytes)">,
     Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
            "echo with plan-pipeline: how many candidates, the best "
            "estimated first, are lowered and compared (each costs a "
@@ -329,6 +341,7 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     Statistic<"numRecomputed", "recomputed-ops", "Ops cloned into recompute regions">,
     Statistic<"numPlansLowered", "plans-lowered", "echo: candidate steps lowered to a buffer plan to be compared">,
     Statistic<"numRegions", "regions", "echo.recompute regions created">,
+    Statistic<"numOffloaded", "offloaded", "Stashed values offloaded to host memory">,
   ];
   let dependentDialects = ["::mlir::echo::EchoDialect"];
 }

@@ -51,6 +51,45 @@
 
 namespace mlir::echo {
 
+/// The bandwidth model of offloading: one copy stream between host and
+/// device (transfers run one at a time, in the order they are issued), and
+/// each op's time on the device from its FLOPs and the bytes it reads and
+/// writes (a roofline). Parameters, not measurements: a PCIe 4.0 x16 link
+/// and a modest GPU by default.
+struct OffloadModel {
+  /// Host link bytes per second, one direction at a time.
+  double linkBytesPerSecond = 25e9;
+  /// Device FLOPs per second and memory bytes per second.
+  double deviceFlopsPerSecond = 30e12;
+  double deviceBytesPerSecond = 2e12;
+
+  /// Seconds to copy `bytes` over the link.
+  double getTransferSeconds(int64_t bytes) const;
+  /// max(FLOPs / FLOP rate, tensor bytes read and written / byte rate); an
+  /// op with regions takes the sum of the ops in them.
+  double estimateSeconds(Operation *op) const;
+};
+
+/// A stashed value to offload: result `result` of the op at `position`.
+struct OffloadedValue {
+  int64_t position = 0;
+  unsigned result = 0;
+};
+
+/// What offloading `values` did to a step (the step records it as
+/// `echo.offload_schedule`).
+struct OffloadSchedule {
+  /// The values offloaded (those of the request that are stashed across a
+  /// gap: read backward, and not by the op right after their last forward
+  /// reader).
+  int64_t values = 0;
+  /// Estimated seconds: the step's compute, the transfers in all, and the
+  /// part of the transfers the compute stream waits for.
+  double computeSeconds = 0;
+  double transferSeconds = 0;
+  double unhiddenSeconds = 0;
+};
+
 /// What a strategy decided for one training step. Ops are named by their
 /// position in the step's top-level op order (TrainingStep), so that a plan
 /// made on one function applies to any clone of it.
@@ -66,10 +105,16 @@ struct RecomputePlan {
   /// earlier region already serves become none). An op several regions
   /// need is cloned into the first and yielded to the later ones.
   SmallVector<SmallVector<int64_t>> groups;
+  /// Stashed values moved to host memory, named by their positions in the
+  /// step *after* the rewrite above (binarized reads, regions, packed
+  /// masks, dead forward ops erased); scheduled with `offloadModel`.
+  SmallVector<OffloadedValue> offloads;
+  OffloadModel offloadModel;
 
   /// True when the plan changes nothing.
   bool empty() const {
-    return !binarizeGradientReads && !packMasks && groups.empty();
+    return !binarizeGradientReads && !packMasks && groups.empty() &&
+           offloads.empty();
   }
 };
 
@@ -79,6 +124,25 @@ struct RecomputePlan {
 /// masks, and forward ops left without users erased (also for an empty
 /// plan: a strategy's step keeps no dead forward op).
 void applyRecomputePlan(func::FuncOp func, const RecomputePlan &plan);
+
+/// The stashed floating-point values of the (rewritten) step `func` that
+/// `policy` offloads, in op order: results of forward ops the backward pass
+/// reads (for `heavy`, of compute-heavy ops).
+SmallVector<OffloadedValue> selectOffloads(func::FuncOp func,
+                                           OffloadPolicy policy);
+
+/// Moves `values` of `func` to host memory and back: `echo.offload` right
+/// after the value's last forward reader, `echo.fetch` early enough before
+/// its first backward reader for the copy to end there under `model`
+/// (copies queue on one stream; a fetch that cannot be hidden starts right
+/// after its offload is done), and an `echo.transfer_wait` at the end of
+/// each copy (the offload's: where the model says it is done, so that the
+/// device bytes stay live until then; the fetch's: before the first
+/// backward reader). Backward readers read the fetched value. Values not
+/// stashed across a gap are left alone. Records `echo.offload_schedule`.
+OffloadSchedule offloadValues(func::FuncOp func,
+                              ArrayRef<OffloadedValue> values,
+                              const OffloadModel &model);
 
 /// mirror (Chen et al. §4.2): every forward op that is neither
 /// compute-heavy nor produces a stochastic mask, in connected groups.

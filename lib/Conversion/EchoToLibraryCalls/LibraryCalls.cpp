@@ -13,9 +13,11 @@
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOLIBRARYCALLS
+#define GEN_PASS_DEF_ECHOTRANSFERCALLS
 #include "echo/Conversion/Passes.h.inc"
 } // namespace mlir::echo
 
@@ -38,6 +40,34 @@ MemRefType stridedType(ArrayRef<int64_t> shape, Type elementType) {
 MemRefType abiType(int64_t rank, Type elementType) {
   return stridedType(SmallVector<int64_t>(rank, ShapedType::kDynamic),
                      elementType);
+}
+
+/// The private `llvm.emit_c_interface` declaration of `name` in `module`
+/// with the argument types `argTypes`, for the call `op` makes; an error at
+/// `op` (naming `pass`) when the symbol is taken by something else.
+FailureOr<func::FuncOp> declare(ModuleOp module, Operation *op, StringRef pass,
+                                StringRef name, TypeRange argTypes) {
+  MLIRContext *ctx = module.getContext();
+  auto type = FunctionType::get(ctx, argTypes, {});
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
+    if (existing.getFunctionType() == type)
+      return existing;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << pass << ": '" << name
+                              << "' is already defined with type "
+                              << existing.getFunctionType() << ", not " << type;
+    diag.attachNote(existing.getLoc()) << "defined here";
+    return failure();
+  }
+  if (module.lookupSymbol(name))
+    return op->emitOpError() << pass << ": the symbol '" << name
+                             << "' is taken by something other than a "
+                                "function";
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto decl = func::FuncOp::create(b, module.getLoc(), name, type);
+  decl.setPrivate();
+  decl->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  return decl;
 }
 
 struct EchoLibraryCallsPass
@@ -94,7 +124,9 @@ struct EchoLibraryCallsPass
     for (int64_t scalar : op.getLibraryCallScalars())
       args.push_back(arith::ConstantIntOp::create(b, loc, scalar, 64));
 
-    FailureOr<func::FuncOp> callee = declare(op, ValueRange(args).getTypes());
+    FailureOr<func::FuncOp> callee =
+        declare(getOperation(), operation, getArgument(),
+                op.getLibraryCallName(), ValueRange(args).getTypes());
     if (failed(callee))
       return failure();
     func::CallOp::create(b, loc, *callee, args);
@@ -104,33 +136,111 @@ struct EchoLibraryCallsPass
     operation->erase();
     return success();
   }
+};
 
-  /// The private `llvm.emit_c_interface` declaration of the op's callee.
-  FailureOr<func::FuncOp> declare(LibraryCallOpInterface op,
-                                  TypeRange argTypes) {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = module.getContext();
-    auto type = FunctionType::get(ctx, argTypes, {});
-    StringRef name = op.getLibraryCallName();
-    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
-      if (existing.getFunctionType() == type)
-        return existing;
-      InFlightDiagnostic diag =
-          op.emitOpError() << "echo-library-calls: '" << name
-                           << "' is already defined with type "
-                           << existing.getFunctionType() << ", not " << type;
-      diag.attachNote(existing.getLoc()) << "defined here";
-      return failure();
+/// The unranked memref type the transfer calls take for `tensor`'s buffer.
+mlir::UnrankedMemRefType unrankedType(Value tensor) {
+  return mlir::UnrankedMemRefType::get(getElementTypeOrSelf(tensor.getType()),
+                                 /*memorySpace=*/0);
+}
+
+/// `echo_<what>_<element type>`.
+std::string transferCallee(StringRef what, Value tensor) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << "echo_" << what << "_" << getElementTypeOrSelf(tensor.getType());
+  return name;
+}
+
+struct EchoTransferCallsPass
+    : public echo::impl::EchoTransferCallsBase<EchoTransferCallsPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (failed(rewrite(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult rewrite(func::FuncOp func) {
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      if (isa<OffloadOp, FetchOp, TransferWaitOp>(op))
+        ops.push_back(op);
+    });
+    // Slots first: a fetch and a wait have the slot of the offload they
+    // continue.
+    DenseMap<Operation *, int64_t> slots;
+    int64_t next = 0;
+    for (Operation *op : ops)
+      if (auto offload = dyn_cast<OffloadOp>(op)) {
+        slots[op] = next;
+        for (Operation *user : offload.getResult().getUsers())
+          slots[user] = next;
+        ++next;
+      }
+    // A wait names its transfer before the fetch it waits for is rewritten.
+    for (Operation *op : ops)
+      if (auto wait = dyn_cast<TransferWaitOp>(op)) {
+        Operation *transfer = wait.getTransfer();
+        if (!transfer || !slots.count(transfer))
+          return wait.emitOpError()
+                 << getArgument() << ": waits for no transfer in its function";
+        slots[op] = slots.lookup(transfer);
+      }
+    for (Operation *op : ops)
+      if (failed(rewrite(op, slots)))
+        return failure();
+    // Users first: waits and fetches, then the offloads.
+    for (Operation *op : llvm::reverse(ops))
+      if (!isa<OffloadOp>(op))
+        op->erase();
+    for (Operation *op : ops)
+      if (isa<OffloadOp>(op))
+        op->erase();
+    return success();
+  }
+
+  LogicalResult rewrite(Operation *op,
+                        const DenseMap<Operation *, int64_t> &slots) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto bufferOf = [&](Value tensor) -> Value {
+      auto type = cast<RankedTensorType>(tensor.getType());
+      Value buffer = bufferization::ToBufferOp::create(
+          b, loc, stridedType(type.getShape(), type.getElementType()), tensor,
+          /*read_only=*/true);
+      return memref::CastOp::create(b, loc, unrankedType(tensor), buffer);
+    };
+    auto call = [&](StringRef what, Value tensor, ValueRange args) {
+      FailureOr<func::FuncOp> callee =
+          declare(getOperation(), op, getArgument(),
+                  transferCallee(what, tensor), args.getTypes());
+      if (failed(callee))
+        return failure();
+      func::CallOp::create(b, loc, *callee, args);
+      return success();
+    };
+    auto slotOf = [&](Operation *transfer) -> Value {
+      return arith::ConstantIntOp::create(b, loc, slots.lookup(transfer), 64);
+    };
+    if (auto offload = dyn_cast<OffloadOp>(op)) {
+      Value x = offload.getValue();
+      return call("offload", x, {bufferOf(x), slotOf(op)});
     }
-    if (module.lookupSymbol(name))
-      return op.emitOpError() << "echo-library-calls: the symbol '" << name
-                              << "' is taken by something other than a "
-                                 "function";
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto decl = func::FuncOp::create(b, module.getLoc(), name, type);
-    decl.setPrivate();
-    decl->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
-    return decl;
+    if (auto fetch = dyn_cast<FetchOp>(op)) {
+      auto type = cast<RankedTensorType>(fetch.getType());
+      Value out = memref::AllocOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+      Value outArg =
+          memref::CastOp::create(b, loc, unrankedType(fetch.getResult()), out);
+      if (failed(call("fetch", fetch.getResult(), {slotOf(op), outArg})))
+        return failure();
+      Value result = bufferization::ToTensorOp::create(
+          b, loc, type, out, /*restrict=*/true, /*writable=*/true);
+      fetch.getResult().replaceAllUsesWith(result);
+      return success();
+    }
+    Value v = cast<TransferWaitOp>(op).getValue();
+    return call("transfer_wait", v, {slotOf(op), bufferOf(v)});
   }
 };
 

@@ -319,4 +319,6 @@ void mlir::echo::applyRecomputePlan(func::FuncOp func,
       packMasks(step);
   }
   eraseDeadForward(func);
+  if (!plan.offloads.empty())
+    offloadValues(func, plan.offloads, plan.offloadModel);
 }

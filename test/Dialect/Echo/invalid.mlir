@@ -2228,3 +2228,58 @@ func.func @tensor_at_bound(%x: tensor<281474976710656xf32>) {
   %1 = "echo.reduce_sum"(%0) {dimensions = array<i64: 0>} : (tensor<281474976710656xf32>) -> tensor<281474976710656x2xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Host offload
+//===----------------------------------------------------------------------===//
+
+func.func @offload_read_on_device(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'echo.offload' op the host copy may only be read by 'echo.fetch', not by 'echo.tanh'}}
+  %h = echo.offload %x : tensor<4xf32>
+  %t = echo.tanh %h : tensor<4xf32>
+  return %t : tensor<4xf32>
+}
+
+// -----
+
+func.func @fetch_of_device_value(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'echo.fetch' op reads a host copy, which 'echo.offload' makes}}
+  %y = echo.fetch %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @wait_without_transfer(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'echo.transfer_wait' op waits for a transfer: its operand must be the result of 'echo.fetch' or offloaded by an 'echo.offload' before it in the same block}}
+  echo.transfer_wait %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @wait_before_offload(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'echo.transfer_wait' op waits for a transfer}}
+  echo.transfer_wait %x : tensor<4xf32>
+  %h = echo.offload %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @offload_mask(%m: tensor<4xi1>) {
+  // expected-error @+1 {{'echo.offload' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %h = "echo.offload"(%m) : (tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @fetch_type_mismatch(%x: tensor<4xf32>) -> tensor<2x2xf32> {
+  %h = echo.offload %x : tensor<4xf32>
+  // expected-error @+1 {{'echo.fetch' op requires the same type for all operands and results}}
+  %y = "echo.fetch"(%h) : (tensor<4xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}

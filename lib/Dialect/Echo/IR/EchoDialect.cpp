@@ -55,12 +55,15 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << getTrainStepAttrName() << ")";
     return success();
   }
-  if (attr.getName() == getMemoryStatsAttrName()) {
+  for (StringRef name :
+       {getMemoryStatsAttrName(), getOffloadScheduleAttrName()}) {
+    if (attr.getName() != name)
+      continue;
     if (!isa<DictionaryAttr>(attr.getValue()))
-      return op->emitError() << "'" << getMemoryStatsAttrName()
-                             << "' must be a dictionary attribute";
+      return op->emitError()
+             << "'" << name << "' must be a dictionary attribute";
     if (!op->hasAttr(getTrainStepAttrName()))
-      return op->emitError() << "'" << getMemoryStatsAttrName()
+      return op->emitError() << "'" << name
                              << "' may only be attached to a training step ("
                              << getTrainStepAttrName() << ")";
     return success();

@@ -169,6 +169,45 @@ LogicalResult UnpackMaskOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Host offload
+//===----------------------------------------------------------------------===//
+
+LogicalResult OffloadOp::verify() {
+  for (Operation *user : getResult().getUsers())
+    if (!isa<FetchOp>(user))
+      return emitOpError() << "the host copy may only be read by "
+                              "'echo.fetch', not by '"
+                           << user->getName() << "'";
+  return success();
+}
+
+LogicalResult FetchOp::verify() {
+  if (!getHost().getDefiningOp<OffloadOp>())
+    return emitOpError() << "reads a host copy, which 'echo.offload' makes";
+  return success();
+}
+
+Operation *TransferWaitOp::getTransfer() {
+  if (auto fetch = getValue().getDefiningOp<FetchOp>())
+    return fetch;
+  Operation *last = nullptr;
+  for (Operation *user : getValue().getUsers())
+    if (isa<OffloadOp>(user) && user->getBlock() == (*this)->getBlock() &&
+        user->isBeforeInBlock(*this) &&
+        (!last || last->isBeforeInBlock(user)))
+      last = user;
+  return last;
+}
+
+LogicalResult TransferWaitOp::verify() {
+  if (!getTransfer())
+    return emitOpError() << "waits for a transfer: its operand must be the "
+                            "result of 'echo.fetch' or offloaded by an "
+                            "'echo.offload' before it in the same block";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // RecomputeOp
 //===----------------------------------------------------------------------===//
 

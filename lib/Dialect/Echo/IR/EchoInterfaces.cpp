@@ -103,6 +103,11 @@ mlir::echo::verifyTensorBound(function_ref<InFlightDiagnostic()> emitError,
                  "1 PiB)";
 }
 
+bool mlir::echo::isHostResident(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->hasTrait<HostResults>();
+}
+
 LogicalResult mlir::echo::verifyBoundedTensors(Operation *op) {
   auto emit = [&] { return op->emitOpError(); };
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))

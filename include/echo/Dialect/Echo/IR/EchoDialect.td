@@ -57,6 +57,12 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRecomputeStrategyAttrName() {
       return ::llvm::StringLiteral("echo.recompute_strategy");
     }
+    /// Dictionary attribute on a training step that offloads values: the
+    /// bandwidth model's parameters and estimates (echo-recompute's
+    /// offload schedule; the memory report reads it).
+    static constexpr ::llvm::StringLiteral getOffloadScheduleAttrName() {
+      return ::llvm::StringLiteral("echo.offload_schedule");
+    }
     /// Unit attribute marking the one `memref<Nxi8>` buffer (an alloc or a
     /// function argument) that `echo-plan-buffers` places buffers in.
     static constexpr ::llvm::StringLiteral getArenaAttrName() {

@@ -439,4 +439,90 @@ def Echo_UnpackMaskOp : Echo_Op<"unpack_mask", [Pure]> {
   let flopsPerElement = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Host offload (SuperNeurons' unified tensor pool)
+//===----------------------------------------------------------------------===//
+
+/// The results of the op live in host memory: the device's live bytes
+/// (MemoryAnalysis, the arena plan) do not count them; the report counts
+/// them as host bytes.
+def Echo_HostResults : NativeOpTrait<"HostResults"> {
+  let cppNamespace = "::mlir::echo";
+}
+
+/// The host pool and the copy stream: orders the transfer ops among
+/// themselves.
+def Echo_TransferResource : Resource<"::mlir::echo::TransferResource">;
+
+def Echo_OffloadOp : Echo_Op<"offload", [Echo_HostResults,
+    SameOperandsAndResultType,
+    MemoryEffects<[MemRead<Echo_TransferResource>,
+                   MemWrite<Echo_TransferResource>]>]> {
+  let summary = "copies a stashed value to host memory";
+  let description = [{
+    Starts copying `value` from the device to the host pool (on the copy
+    stream, after the ops before it). The result is the host copy: only
+    `echo.fetch` reads it. The device buffer of `value` must stay alive
+    until the copy is done: an `echo.transfer_wait` of `value` after the
+    offload marks that point (`echo-recompute` places it where the bandwidth
+    model says the copy ends).
+
+    ```mlir
+    %h = echo.offload %x : tensor<4x8xf32>
+    echo.transfer_wait %x : tensor<4x8xf32>
+    ...
+    %y = echo.fetch %h : tensor<4x8xf32>
+    echo.transfer_wait %y : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$value);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Echo_FetchOp : Echo_Op<"fetch", [SameOperandsAndResultType,
+    MemoryEffects<[MemRead<Echo_TransferResource>,
+                   MemWrite<Echo_TransferResource>]>]> {
+  let summary = "copies an offloaded value back to the device";
+  let description = [{
+    Starts copying the host copy made by `echo.offload` into a new device
+    buffer (on the copy stream). The result may be read only after an
+    `echo.transfer_wait` of it; the host copy is released there.
+
+    ```mlir
+    %y = echo.fetch %h : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$host);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$host attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Echo_TransferWaitOp : Echo_Op<"transfer_wait", [
+    MemoryEffects<[MemRead<Echo_TransferResource>,
+                   MemWrite<Echo_TransferResource>]>]> {
+  let summary = "waits for the transfer of a value";
+  let description = [{
+    The ops after it run after the transfer of `value` is done: the copy
+    to the host of an `echo.offload`'s operand (after which its device
+    bytes may be reused), or the copy back of an `echo.fetch`'s result
+    (after which it may be read). Reading `value` keeps it alive to here.
+
+    ```mlir
+    echo.transfer_wait %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+  let echoExtraDecls = [{
+    /// The offload or fetch whose transfer this waits for: the fetch that
+    /// defines the value, or the last offload of it before this op in its
+    /// block (null when the IR does not verify).
+    ::mlir::Operation *getTransfer();
+  }];
+}
+
 #endif // ECHO_DIALECT_ECHO_IR_ECHOGRADOPS_TD

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -50,6 +51,22 @@ public:
   static LogicalResult verifyTrait(Operation *op) {
     return verifyBoundedTensors(op);
   }
+};
+
+/// The results of the op live in host memory (`echo.offload`): the device's
+/// live bytes do not count them.
+template <typename ConcreteType>
+class HostResults : public OpTrait::TraitBase<ConcreteType, HostResults> {};
+
+/// True when `value` lives in host memory: a result of an op with the
+/// HostResults trait.
+bool isHostResident(Value value);
+
+/// The host pool and the copy stream, which the transfer ops read and write
+/// (their order among themselves is their order on the copy stream).
+struct TransferResource
+    : public SideEffects::Resource::Base<TransferResource> {
+  StringRef getName() final { return "echo.transfer"; }
 };
 } // namespace mlir::echo
 

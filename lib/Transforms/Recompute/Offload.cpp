@@ -1,0 +1,272 @@
+//===- Offload.cpp - Stashed values moved to host memory and back ---------===//
+//
+// Part of the Echo project.
+//
+// SuperNeurons' unified tensor pool as a decision beside recomputation: a
+// stashed value is copied to the host after its last forward reader and
+// back before its first backward reader, both on the copy stream, so that
+// the device holds it only while it is produced and while it is consumed.
+// The schedule places the copies under a bandwidth model (OffloadModel):
+// the copy back starts late enough to hold its device bytes briefly, early
+// enough to end before the value is read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Transforms/Recompute.h"
+
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::echo;
+
+double OffloadModel::getTransferSeconds(int64_t bytes) const {
+  return static_cast<double>(bytes) / linkBytesPerSecond;
+}
+
+double OffloadModel::estimateSeconds(Operation *op) const {
+  if (op->getNumRegions()) {
+    double seconds = 0;
+    for (Region &region : op->getRegions())
+      for (Operation &inner : region.getOps())
+        seconds += estimateSeconds(&inner);
+    return seconds;
+  }
+  int64_t bytes = 0;
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes()))
+    bytes += getTensorBytes(type);
+  return std::max(static_cast<double>(estimateFlops(op)) /
+                      deviceFlopsPerSecond,
+                  static_cast<double>(bytes) / deviceBytesPerSecond);
+}
+
+/// A float tensor the runtime can move (echo.offload's operand type).
+static bool isOffloadable(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() &&
+         isa<FloatType>(type.getElementType()) && !isHostResident(value);
+}
+
+SmallVector<OffloadedValue> mlir::echo::selectOffloads(func::FuncOp func,
+                                                       OffloadPolicy policy) {
+  SmallVector<OffloadedValue> values;
+  if (policy == OffloadPolicy::None || func.isExternal())
+    return values;
+  TrainingStep step(func);
+  if (!step.getLossOp())
+    return values;
+  for (int64_t p = 0; p <= step.getLossPosition(); ++p) {
+    Operation *op = step.getOp(p);
+    if (policy == OffloadPolicy::Heavy && !isComputeHeavy(op))
+      continue;
+    for (OpResult result : op->getResults())
+      if (isOffloadable(result) && step.hasBackwardUse(result))
+        values.push_back({p, result.getResultNumber()});
+  }
+  return values;
+}
+
+namespace {
+/// One offloaded value and its schedule, in positions of the step before
+/// anything is inserted ("before p": right before the op at position p).
+struct Transfer {
+  Value value;
+  /// Its place in the request (ties are broken by it).
+  int64_t index = 0;
+  double seconds = 0;
+  /// Its last forward reader (or its definition): the offload goes after.
+  int64_t lastForward = 0;
+  /// Its first backward reader: the fetch's wait goes before it.
+  int64_t firstBackward = 0;
+  /// The offload's wait goes before this op.
+  int64_t offloadWait = 0;
+  /// The fetch goes before this op.
+  int64_t fetchAt = 0;
+  SmallVector<OpOperand *> backwardUses;
+};
+} // namespace
+
+/// Places the copies of `transfers` on one copy stream, given the compute
+/// stream's op start times `start`.
+static void scheduleTransfers(MutableArrayRef<Transfer> transfers,
+                              ArrayRef<double> start) {
+  // Offloads, in the order they are issued: each starts when its value's
+  // last forward reader ends and the stream is free; its wait goes before
+  // the first op that starts after it ends (at the latest, before the
+  // first backward reader).
+  llvm::sort(transfers, [](const Transfer &a, const Transfer &b) {
+    return std::make_pair(a.lastForward, a.index) <
+           std::make_pair(b.lastForward, b.index);
+  });
+  double streamFree = 0;
+  for (Transfer &t : transfers) {
+    double end = std::max(start[t.lastForward + 1], streamFree) + t.seconds;
+    streamFree = end;
+    t.offloadWait = t.firstBackward;
+    for (int64_t p = t.lastForward + 1; p <= t.firstBackward; ++p)
+      if (start[p] >= end) {
+        t.offloadWait = p;
+        break;
+      }
+  }
+  // Fetches, latest deadline first: each ends at its first backward reader
+  // or when the next fetch must start, whichever is earlier, and is issued
+  // before the last op that starts no later than that; never before its
+  // offload's wait.
+  SmallVector<Transfer *> byDeadline = llvm::map_to_vector(
+      transfers, [](Transfer &t) { return &t; });
+  llvm::sort(byDeadline, [](const Transfer *a, const Transfer *b) {
+    return std::make_pair(a->firstBackward, b->index) >
+           std::make_pair(b->firstBackward, a->index);
+  });
+  double nextStart = std::numeric_limits<double>::infinity();
+  for (Transfer *t : byDeadline) {
+    double begin = std::min(start[t->firstBackward], nextStart) - t->seconds;
+    t->fetchAt = t->offloadWait;
+    for (int64_t p = t->firstBackward; p >= t->offloadWait; --p)
+      if (start[p] <= begin) {
+        t->fetchAt = p;
+        break;
+      }
+    nextStart = std::min(begin, start[t->fetchAt]);
+  }
+
+}
+
+OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
+                                          ArrayRef<OffloadedValue> values,
+                                          const OffloadModel &model) {
+  OffloadSchedule schedule;
+  TrainingStep step(func);
+  if (!step.getLossOp())
+    return schedule;
+  ArrayRef<Operation *> ops = step.getOps();
+  int64_t n = ops.size();
+  // start[p]: when op p starts on the compute stream; start[n]: the end.
+  SmallVector<double> start(n + 1, 0.0);
+  for (int64_t p = 0; p < n; ++p)
+    start[p + 1] = start[p] + model.estimateSeconds(ops[p]);
+  schedule.computeSeconds = start[n];
+
+  SmallVector<Transfer> transfers;
+  DenseSet<Value> seen;
+  for (const OffloadedValue &request : values) {
+    if (request.position < 0 || request.position > step.getLossPosition())
+      continue;
+    Operation *def = ops[request.position];
+    if (request.result >= def->getNumResults())
+      continue;
+    Value value = def->getResult(request.result);
+    if (!isOffloadable(value) || !seen.insert(value).second)
+      continue;
+    Transfer t;
+    t.value = value;
+    t.index = transfers.size();
+    t.seconds = model.getTransferSeconds(getTensorBytes(value.getType()));
+    t.lastForward = request.position;
+    t.firstBackward = n;
+    for (OpOperand &use : value.getUses()) {
+      int64_t p = step.getPosition(use.getOwner());
+      if (step.isBackwardUse(use)) {
+        t.firstBackward = std::min(t.firstBackward, p);
+        t.backwardUses.push_back(&use);
+      } else {
+        t.lastForward = std::max(t.lastForward, p);
+      }
+    }
+    // Nothing runs between the two readers, or the value is returned.
+    if (t.firstBackward >= n || t.firstBackward <= t.lastForward + 1 ||
+        isa<func::ReturnOp>(ops[t.firstBackward]))
+      continue;
+    transfers.push_back(std::move(t));
+  }
+
+  // Schedule, and leave out the transfers that would hold the value on
+  // the device through the whole gap anyway (the offload not done before
+  // the fetch must start), until none is left out.
+  while (true) {
+    scheduleTransfers(transfers, start);
+    size_t before = transfers.size();
+    llvm::erase_if(transfers,
+                   [](const Transfer &t) { return t.fetchAt <= t.offloadWait; });
+    if (transfers.size() == before)
+      break;
+  }
+
+  // What the stream does in issue order, and what the compute stream
+  // waits for.
+  struct Copy {
+    int64_t issuedBefore;
+    bool fetch;
+    Transfer *transfer;
+  };
+  SmallVector<Copy> copies;
+  for (Transfer &t : transfers) {
+    copies.push_back({t.lastForward + 1, false, &t});
+    copies.push_back({t.fetchAt, true, &t});
+  }
+  llvm::sort(copies, [](const Copy &a, const Copy &b) {
+    return std::make_tuple(a.issuedBefore, a.fetch, a.transfer->index) <
+           std::make_tuple(b.issuedBefore, b.fetch, b.transfer->index);
+  });
+  double streamFree = 0;
+  for (const Copy &copy : copies) {
+    double end = std::max(start[copy.issuedBefore], streamFree) +
+                 copy.transfer->seconds;
+    streamFree = end;
+    schedule.transferSeconds += copy.transfer->seconds;
+    int64_t waitAt = copy.fetch ? copy.transfer->firstBackward
+                                : copy.transfer->offloadWait;
+    schedule.unhiddenSeconds += std::max(0.0, end - start[waitAt]);
+  }
+
+  // The rewrite: offloads, then their waits, then fetches, then theirs, so
+  // that ops inserted before the same op keep that order.
+  for (Transfer &t : transfers) {
+    OpBuilder b = OpBuilder::atBlockBegin(ops[0]->getBlock());
+    b.setInsertionPointAfter(ops[t.lastForward]);
+    Value host = OffloadOp::create(b, t.value.getLoc(), t.value);
+    b.setInsertionPoint(ops[t.offloadWait]);
+    TransferWaitOp::create(b, t.value.getLoc(), t.value);
+    t.value = host;
+  }
+  for (Transfer &t : transfers) {
+    OpBuilder b(ops[t.fetchAt]);
+    Value fetched = FetchOp::create(b, t.value.getLoc(), t.value);
+    b.setInsertionPoint(ops[t.firstBackward]);
+    TransferWaitOp::create(b, t.value.getLoc(), fetched);
+    for (OpOperand *use : t.backwardUses)
+      use->set(fetched);
+  }
+  schedule.values = transfers.size();
+  if (transfers.empty())
+    return schedule;
+
+  Builder b(func.getContext());
+  func->setAttr(
+      EchoDialect::getOffloadScheduleAttrName(),
+      b.getDictionaryAttr({
+          b.getNamedAttr("values", b.getI64IntegerAttr(schedule.values)),
+          b.getNamedAttr("link_bytes_per_second",
+                         b.getF64FloatAttr(model.linkBytesPerSecond)),
+          b.getNamedAttr("device_flops_per_second",
+                         b.getF64FloatAttr(model.deviceFlopsPerSecond)),
+          b.getNamedAttr("device_bytes_per_second",
+                         b.getF64FloatAttr(model.deviceBytesPerSecond)),
+          b.getNamedAttr("compute_seconds",
+                         b.getF64FloatAttr(schedule.computeSeconds)),
+          b.getNamedAttr("transfer_seconds",
+                         b.getF64FloatAttr(schedule.transferSeconds)),
+          b.getNamedAttr("unhidden_seconds",
+                         b.getF64FloatAttr(schedule.unhiddenSeconds)),
+      }));
+  return schedule;
+}
