@@ -90,6 +90,7 @@ struct EchoRecomputePass
         (void)writeTables();
         return signalPassFailure();
       }
+      func.walk([&](OffloadOp) { ++numOffloaded; });
       func.walk([&](RecomputeOp region) {
         ++numRegions;
         for (Operation &op : region.getBody().front())
@@ -122,8 +123,7 @@ struct EchoRecomputePass
     auto offloadStashed = [&] {
       if (offload == OffloadPolicy::None)
         return;
-      numOffloaded +=
-          offloadValues(func, selectOffloads(func, offload), model).values;
+      offloadValues(func, selectOffloads(func, offload), model);
     };
     if (strategy == RecomputeStrategy::None) {
       offloadStashed();
@@ -134,6 +134,8 @@ struct EchoRecomputePass
     echoOptions.plansCompared = plansCompared;
     echoOptions.budget = parsedBudget;
     echoOptions.budgetReserve = budgetReserve;
+    echoOptions.offload = offload;
+    echoOptions.offloadModel = model;
     if (planner)
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);
@@ -165,7 +167,9 @@ struct EchoRecomputePass
     if (failed(plan))
       return failure();
     applyRecomputePlan(func, *plan);
-    offloadStashed();
+    // The budget strategy's plan says what it offloads.
+    if (strategy != RecomputeStrategy::Budget)
+      offloadStashed();
     return success();
   }
 

@@ -60,6 +60,8 @@
 #pragma weak echoCpuGetError
 #pragma weak echoCpuWorkspaceBytes
 #pragma weak echoCpuSetAllocator
+#pragma weak echoCpuHostPoolPeakBytes
+#pragma weak echoCpuResetHostPoolPeak
 
 mlir::echo::host::CountingAllocator &mlir::echo::host::getStepAllocator() {
   static CountingAllocator allocator;
@@ -434,7 +436,7 @@ int main(int argc, char **argv) {
   // allocations, the CPU runtime's workspace.
   mlir::echo::host::CountingAllocator &allocator =
       mlir::echo::host::getStepAllocator();
-  size_t measuredPeak = 0;
+  size_t measuredPeak = 0, measuredHostPeak = 0;
   std::vector<double> losses, times;
   for (unsigned step = 0; step < steps; ++step) {
     double ms = 0;
@@ -452,10 +454,15 @@ int main(int argc, char **argv) {
           return Device::error();
     } else {
       allocator.resetPeak();
+      if (echoCpuResetHostPoolPeak)
+        echoCpuResetHostPoolPeak();
       auto start = std::chrono::steady_clock::now();
       echo_aot_step(descriptors.data());
       auto end = std::chrono::steady_clock::now();
       measuredPeak = std::max(measuredPeak, allocator.peakBytes());
+      if (echoCpuHostPoolPeakBytes)
+        measuredHostPeak =
+            std::max(measuredHostPeak, echoCpuHostPoolPeakBytes());
       if (echoCpuGetError && echoCpuGetError())
         return fail(std::string("target=cpu: ") + echoCpuGetError());
       ms = std::chrono::duration<double, std::milli>(end - start).count();
@@ -518,6 +525,7 @@ int main(int argc, char **argv) {
       json +=
           ",\"library_workspace_bytes\":" +
           std::to_string(echoCpuWorkspaceBytes ? echoCpuWorkspaceBytes() : 0);
+      json += ",\"measured_host_peak_bytes\":" + std::to_string(measuredHostPeak);
     }
     json += "}]\n";
     std::ofstream out(report);

@@ -189,6 +189,12 @@ struct EchoPlanOptions {
   /// library's workspace). A candidate fits when its bytes plus these are
   /// within the budget; a fractional budget is of none's bytes plus these.
   int64_t budgetReserve = 0;
+  /// Strategy budget: which stashed values the candidates may offload to
+  /// host memory, and the bandwidth model that schedules the copies. With
+  /// a policy, candidates that offload follow every recompute-only one in
+  /// the order (offload is used when recompute alone cannot meet a budget).
+  OffloadPolicy offload = OffloadPolicy::None;
+  OffloadModel offloadModel;
   /// Strategy budget: when set, every candidate is measured (not only until
   /// one fits) and listed here in the ranked order, with the resolved budget
   /// and none's bytes.

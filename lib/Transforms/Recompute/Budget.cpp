@@ -343,18 +343,77 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   return out;
 }
 
+/// The candidates that offload: on none, on echo's plan at the default
+/// heavy budget and on the recompute candidate of fewest estimated bytes,
+/// the values `heavy` offloads and (with `all`) every stashed one, each
+/// scheduled under the options' bandwidth model (copies it cannot hide are
+/// left out). Appended to `all`, estimated.
+void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
+                          SmallVector<Candidate> &all) {
+  SmallVector<OffloadPolicy> policies = {OffloadPolicy::Heavy};
+  if (options.offload == OffloadPolicy::All)
+    policies.push_back(OffloadPolicy::All);
+  const Candidate *smallest = &all.front();
+  const Candidate *echo = nullptr;
+  std::string echoName =
+      llvm::formatv("echo heavy-budget={0}",
+                    llvm::format("%g", options.heavyBudget))
+          .str();
+  for (const Candidate &c : all) {
+    if (c.estimatedBytes < smallest->estimatedBytes)
+      smallest = &c;
+    if (c.name == echoName)
+      echo = &c;
+  }
+  SmallVector<const Candidate *> bases = {&all.front()};
+  for (const Candidate *c : {echo, smallest})
+    if (c && !llvm::is_contained(bases, c))
+      bases.push_back(c);
+  SmallVector<Candidate> made;
+  for (const Candidate *base : bases)
+    for (OffloadPolicy policy : policies)
+      made.push_back({base->name + " + offload " +
+                          stringifyOffloadPolicy(policy).str(),
+                      base->plan, 0, 0});
+  // Which values to offload is read off the rewritten step (the plan names
+  // them by their positions there).
+  parallelForEach(func.getContext(), made, [&](Candidate &c) {
+    func::FuncOp trial = applyToClone(func, c.plan);
+    OffloadPolicy policy = StringRef(c.name).ends_with(" all")
+                               ? OffloadPolicy::All
+                               : OffloadPolicy::Heavy;
+    c.plan.offloads = selectOffloads(trial, policy);
+    c.plan.offloadModel = options.offloadModel;
+    offloadValues(trial, c.plan.offloads, c.plan.offloadModel);
+    MemoryStats stats = computeMemoryStats(trial);
+    trial.erase();
+    c.recomputeFlops = stats.recomputeFlops;
+    c.estimatedBytes = stats.peakLiveBytes;
+    c.estimated = true;
+  });
+  for (Candidate &c : made)
+    if (!c.plan.offloads.empty())
+      all.push_back(std::move(c));
+}
+
 } // namespace
 
 FailureOr<RecomputePlan>
 mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   SmallVector<Candidate> all = makeCandidates(func, options);
+  size_t recomputeOnly = all.size();
+  if (options.offload != OffloadPolicy::None)
+    addOffloadCandidates(func, options, all);
   // One order for every budget: none (a share of the budget is of its
   // bytes), then least recompute FLOPs, the fewest estimated bytes, the
-  // order made.
+  // order made; the candidates that offload after all others, in the same
+  // order among themselves.
   auto order = llvm::to_vector(llvm::seq<size_t>(1, all.size()));
   llvm::sort(order, [&](size_t a, size_t b) {
-    return std::make_tuple(all[a].recomputeFlops, all[a].estimatedBytes, a) <
-           std::make_tuple(all[b].recomputeFlops, all[b].estimatedBytes, b);
+    return std::make_tuple(a >= recomputeOnly, all[a].recomputeFlops,
+                           all[a].estimatedBytes, a) <
+           std::make_tuple(b >= recomputeOnly, all[b].recomputeFlops,
+                           all[b].estimatedBytes, b);
   });
   // On the estimate, a candidate that costs no less and is estimated no
   // smaller than the one before it can never be chosen: it is dropped.

@@ -19,6 +19,16 @@
 // MISSING: echo-run: cannot open input file
 // RUN: not echo-run %S/Inputs/bad-convention.mlir 2>&1 | FileCheck %s --check-prefix=CONV
 // CONV: bad-convention.mlir:1:1: error: model @bad must return exactly one scalar loss
+// RUN: not echo-run %s --offload=always 2>&1 | FileCheck %s --check-prefix=OFFLOAD
+// OFFLOAD: echo-run: for the --offload option: Cannot find option named 'always'!
+// RUN: not echo-run %s --offload=all --link-bandwidth=0 2>&1 | FileCheck %s --check-prefix=LINK
+// LINK: error: echo-recompute: link-bandwidth must be a positive rate below 1e9, got 0.000000e+00
+// RUN: not echo-run %s --offload=all --library-calls=false 2>&1 | FileCheck %s --check-prefix=NOCALLS
+// NOCALLS: offload needs library-calls=true
+// The host pool is finite: past $ECHO_HOST_POOL_LIMIT an offload is an
+// out-of-memory error naming what it needed and what the pool holds.
+// RUN: env ECHO_HOST_POOL_LIMIT=100 not echo-run %S/Inputs/offload.mlir --offload=all --link-bandwidth=100000 2>&1 | FileCheck %s --check-prefix=HOSTOOM
+// HOSTOOM: out of host memory: offloading slot 0 needs 262144 bytes; the host pool holds 0 of its 100-byte limit ($ECHO_HOST_POOL_LIMIT)
 
 func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x3xf32> {echo.param}) -> tensor<f32> {
   %0 = echo.matmul %x, %w : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
