@@ -26,6 +26,8 @@ struct CudaRuntime::Api {
   decltype(&echoCudaCopyToDevice) copyToDevice;
   decltype(&echoCudaCopyToHost) copyToHost;
   decltype(&echoCudaPeakBytes) peakBytes;
+  decltype(&echoCudaHostPoolBytes) hostPoolBytes;
+  decltype(&echoCudaHostPoolPeakBytes) hostPoolPeakBytes;
   decltype(&echoCudaTimerStart) timerStart;
   decltype(&echoCudaTimerStop) timerStop;
 };
@@ -51,6 +53,8 @@ LogicalResult CudaRuntime::load(StringRef path, StringRef chip) {
       !get(a.copyToDevice, "echoCudaCopyToDevice") ||
       !get(a.copyToHost, "echoCudaCopyToHost") ||
       !get(a.peakBytes, "echoCudaPeakBytes") ||
+      !get(a.hostPoolBytes, "echoCudaHostPoolBytes") ||
+      !get(a.hostPoolPeakBytes, "echoCudaHostPoolPeakBytes") ||
       !get(a.timerStart, "echoCudaTimerStart") ||
       !get(a.timerStop, "echoCudaTimerStop")) {
     llvm::errs() << "echo-run: " << path
@@ -75,6 +79,10 @@ const char *CudaRuntime::getError() const {
 }
 const char *CudaRuntime::getDeviceName() const { return api->deviceName(); }
 size_t CudaRuntime::getPeakBytes() const { return api->peakBytes(); }
+size_t CudaRuntime::getHostPoolBytes() const { return api->hostPoolBytes(); }
+size_t CudaRuntime::getHostPoolPeakBytes() const {
+  return api->hostPoolPeakBytes();
+}
 void *CudaRuntime::malloc(size_t bytes) const { return api->malloc(bytes); }
 void CudaRuntime::free(void *ptr) const { api->free(ptr); }
 LogicalResult CudaRuntime::copyToDevice(void *dst, const void *src,

@@ -532,6 +532,10 @@ LogicalResult TrainingRun::writeReport() {
     // Parameters, data, results, the arena and library workspaces.
     entry["device_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
     entry["measured_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
+    // Offloaded values: pinned host memory, apart from the device bytes.
+    entry["measured_host_peak_bytes"] =
+        static_cast<int64_t>(cuda.getHostPoolPeakBytes());
+    entry["host_pool_bytes"] = static_cast<int64_t>(cuda.getHostPoolBytes());
   } else {
     // Every host byte of the step: the caller's buffers, the step's
     // allocations and the CPU runtime's workspace.

@@ -53,6 +53,8 @@
 #pragma weak echoCudaCopyToDevice
 #pragma weak echoCudaCopyToHost
 #pragma weak echoCudaPeakBytes
+#pragma weak echoCudaHostPoolBytes
+#pragma weak echoCudaHostPoolPeakBytes
 #pragma weak echoCudaTimerStart
 #pragma weak echoCudaTimerStop
 // Absent from CUDA bundles and from CPU steps without library calls.
@@ -520,6 +522,10 @@ int main(int argc, char **argv) {
       json += ",\"device\":" + jsonString(echoCudaDeviceName());
       json += ",\"device_peak_bytes\":" + std::to_string(echoCudaPeakBytes());
       json += ",\"measured_peak_bytes\":" + std::to_string(echoCudaPeakBytes());
+      json += ",\"measured_host_peak_bytes\":" +
+              std::to_string(echoCudaHostPoolPeakBytes ? echoCudaHostPoolPeakBytes() : 0);
+      json += ",\"host_pool_bytes\":" +
+              std::to_string(echoCudaHostPoolBytes ? echoCudaHostPoolBytes() : 0);
     } else {
       json += ",\"measured_peak_bytes\":" + std::to_string(measuredPeak);
       json +=

@@ -99,6 +99,8 @@ bool Faults::parse(const char *spec) {
     bool ok = false;
     if (key == "device-bytes")
       ok = parseNumber<size_t>(value, 1, deviceBytes);
+    else if (key == "host-bytes")
+      ok = parseNumber<size_t>(value, 1, hostBytes);
     else if (key == "fail-launch")
       ok = parseNumber<long>(value, 1, failLaunch);
     else if (key == "no-cublas" || key == "no-cudnn") {
@@ -113,7 +115,8 @@ bool Faults::parse(const char *spec) {
     }
     if (!ok) {
       fail("ECHO_CUDA_FAULTS: cannot read '%s' (faults: device-bytes=N, "
-           "fail-launch=N, no-cublas, no-cudnn, compute-capability=M.m)",
+           "host-bytes=N, fail-launch=N, no-cublas, no-cudnn, "
+           "compute-capability=M.m)",
            fault.c_str());
       return false;
     }

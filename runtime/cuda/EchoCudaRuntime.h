@@ -20,6 +20,9 @@
 // driver of the tests):
 //   device-bytes=N            the device has N bytes for the step (an
 //                             allocation past them is out of memory);
+//   host-bytes=N              the pinned host pool of offloaded values has
+//                             N bytes (an offload past them is out of
+//                             pinned host memory);
 //   fail-launch=N             the N-th kernel launch (from 1) fails;
 //   no-cublas, no-cudnn       the library cannot be opened;
 //   compute-capability=M.m    the device reports compute capability M.m.

@@ -116,6 +116,14 @@ void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
       s->pinned = nullptr;
       s->capacity = 0;
     }
+    size_t cap = rt.faults.hostBytes;
+    if (cap && bytes > cap - std::min(cap, pool.pinnedBytes)) {
+      fail("out of pinned host memory: offloading slot %" PRId64
+           " needs %zu bytes; the host pool holds %zu of %zu "
+           "(ECHO_CUDA_FAULTS=host-bytes)",
+           slot, bytes, pool.pinnedBytes, cap);
+      return;
+    }
     CUresult result = rt.cu.cuMemAllocHost(&s->pinned, bytes ? bytes : 1);
     if (result != CUDA_SUCCESS) {
       fail("out of pinned host memory: offloading slot %" PRId64

@@ -149,6 +149,9 @@ struct Dnn {
 struct Faults {
   /// The device has this many bytes for the runtime (0: what it has).
   size_t deviceBytes = 0;
+  /// The pinned host pool of offloaded values has this many bytes (0: what
+  /// the driver gives).
+  size_t hostBytes = 0;
   /// The n-th kernel launch (from 1) fails (0: none).
   long failLaunch = 0;
   /// cuBLAS / cuDNN cannot be opened.

@@ -38,6 +38,10 @@ public:
   const char *getDeviceName() const;
   /// The most device bytes the runtime held at once.
   size_t getPeakBytes() const;
+  /// The host pool of offloaded values: the pinned bytes it holds, and the
+  /// most bytes in use at once.
+  size_t getHostPoolBytes() const;
+  size_t getHostPoolPeakBytes() const;
 
   /// Device memory; null on failure (see fail()).
   void *malloc(size_t bytes) const;
