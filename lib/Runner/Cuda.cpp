@@ -28,6 +28,7 @@ struct CudaRuntime::Api {
   decltype(&echoCudaPeakBytes) peakBytes;
   decltype(&echoCudaHostPoolBytes) hostPoolBytes;
   decltype(&echoCudaHostPoolPeakBytes) hostPoolPeakBytes;
+  decltype(&echoCudaConvAlgorithms) convAlgorithms;
   decltype(&echoCudaTimerStart) timerStart;
   decltype(&echoCudaTimerStop) timerStop;
 };
@@ -55,6 +56,7 @@ LogicalResult CudaRuntime::load(StringRef path, StringRef chip) {
       !get(a.peakBytes, "echoCudaPeakBytes") ||
       !get(a.hostPoolBytes, "echoCudaHostPoolBytes") ||
       !get(a.hostPoolPeakBytes, "echoCudaHostPoolPeakBytes") ||
+      !get(a.convAlgorithms, "echoCudaConvAlgorithms") ||
       !get(a.timerStart, "echoCudaTimerStart") ||
       !get(a.timerStop, "echoCudaTimerStop")) {
     llvm::errs() << "echo-run: " << path
@@ -82,6 +84,9 @@ size_t CudaRuntime::getPeakBytes() const { return api->peakBytes(); }
 size_t CudaRuntime::getHostPoolBytes() const { return api->hostPoolBytes(); }
 size_t CudaRuntime::getHostPoolPeakBytes() const {
   return api->hostPoolPeakBytes();
+}
+const char *CudaRuntime::getConvAlgorithms() const {
+  return api->convAlgorithms();
 }
 void *CudaRuntime::malloc(size_t bytes) const { return api->malloc(bytes); }
 void CudaRuntime::free(void *ptr) const { api->free(ptr); }

@@ -536,6 +536,13 @@ LogicalResult TrainingRun::writeReport() {
     entry["measured_host_peak_bytes"] =
         static_cast<int64_t>(cuda.getHostPoolPeakBytes());
     entry["host_pool_bytes"] = static_cast<int64_t>(cuda.getHostPoolBytes());
+    // Each convolution's cuDNN algorithm and its workspace.
+    llvm::Expected<llvm::json::Value> algorithms =
+        llvm::json::parse(cuda.getConvAlgorithms());
+    if (!algorithms)
+      return error("the CUDA runtime's convolution algorithms are not JSON: " +
+                   llvm::toString(algorithms.takeError()));
+    entry["conv_algorithms"] = std::move(*algorithms);
   } else {
     // Every host byte of the step: the caller's buffers, the step's
     // allocations and the CPU runtime's workspace.

@@ -73,6 +73,11 @@ size_t echoCudaPeakBytes(void);
 /// holds, and the most bytes in use at once (a copy is in use from its
 /// offload to the wait of its fetch).
 size_t echoCudaHostPoolBytes(void);
+/// The convolution algorithms the runtime chose so far, as a JSON array:
+/// per direction, convolution and algorithm, its workspace bytes, the
+/// device bytes free when it was chosen, whether it fit them, and how many
+/// calls used it. Valid until the next call.
+const char *echoCudaConvAlgorithms(void);
 size_t echoCudaHostPoolPeakBytes(void);
 void echoCudaResetPeak(void);
 /// Device memory in use by the whole process (cuMemGetInfo), bytes.

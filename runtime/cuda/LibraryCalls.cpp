@@ -13,11 +13,14 @@
 
 #include "RuntimeState.h"
 
+#include "echo/Runtime/ConvAlgorithm.h"
 #include "echo/Runtime/EchoRuntimeABI.h"
 
 #include <algorithm>
 #include <cinttypes>
+#include <map>
 #include <string>
+#include <tuple>
 
 using namespace echo::cuda;
 
@@ -218,29 +221,86 @@ struct Convolution {
   }
 };
 
-/// The fastest FMA-math algorithm cuDNN's heuristics propose.
+/// Device bytes a convolution's workspace may take now: what is free on
+/// the device (or under ECHO_CUDA_FAULTS=device-bytes) plus the workspace
+/// the runtime already holds.
+size_t freeWorkspaceBytes() {
+  size_t freeBytes = 0, totalBytes = 0;
+  if (size_t cap = rt.faults.deviceBytes)
+    freeBytes = cap - std::min(cap, rt.liveBytes);
+  else if (rt.cu.cuMemGetInfo(&freeBytes, &totalBytes) != CUDA_SUCCESS)
+    freeBytes = 0;
+  return freeBytes + rt.workspaceBytes;
+}
+
+/// What the runtime chose for each convolution, for the report.
+struct ConvRecord {
+  int algorithm = 0;
+  size_t workspaceBytes = 0, freeBytes = 0;
+  bool fits = false;
+  long calls = 0;
+};
+std::map<std::tuple<std::string, std::string, int>, ConvRecord> convRecords;
+std::string convRecordsJSON;
+
+/// SuperNeurons' rule (ConvAlgorithm.h): of the algorithms cuDNN's
+/// heuristics propose (fastest first), the fastest whose workspace fits the
+/// device bytes free now.
 template <typename Perf, typename Get>
-bool pickAlgorithm(Get get, const char *what, Perf &chosen) {
+bool pickAlgorithm(Get get, const char *what, const char *direction,
+                   const std::string &shape, Perf &chosen) {
   Perf perf[16];
   int found = 0;
   if (!dnnOk(get(16, &found, perf), what))
     return false;
+  mlir::echo::runtime::ConvAlgorithm table[16];
+  found = std::clamp(found, 0, 16);
   for (int i = 0; i < found; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS) {
-      chosen = perf[i];
-      return true;
-    }
-  fail("%s: no algorithm for this convolution", what);
-  return false;
+    table[i] = {static_cast<int>(perf[i].algo),
+                perf[i].status == CUDNN_STATUS_SUCCESS, perf[i].time,
+                perf[i].memory};
+  size_t freeBytes = freeWorkspaceBytes();
+  mlir::echo::runtime::ConvChoice choice =
+      mlir::echo::runtime::chooseConvAlgorithm(table, found, freeBytes);
+  if (choice.index < 0) {
+    fail("%s: no algorithm for this convolution", what);
+    return false;
+  }
+  chosen = perf[choice.index];
+  ConvRecord &r =
+      convRecords[{direction, shape, table[choice.index].id}];
+  r.algorithm = table[choice.index].id;
+  r.workspaceBytes = std::max(r.workspaceBytes,
+                              table[choice.index].workspaceBytes);
+  r.freeBytes = freeBytes;
+  r.fits = choice.fits;
+  ++r.calls;
+  return true;
+}
+
+/// "NxCxHxW" of a descriptor.
+std::string dims(const EchoMemRef4D &m) {
+  return std::to_string(m.sizes[0]) + "x" + std::to_string(m.sizes[1]) + "x" +
+         std::to_string(m.sizes[2]) + "x" + std::to_string(m.sizes[3]);
+}
+
+/// The convolution's shapes, strides and padding (the report's key).
+std::string describeConvolution(const EchoMemRef4D &x, const EchoMemRef4D &w,
+                                int64_t sh, int64_t sw, int64_t ph,
+                                int64_t pw) {
+  return "x " + dims(x) + ", w " + dims(w) + ", stride " + std::to_string(sh) +
+         "x" + std::to_string(sw) + ", pad " + std::to_string(ph) + "x" +
+         std::to_string(pw);
 }
 
 /// One cuDNN convolution call in direction `direction` (Forward,
-/// BackwardData, BackwardFilter): the heuristics' first algorithm, its
+/// BackwardData, BackwardFilter): the algorithm pickAlgorithm chooses, its
 /// workspace, then the call with alpha = 1, beta = 0.
 template <typename Perf, typename GetAlgorithms, typename GetBytes,
           typename Run>
 void convolve(const Convolution &c, const char *direction,
-              GetAlgorithms getAlgorithms, GetBytes getBytes, Run run) {
+              const std::string &shape, GetAlgorithms getAlgorithms,
+              GetBytes getBytes, Run run) {
   if (!c.ok)
     return;
   std::string heuristics =
@@ -250,7 +310,8 @@ void convolve(const Convolution &c, const char *direction,
   std::string call = std::string("cudnnConvolution") + direction;
   Perf algo;
   size_t bytes = 0;
-  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), algo) ||
+  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), direction,
+                           shape, algo) ||
       !dnnOk(getBytes(algo.algo, &bytes), sizing.c_str()))
     return;
   void *ws = workspace(bytes);
@@ -291,7 +352,7 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionFwdAlgoPerf_t>(
-      c, "Forward",
+      c, "Forward", describeConvolution(*x, *w, sh, sw, ph, pw),
       [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv,
                                                         c.y, n, found, perf);
@@ -318,7 +379,7 @@ _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
-      c, "BackwardData",
+      c, "BackwardData", describeConvolution(*dx, *w, sh, sw, ph, pw),
       [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionBackwardDataAlgorithm_v7(
             h, c.w, c.y, c.conv, c.x, n, found, perf);
@@ -345,7 +406,7 @@ _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      c, "BackwardFilter",
+      c, "BackwardFilter", describeConvolution(*x, *dw, sh, sw, ph, pw),
       [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
             h, c.x, c.y, c.conv, c.w, n, found, perf);
@@ -360,4 +421,25 @@ _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
             h, alpha, c.x, elements(*x), c.y, elements(*dy), c.conv, algo, ws,
             bytes, beta, c.w, elements(*dw));
       });
+}
+
+//===----------------------------------------------------------------------===//
+// Host API
+//===----------------------------------------------------------------------===//
+
+ECHO_EXPORT const char *echoCudaConvAlgorithms(void) {
+  std::string &json = convRecordsJSON;
+  json = "[";
+  for (const auto &[key, r] : convRecords) {
+    json += json.size() > 1 ? "," : "";
+    json += "{\"direction\":\"" + std::get<0>(key) + "\",\"convolution\":\"" +
+            std::get<1>(key) + "\",\"algorithm\":" +
+            std::to_string(r.algorithm) +
+            ",\"workspace_bytes\":" + std::to_string(r.workspaceBytes) +
+            ",\"free_bytes\":" + std::to_string(r.freeBytes) +
+            ",\"fits\":" + (r.fits ? "true" : "false") +
+            ",\"calls\":" + std::to_string(r.calls) + "}";
+  }
+  json += "]";
+  return json.c_str();
 }

@@ -42,6 +42,9 @@ public:
   /// most bytes in use at once.
   size_t getHostPoolBytes() const;
   size_t getHostPoolPeakBytes() const;
+  /// The convolution algorithms chosen so far (echoCudaConvAlgorithms: a
+  /// JSON array).
+  const char *getConvAlgorithms() const;
 
   /// Device memory; null on failure (see fail()).
   void *malloc(size_t bytes) const;
