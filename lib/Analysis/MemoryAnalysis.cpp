@@ -129,6 +129,8 @@ computeOffloadStats(func::FuncOp func, const OpOrder &order) {
   }
   if (auto schedule = func->getAttrOfType<DictionaryAttr>(
           EchoDialect::getOffloadScheduleAttrName())) {
+    if (auto t = schedule.getAs<FloatAttr>("compute_seconds"))
+      stats.computeSeconds = t.getValueAsDouble();
     if (auto t = schedule.getAs<FloatAttr>("transfer_seconds"))
       stats.transferSeconds = t.getValueAsDouble();
     if (auto t = schedule.getAs<FloatAttr>("unhidden_seconds"))
@@ -211,6 +213,7 @@ llvm::json::Object MemoryStats::toJSON() const {
     o["offloaded_values"] = offload->values;
     o["host_peak_bytes"] = offload->hostPeakBytes;
     o["transfer_bytes"] = offload->transferBytes;
+    o["compute_seconds"] = offload->computeSeconds;
     o["transfer_seconds"] = offload->transferSeconds;
     o["unhidden_transfer_seconds"] = offload->unhiddenSeconds;
   }
@@ -261,6 +264,8 @@ DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
                            b.getI64IntegerAttr(offload->hostPeakBytes)),
             b.getNamedAttr("transfer_bytes",
                            b.getI64IntegerAttr(offload->transferBytes)),
+            b.getNamedAttr("compute_seconds",
+                           b.getF64FloatAttr(offload->computeSeconds)),
             b.getNamedAttr("transfer_seconds",
                            b.getF64FloatAttr(offload->transferSeconds)),
             b.getNamedAttr("unhidden_seconds",
@@ -303,13 +308,15 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
     auto values = offload.getAs<IntegerAttr>("values");
     auto host = offload.getAs<IntegerAttr>("host_peak_bytes");
     auto transfer = offload.getAs<IntegerAttr>("transfer_bytes");
+    auto compute = offload.getAs<FloatAttr>("compute_seconds");
     auto seconds = offload.getAs<FloatAttr>("transfer_seconds");
     auto unhidden = offload.getAs<FloatAttr>("unhidden_seconds");
-    if (!values || !host || !transfer || !seconds || !unhidden)
+    if (!values || !host || !transfer || !compute || !seconds || !unhidden)
       return failure();
     o.values = values.getInt();
     o.hostPeakBytes = host.getInt();
     o.transferBytes = transfer.getInt();
+    o.computeSeconds = compute.getValueAsDouble();
     o.transferSeconds = seconds.getValueAsDouble();
     o.unhiddenSeconds = unhidden.getValueAsDouble();
     stats.offload = o;

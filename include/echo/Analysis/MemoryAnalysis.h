@@ -42,12 +42,13 @@ struct MemoryStats {
   /// the values moved, the most bytes the host pool holds at once (a copy
   /// lives from its offload to the wait of its fetch), the bytes copied in
   /// both directions, and what the schedule (`echo.offload_schedule`)
-  /// estimated: transfer seconds in all and those not hidden behind
-  /// compute under its bandwidth model.
+  /// estimated: the step's compute seconds, transfer seconds in all and
+  /// those not hidden behind compute under its bandwidth model.
   struct Offload {
     int64_t values = 0;
     int64_t hostPeakBytes = 0;
     int64_t transferBytes = 0;
+    double computeSeconds = 0;
     double transferSeconds = 0;
     double unhiddenSeconds = 0;
   };

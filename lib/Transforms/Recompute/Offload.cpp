@@ -110,12 +110,12 @@ static void scheduleTransfers(MutableArrayRef<Transfer> transfers,
   for (Transfer &t : transfers) {
     double end = std::max(start[t.lastForward + 1], streamFree) + t.seconds;
     streamFree = end;
-    t.offloadWait = t.firstBackward;
-    for (int64_t p = t.lastForward + 1; p <= t.firstBackward; ++p)
-      if (start[p] >= end) {
-        t.offloadWait = p;
-        break;
-      }
+    // start is non-decreasing: the first op of the gap starting at `end`.
+    t.offloadWait = std::min<int64_t>(
+        std::lower_bound(start.begin() + t.lastForward + 1,
+                         start.begin() + t.firstBackward + 1, end) -
+            start.begin(),
+        t.firstBackward);
   }
   // Fetches, latest deadline first: each ends at its first backward reader
   // or when the next fetch must start, whichever is earlier, and is issued
@@ -130,15 +130,14 @@ static void scheduleTransfers(MutableArrayRef<Transfer> transfers,
   double nextStart = std::numeric_limits<double>::infinity();
   for (Transfer *t : byDeadline) {
     double begin = std::min(start[t->firstBackward], nextStart) - t->seconds;
-    t->fetchAt = t->offloadWait;
-    for (int64_t p = t->firstBackward; p >= t->offloadWait; --p)
-      if (start[p] <= begin) {
-        t->fetchAt = p;
-        break;
-      }
+    // The last op of [offloadWait, firstBackward] starting by `begin`.
+    t->fetchAt = std::max<int64_t>(
+        std::upper_bound(start.begin() + t->offloadWait,
+                         start.begin() + t->firstBackward + 1, begin) -
+            start.begin() - 1,
+        t->offloadWait);
     nextStart = std::min(begin, start[t->fetchAt]);
   }
-
 }
 
 OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
@@ -189,17 +188,31 @@ OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
     transfers.push_back(std::move(t));
   }
 
-  // Schedule, and leave out the transfers that would hold the value on
-  // the device through the whole gap anyway (the offload not done before
-  // the fetch must start), until none is left out.
-  while (true) {
+  // Greedily, the copies that free the most device bytes × seconds first:
+  // a value is kept when, with it, every kept copy still frees its device
+  // bytes for part of its gap (its offload is done before its fetch must
+  // start); else the device would hold it through the gap anyway.
+  auto freedArea = [&](const Transfer &t) {
+    return static_cast<double>(getTensorBytes(t.value.getType())) *
+           (start[t.firstBackward] - start[t.lastForward + 1]);
+  };
+  SmallVector<Transfer> byValue = std::move(transfers);
+  llvm::sort(byValue, [&](const Transfer &a, const Transfer &b) {
+    double fa = freedArea(a), fb = freedArea(b);
+    return fa != fb ? fa > fb : a.index < b.index;
+  });
+  transfers.clear();
+  for (Transfer &candidate : byValue) {
+    int64_t index = candidate.index;
+    transfers.push_back(std::move(candidate));
     scheduleTransfers(transfers, start);
-    size_t before = transfers.size();
-    llvm::erase_if(transfers,
-                   [](const Transfer &t) { return t.fetchAt <= t.offloadWait; });
-    if (transfers.size() == before)
-      break;
+    if (llvm::any_of(transfers, [](const Transfer &t) {
+          return t.fetchAt <= t.offloadWait;
+        }))
+      llvm::erase_if(transfers,
+                     [&](const Transfer &t) { return t.index == index; });
   }
+  scheduleTransfers(transfers, start);
 
   // What the stream does in issue order, and what the compute stream
   // waits for.
