@@ -523,15 +523,18 @@ int main(int argc, char **argv) {
       json += ",\"device_peak_bytes\":" + std::to_string(echoCudaPeakBytes());
       json += ",\"measured_peak_bytes\":" + std::to_string(echoCudaPeakBytes());
       json += ",\"measured_host_peak_bytes\":" +
-              std::to_string(echoCudaHostPoolPeakBytes ? echoCudaHostPoolPeakBytes() : 0);
-      json += ",\"host_pool_bytes\":" +
-              std::to_string(echoCudaHostPoolBytes ? echoCudaHostPoolBytes() : 0);
+              std::to_string(
+                  echoCudaHostPoolPeakBytes ? echoCudaHostPoolPeakBytes() : 0);
+      json +=
+          ",\"host_pool_bytes\":" +
+          std::to_string(echoCudaHostPoolBytes ? echoCudaHostPoolBytes() : 0);
     } else {
       json += ",\"measured_peak_bytes\":" + std::to_string(measuredPeak);
       json +=
           ",\"library_workspace_bytes\":" +
           std::to_string(echoCpuWorkspaceBytes ? echoCpuWorkspaceBytes() : 0);
-      json += ",\"measured_host_peak_bytes\":" + std::to_string(measuredHostPeak);
+      json +=
+          ",\"measured_host_peak_bytes\":" + std::to_string(measuredHostPeak);
     }
     json += "}]\n";
     std::ofstream out(report);

@@ -556,7 +556,8 @@ void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
       rt.hostLimit = std::strtoull(limit, nullptr, 10);
   }
   size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
-  if (rt.hostLimit && bytes > rt.hostLimit - std::min(rt.hostLimit, rt.hostLive)) {
+  if (rt.hostLimit &&
+      bytes > rt.hostLimit - std::min(rt.hostLimit, rt.hostLive)) {
     fail("out of host memory: offloading slot %" PRId64 " needs %zu bytes; "
          "the host pool holds %zu of its %zu-byte limit "
          "($ECHO_HOST_POOL_LIMIT)",
@@ -591,8 +592,8 @@ void fetch(const char *what, int64_t slot, UnrankedMemRefType<T> *dst) {
   }
   size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
   if (bytes != s->bytes) {
-    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what,
-         slot, s->bytes, bytes);
+    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what, slot,
+         s->bytes, bytes);
     return;
   }
   mlir::echo::runtime::copyStrided(buffer, sizeof(T), s->data,

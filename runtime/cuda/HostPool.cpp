@@ -61,9 +61,8 @@ Slot *getSlot(const char *what, int64_t slot) {
   if (static_cast<size_t>(slot) >= pool.slots.size())
     pool.slots.resize(slot + 1);
   Slot &s = pool.slots[slot];
-  if (!s.done &&
-      !check(rt.cu.cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING),
-             "cuEventCreate"))
+  if (!s.done && !check(rt.cu.cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING),
+                        "cuEventCreate"))
     return nullptr;
   return &s;
 }
@@ -161,8 +160,8 @@ void fetch(const char *what, int64_t slot, UnrankedMemRefType<T> *dst) {
   }
   size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
   if (bytes != s->bytes) {
-    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what,
-         slot, s->bytes, bytes);
+    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what, slot,
+         s->bytes, bytes);
     return;
   }
   // The destination may have held other values until now.

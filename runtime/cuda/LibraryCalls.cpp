@@ -267,11 +267,10 @@ bool pickAlgorithm(Get get, const char *what, const char *direction,
     return false;
   }
   chosen = perf[choice.index];
-  ConvRecord &r =
-      convRecords[{direction, shape, table[choice.index].id}];
+  ConvRecord &r = convRecords[{direction, shape, table[choice.index].id}];
   r.algorithm = table[choice.index].id;
-  r.workspaceBytes = std::max(r.workspaceBytes,
-                              table[choice.index].workspaceBytes);
+  r.workspaceBytes =
+      std::max(r.workspaceBytes, table[choice.index].workspaceBytes);
   r.freeBytes = freeBytes;
   r.fits = choice.fits;
   ++r.calls;
@@ -310,8 +309,8 @@ void convolve(const Convolution &c, const char *direction,
   std::string call = std::string("cudnnConvolution") + direction;
   Perf algo;
   size_t bytes = 0;
-  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), direction,
-                           shape, algo) ||
+  if (!pickAlgorithm<Perf>(getAlgorithms, heuristics.c_str(), direction, shape,
+                           algo) ||
       !dnnOk(getBytes(algo.algo, &bytes), sizing.c_str()))
     return;
   void *ws = workspace(bytes);
@@ -433,8 +432,8 @@ ECHO_EXPORT const char *echoCudaConvAlgorithms(void) {
   for (const auto &[key, r] : convRecords) {
     json += json.size() > 1 ? "," : "";
     json += "{\"direction\":\"" + std::get<0>(key) + "\",\"convolution\":\"" +
-            std::get<1>(key) + "\",\"algorithm\":" +
-            std::to_string(r.algorithm) +
+            std::get<1>(key) +
+            "\",\"algorithm\":" + std::to_string(r.algorithm) +
             ",\"workspace_bytes\":" + std::to_string(r.workspaceBytes) +
             ",\"free_bytes\":" + std::to_string(r.freeBytes) +
             ",\"fits\":" + (r.fits ? "true" : "false") +

@@ -192,8 +192,8 @@ FAKE_EXPORT CUresult cuMemFreeHost(void *ptr) {
   return CUDA_SUCCESS;
 }
 
-FAKE_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
-                                       size_t bytes, CUstream) {
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
+                                       CUstream) {
   memcpy(dst, reinterpret_cast<void *>(src), bytes);
   return CUDA_SUCCESS;
 }

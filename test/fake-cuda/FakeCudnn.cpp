@@ -105,12 +105,14 @@ cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d) {
   *d = handle<cudnnTensorDescriptor_t>();
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t) {
+FAKE_EXPORT cudnnStatus_t
+cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t) {
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptorEx(
-    cudnnTensorDescriptor_t, cudnnDataType_t, int, int, int, int, int, int, int,
-    int) {
+FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t,
+                                                       cudnnDataType_t, int,
+                                                       int, int, int, int, int,
+                                                       int, int) {
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
@@ -118,7 +120,8 @@ cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d) {
   *d = handle<cudnnFilterDescriptor_t>();
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t) {
+FAKE_EXPORT cudnnStatus_t
+cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t) {
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t,
@@ -206,8 +209,8 @@ FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
 FAKE_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
     cudnnHandle_t, const void *, const cudnnTensorDescriptor_t, const void *,
     const cudnnTensorDescriptor_t, const void *,
-    const cudnnConvolutionDescriptor_t, cudnnConvolutionBwdFilterAlgo_t,
-    void *, size_t, const void *, const cudnnFilterDescriptor_t, void *) {
+    const cudnnConvolutionDescriptor_t, cudnnConvolutionBwdFilterAlgo_t, void *,
+    size_t, const void *, const cudnnFilterDescriptor_t, void *) {
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -141,7 +141,7 @@ struct EchoLibraryCallsPass
 /// The unranked memref type the transfer calls take for `tensor`'s buffer.
 mlir::UnrankedMemRefType unrankedType(Value tensor) {
   return mlir::UnrankedMemRefType::get(getElementTypeOrSelf(tensor.getType()),
-                                 /*memorySpace=*/0);
+                                       /*memorySpace=*/0);
 }
 
 /// `echo_<what>_<element type>`.

@@ -355,10 +355,9 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
     policies.push_back(OffloadPolicy::All);
   const Candidate *smallest = &all.front();
   const Candidate *echo = nullptr;
-  std::string echoName =
-      llvm::formatv("echo heavy-budget={0}",
-                    llvm::format("%g", options.heavyBudget))
-          .str();
+  std::string echoName = llvm::formatv("echo heavy-budget={0}",
+                                       llvm::format("%g", options.heavyBudget))
+                             .str();
   for (const Candidate &c : all) {
     if (c.estimatedBytes < smallest->estimatedBytes)
       smallest = &c;
@@ -372,9 +371,9 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
   SmallVector<Candidate> made;
   for (const Candidate *base : bases)
     for (OffloadPolicy policy : policies)
-      made.push_back({base->name + " + offload " +
-                          stringifyOffloadPolicy(policy).str(),
-                      base->plan, 0, 0});
+      made.push_back(
+          {base->name + " + offload " + stringifyOffloadPolicy(policy).str(),
+           base->plan, 0, 0});
   // Which values to offload is read off the rewritten step (the plan names
   // them by their positions there).
   parallelForEach(func.getContext(), made, [&](Candidate &c) {

@@ -40,11 +40,10 @@ double OffloadModel::estimateSeconds(Operation *op) const {
     return seconds;
   }
   int64_t bytes = 0;
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes()))
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     bytes += getTensorBytes(type);
-  return std::max(static_cast<double>(estimateFlops(op)) /
-                      deviceFlopsPerSecond,
+  return std::max(static_cast<double>(estimateFlops(op)) / deviceFlopsPerSecond,
                   static_cast<double>(bytes) / deviceBytesPerSecond);
 }
 
@@ -121,8 +120,8 @@ static void scheduleTransfers(MutableArrayRef<Transfer> transfers,
   // or when the next fetch must start, whichever is earlier, and is issued
   // before the last op that starts no later than that; never before its
   // offload's wait.
-  SmallVector<Transfer *> byDeadline = llvm::map_to_vector(
-      transfers, [](Transfer &t) { return &t; });
+  SmallVector<Transfer *> byDeadline =
+      llvm::map_to_vector(transfers, [](Transfer &t) { return &t; });
   llvm::sort(byDeadline, [](const Transfer *a, const Transfer *b) {
     return std::make_pair(a->firstBackward, b->index) >
            std::make_pair(b->firstBackward, a->index);
@@ -232,12 +231,12 @@ OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
   });
   double streamFree = 0;
   for (const Copy &copy : copies) {
-    double end = std::max(start[copy.issuedBefore], streamFree) +
-                 copy.transfer->seconds;
+    double end =
+        std::max(start[copy.issuedBefore], streamFree) + copy.transfer->seconds;
     streamFree = end;
     schedule.transferSeconds += copy.transfer->seconds;
-    int64_t waitAt = copy.fetch ? copy.transfer->firstBackward
-                                : copy.transfer->offloadWait;
+    int64_t waitAt =
+        copy.fetch ? copy.transfer->firstBackward : copy.transfer->offloadWait;
     schedule.unhiddenSeconds += std::max(0.0, end - start[waitAt]);
   }
 

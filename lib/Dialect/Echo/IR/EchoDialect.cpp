@@ -63,9 +63,9 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "'" << name << "' must be a dictionary attribute";
     if (!op->hasAttr(getTrainStepAttrName()))
-      return op->emitError() << "'" << name
-                             << "' may only be attached to a training step ("
-                             << getTrainStepAttrName() << ")";
+      return op->emitError()
+             << "'" << name << "' may only be attached to a training step ("
+             << getTrainStepAttrName() << ")";
     return success();
   }
   if (attr.getName() == getBufferPlanAttrName()) {

@@ -193,8 +193,7 @@ Operation *TransferWaitOp::getTransfer() {
   Operation *last = nullptr;
   for (Operation *user : getValue().getUsers())
     if (isa<OffloadOp>(user) && user->getBlock() == (*this)->getBlock() &&
-        user->isBeforeInBlock(*this) &&
-        (!last || last->isBeforeInBlock(user)))
+        user->isBeforeInBlock(*this) && (!last || last->isBeforeInBlock(user)))
       last = user;
   return last;
 }

@@ -64,8 +64,7 @@ bool isHostResident(Value value);
 
 /// The host pool and the copy stream, which the transfer ops read and write
 /// (their order among themselves is their order on the copy stream).
-struct TransferResource
-    : public SideEffects::Resource::Base<TransferResource> {
+struct TransferResource : public SideEffects::Resource::Base<TransferResource> {
   StringRef getName() final { return "echo.transfer"; }
 };
 } // namespace mlir::echo
