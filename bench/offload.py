@@ -15,7 +15,8 @@ For the paper-size ResNet and NMT (bench/recompute.py's configurations):
    bitwise the same as none's.
 
 Writes bench/results/offload.json. Usage: bench/offload.py [--build build]
-[--models resnet,nmt] [--no-run]
+[--models resnet,nmt] [--no-run] (--no-run keeps the measured runs of
+the results file)
 """
 import argparse
 import json
@@ -122,6 +123,9 @@ def main():
             subprocess.run([opt, model, "--echo-autodiff", "-o", step],
                            check=True)
             entry = {"config": kwargs, "compile": {}, "measured": {}}
+            if args.no_run and name in results["models"]:
+                entry["measured"] = results["models"][name].get("measured",
+                                                                {})
             for link in LINKS:
                 rows = {}
                 for label, options in COMPILES.items():

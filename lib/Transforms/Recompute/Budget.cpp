@@ -344,7 +344,8 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
 }
 
 /// The candidates that offload: on none, on echo's plan at the default
-/// heavy budget and on the recompute candidate of fewest estimated bytes,
+/// heavy budget and on the three recompute candidates of fewest estimated
+/// bytes (the estimate's order is not the plan's),
 /// the values `heavy` offloads and (with `all`) every stashed one, each
 /// scheduled under the options' bandwidth model (copies it cannot hide are
 /// left out). Appended to `all`, estimated.
@@ -353,20 +354,25 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
   SmallVector<OffloadPolicy> policies = {OffloadPolicy::Heavy};
   if (options.offload == OffloadPolicy::All)
     policies.push_back(OffloadPolicy::All);
-  const Candidate *smallest = &all.front();
   const Candidate *echo = nullptr;
   std::string echoName = llvm::formatv("echo heavy-budget={0}",
                                        llvm::format("%g", options.heavyBudget))
                              .str();
+  SmallVector<const Candidate *> bySize;
   for (const Candidate &c : all) {
-    if (c.estimatedBytes < smallest->estimatedBytes)
-      smallest = &c;
+    bySize.push_back(&c);
     if (c.name == echoName)
       echo = &c;
   }
+  llvm::sort(bySize, [](const Candidate *a, const Candidate *b) {
+    return std::make_pair(a->estimatedBytes, a->recomputeFlops) <
+           std::make_pair(b->estimatedBytes, b->recomputeFlops);
+  });
   SmallVector<const Candidate *> bases = {&all.front()};
-  for (const Candidate *c : {echo, smallest})
-    if (c && !llvm::is_contained(bases, c))
+  if (echo)
+    bases.push_back(echo);
+  for (const Candidate *c : ArrayRef(bySize).take_front(3))
+    if (!llvm::is_contained(bases, c))
       bases.push_back(c);
   SmallVector<Candidate> made;
   for (const Candidate *base : bases)

@@ -139,6 +139,44 @@ static void scheduleTransfers(MutableArrayRef<Transfer> transfers,
   }
 }
 
+/// The copy stream running `transfers` (scheduled) in issue order: the
+/// seconds the compute stream waits at the transfers' waits, and in
+/// `transferSeconds` the copies' seconds in all.
+static double simulateCopies(ArrayRef<Transfer> transfers,
+                             ArrayRef<double> start,
+                             double *transferSeconds = nullptr) {
+  struct Copy {
+    int64_t issuedBefore;
+    bool fetch;
+    const Transfer *transfer;
+  };
+  SmallVector<Copy> copies;
+  for (const Transfer &t : transfers) {
+    copies.push_back({t.lastForward + 1, false, &t});
+    copies.push_back({t.fetchAt, true, &t});
+  }
+  llvm::sort(copies, [](const Copy &a, const Copy &b) {
+    return std::make_tuple(a.issuedBefore, a.fetch, a.transfer->index) <
+           std::make_tuple(b.issuedBefore, b.fetch, b.transfer->index);
+  });
+  double streamFree = 0, unhidden = 0, total = 0;
+  for (const Copy &copy : copies) {
+    double end =
+        std::max(start[copy.issuedBefore], streamFree) + copy.transfer->seconds;
+    streamFree = end;
+    total += copy.transfer->seconds;
+    int64_t waitAt =
+        copy.fetch ? copy.transfer->firstBackward : copy.transfer->offloadWait;
+    // Within a picosecond is rounding (a fetch placed to end exactly at its
+    // deadline), not waiting.
+    if (end - start[waitAt] > 1e-12)
+      unhidden += end - start[waitAt];
+  }
+  if (transferSeconds)
+    *transferSeconds = total;
+  return unhidden;
+}
+
 OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
                                           ArrayRef<OffloadedValue> values,
                                           const OffloadModel &model) {
@@ -190,7 +228,8 @@ OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
   // Greedily, the copies that free the most device bytes × seconds first:
   // a value is kept when, with it, every kept copy still frees its device
   // bytes for part of its gap (its offload is done before its fetch must
-  // start); else the device would hold it through the gap anyway.
+  // start; else the device would hold it through the gap anyway) and the
+  // copy stream, in issue order, still hides every copy behind compute.
   auto freedArea = [&](const Transfer &t) {
     return static_cast<double>(getTensorBytes(t.value.getType())) *
            (start[t.firstBackward] - start[t.lastForward + 1]);
@@ -205,40 +244,18 @@ OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
     int64_t index = candidate.index;
     transfers.push_back(std::move(candidate));
     scheduleTransfers(transfers, start);
-    if (llvm::any_of(transfers, [](const Transfer &t) {
-          return t.fetchAt <= t.offloadWait;
-        }))
+    if (llvm::any_of(
+            transfers,
+            [](const Transfer &t) { return t.fetchAt <= t.offloadWait; }) ||
+        simulateCopies(transfers, start) > 0)
       llvm::erase_if(transfers,
                      [&](const Transfer &t) { return t.index == index; });
   }
   scheduleTransfers(transfers, start);
 
-  // What the stream does in issue order, and what the compute stream
-  // waits for.
-  struct Copy {
-    int64_t issuedBefore;
-    bool fetch;
-    Transfer *transfer;
-  };
-  SmallVector<Copy> copies;
-  for (Transfer &t : transfers) {
-    copies.push_back({t.lastForward + 1, false, &t});
-    copies.push_back({t.fetchAt, true, &t});
-  }
-  llvm::sort(copies, [](const Copy &a, const Copy &b) {
-    return std::make_tuple(a.issuedBefore, a.fetch, a.transfer->index) <
-           std::make_tuple(b.issuedBefore, b.fetch, b.transfer->index);
-  });
-  double streamFree = 0;
-  for (const Copy &copy : copies) {
-    double end =
-        std::max(start[copy.issuedBefore], streamFree) + copy.transfer->seconds;
-    streamFree = end;
-    schedule.transferSeconds += copy.transfer->seconds;
-    int64_t waitAt =
-        copy.fetch ? copy.transfer->firstBackward : copy.transfer->offloadWait;
-    schedule.unhiddenSeconds += std::max(0.0, end - start[waitAt]);
-  }
+  double transferSeconds = 0;
+  schedule.unhiddenSeconds = simulateCopies(transfers, start, &transferSeconds);
+  schedule.transferSeconds = transferSeconds;
 
   // The rewrite: offloads, then their waits, then fetches, then theirs, so
   // that ops inserted before the same op keep that order.
