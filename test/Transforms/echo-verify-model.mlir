@@ -62,6 +62,18 @@ func.func @foreign_op(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
 
 // -----
 
+// Transfer ops belong to a rewritten training step, not to a model.
+func.func @offload_in_model(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
+  // expected-error @+1 {{'echo.offload' in model @offload_in_model is not a differentiable Echo forward op}}
+  %h = echo.offload %w : tensor<4xf32>
+  // expected-error @+1 {{'echo.fetch' in model @offload_in_model is not a differentiable Echo forward op}}
+  %y = echo.fetch %h : tensor<4xf32>
+  %l = "echo.reduce_sum"(%y) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 func.func @gradient_op_in_model(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
   // expected-error @+1 {{'echo.tanh_grad' in model @gradient_op_in_model is not a differentiable Echo forward op}}
   %t = "echo.tanh_grad"(%w, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
