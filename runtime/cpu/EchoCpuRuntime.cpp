@@ -658,22 +658,7 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
   convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW);
 }
 
-#define ECHO_TRANSFER_CALLS(SUFFIX, TYPE)                                      \
-  ECHO_EXPORT void _mlir_ciface_echo_offload_##SUFFIX(TYPE *src,               \
-                                                      int64_t slot) {          \
-    offload("echo_offload_" #SUFFIX, src, slot);                               \
-  }                                                                            \
-  ECHO_EXPORT void _mlir_ciface_echo_fetch_##SUFFIX(int64_t slot, TYPE *dst) { \
-    fetch("echo_fetch_" #SUFFIX, slot, dst);                                   \
-  }                                                                            \
-  ECHO_EXPORT void _mlir_ciface_echo_transfer_wait_##SUFFIX(int64_t slot,      \
-                                                            TYPE *value) {     \
-    transferWait("echo_transfer_wait_" #SUFFIX, slot, value);                  \
-  }
-ECHO_TRANSFER_CALLS(f32, EchoUnrankedF32)
-ECHO_TRANSFER_CALLS(f16, EchoUnranked16)
-ECHO_TRANSFER_CALLS(bf16, EchoUnranked16)
-#undef ECHO_TRANSFER_CALLS
+ECHO_DEFINE_TRANSFER_CALLS(ECHO_EXPORT)
 
 //===----------------------------------------------------------------------===//
 // Host API

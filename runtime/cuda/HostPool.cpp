@@ -194,22 +194,7 @@ void transferWait(const char *what, int64_t slot, UnrankedMemRefType<T> *) {
 }
 } // namespace
 
-#define ECHO_TRANSFER_CALLS(SUFFIX, TYPE)                                      \
-  ECHO_EXPORT void _mlir_ciface_echo_offload_##SUFFIX(TYPE *src,               \
-                                                      int64_t slot) {          \
-    offload("echo_offload_" #SUFFIX, src, slot);                               \
-  }                                                                            \
-  ECHO_EXPORT void _mlir_ciface_echo_fetch_##SUFFIX(int64_t slot, TYPE *dst) { \
-    fetch("echo_fetch_" #SUFFIX, slot, dst);                                   \
-  }                                                                            \
-  ECHO_EXPORT void _mlir_ciface_echo_transfer_wait_##SUFFIX(int64_t slot,      \
-                                                            TYPE *value) {     \
-    transferWait("echo_transfer_wait_" #SUFFIX, slot, value);                  \
-  }
-ECHO_TRANSFER_CALLS(f32, EchoUnrankedF32)
-ECHO_TRANSFER_CALLS(f16, EchoUnranked16)
-ECHO_TRANSFER_CALLS(bf16, EchoUnranked16)
-#undef ECHO_TRANSFER_CALLS
+ECHO_DEFINE_TRANSFER_CALLS(ECHO_EXPORT)
 
 ECHO_EXPORT size_t echoCudaHostPoolBytes(void) {
   std::lock_guard<std::mutex> lock(pool.mutex);

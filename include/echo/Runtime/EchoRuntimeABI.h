@@ -99,6 +99,26 @@ void _mlir_ciface_echo_fetch_bf16(int64_t slot, EchoUnranked16 *dst);
 void _mlir_ciface_echo_transfer_wait_bf16(int64_t slot, EchoUnranked16 *value);
 }
 
+/// Defines the transfer entry points above, each calling the runtime's
+/// `offload(name, src, slot)`, `fetch(name, slot, dst)` or
+/// `transferWait(name, slot, value)` (templates over the element type);
+/// `EXPORT` is the runtime's export macro.
+#define ECHO_DEFINE_TRANSFER_CALLS_OF(EXPORT, SUFFIX, TYPE)                    \
+  EXPORT void _mlir_ciface_echo_offload_##SUFFIX(TYPE *src, int64_t slot) {    \
+    offload("echo_offload_" #SUFFIX, src, slot);                               \
+  }                                                                            \
+  EXPORT void _mlir_ciface_echo_fetch_##SUFFIX(int64_t slot, TYPE *dst) {      \
+    fetch("echo_fetch_" #SUFFIX, slot, dst);                                   \
+  }                                                                            \
+  EXPORT void _mlir_ciface_echo_transfer_wait_##SUFFIX(int64_t slot,           \
+                                                       TYPE *value) {          \
+    transferWait("echo_transfer_wait_" #SUFFIX, slot, value);                  \
+  }
+#define ECHO_DEFINE_TRANSFER_CALLS(EXPORT)                                     \
+  ECHO_DEFINE_TRANSFER_CALLS_OF(EXPORT, f32, EchoUnrankedF32)                  \
+  ECHO_DEFINE_TRANSFER_CALLS_OF(EXPORT, f16, EchoUnranked16)                   \
+  ECHO_DEFINE_TRANSFER_CALLS_OF(EXPORT, bf16, EchoUnranked16)
+
 namespace mlir::echo::runtime {
 /// The element count and layout of an unranked descriptor's buffer.
 struct TransferBuffer {
