@@ -153,33 +153,46 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
     AffineMap paramMap = keepDimsMap(ctx, rank, layout.paramDims);
     Value empty = emptyTensor(rewriter, loc, type);
-    Value xhat =
-        buildGeneric(rewriter, loc, ValueRange{op.getX(), mean, rstd},
-                     {id, statMap, statMap, id}, empty,
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       return arith::MulFOp::create(
-                           b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
-                     });
-    Value dxhat =
-        buildGeneric(rewriter, loc, ValueRange{op.getDy(), op.getGamma()},
-                     {id, paramMap, id}, empty,
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       return arith::MulFOp::create(b, l, a[0], a[1]);
-                     });
+    // xhat and dxhat are built once per reader: each generic then has one
+    // use, so echo-fuse-elementwise fuses it into its reader and neither is
+    // ever stored. The parameters' gradients come first, so that dx is the
+    // last reader of x and dy and the buffer planner may give dx their
+    // bytes (in place): the op holds x, dy and dx, not two more tensors.
+    auto buildXhat = [&] {
+      return buildGeneric(rewriter, loc, ValueRange{op.getX(), mean, rstd},
+                          {id, statMap, statMap, id}, empty,
+                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return arith::MulFOp::create(
+                                b, l, arith::SubFOp::create(b, l, a[0], a[1]),
+                                a[2]);
+                          });
+    };
+    auto buildDxhat = [&] {
+      return buildGeneric(rewriter, loc, ValueRange{op.getDy(), op.getGamma()},
+                          {id, paramMap, id}, empty,
+                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return arith::MulFOp::create(b, l, a[0], a[1]);
+                          });
+    };
     auto mul = [](OpBuilder &b, Location l, ValueRange a) -> Value {
       return arith::MulFOp::create(b, l, a[0], a[1]);
     };
-    Value dxhatXhat = buildGeneric(rewriter, loc, ValueRange{dxhat, xhat},
-                                   {id, id, id}, empty, mul);
-    Value dyXhat = buildGeneric(rewriter, loc, ValueRange{op.getDy(), xhat},
-                                {id, id, id}, empty, mul);
     SmallVector<int64_t> statReduced = layout.reducedDims(rank);
     SmallVector<int64_t> paramReduced = complementDims(rank, layout.paramDims);
-    Value sumDxhat = sumDims(rewriter, loc, dxhat, statReduced);
+    Value dyXhat =
+        buildGeneric(rewriter, loc, ValueRange{op.getDy(), buildXhat()},
+                     {id, id, id}, empty, mul);
+    Value dgamma = sumDims(rewriter, loc, dyXhat, paramReduced);
+    Value dbeta = sumDims(rewriter, loc, op.getDy(), paramReduced);
+    Value sumDxhat = sumDims(rewriter, loc, buildDxhat(), statReduced);
+    Value dxhatXhat =
+        buildGeneric(rewriter, loc, ValueRange{buildDxhat(), buildXhat()},
+                     {id, id, id}, empty, mul);
     Value sumDxhatXhat = sumDims(rewriter, loc, dxhatXhat, statReduced);
     double m = static_cast<double>(layout.count);
     Value dx = buildGeneric(
-        rewriter, loc, ValueRange{dxhat, xhat, rstd, sumDxhat, sumDxhatXhat},
+        rewriter, loc,
+        ValueRange{buildDxhat(), buildXhat(), rstd, sumDxhat, sumDxhatXhat},
         {id, id, statMap, statMap, statMap, id}, empty,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value t = arith::MulFOp::create(b, l, a[0], floatConst(b, l, et, m));
@@ -190,8 +203,6 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
               arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / m));
           return arith::MulFOp::create(b, l, t, scale);
         });
-    Value dgamma = sumDims(rewriter, loc, dyXhat, paramReduced);
-    Value dbeta = sumDims(rewriter, loc, op.getDy(), paramReduced);
     rewriter.replaceOp(op, ValueRange{dx, dgamma, dbeta});
     return success();
   }
