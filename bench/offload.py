@@ -15,8 +15,8 @@ For the paper-size ResNet and NMT (bench/recompute.py's configurations):
    bitwise the same as none's.
 
 Writes bench/results/offload.json. Usage: bench/offload.py [--build build]
-[--models resnet,nmt] [--no-run] (--no-run keeps the measured runs of
-the results file)
+[--models resnet,nmt] [--no-run] [--runs LABEL,...] (--no-run keeps the
+measured runs of the results file; --runs redoes only those runs)
 """
 import argparse
 import json
@@ -42,6 +42,8 @@ RUNS = {
     "none": ["--strategy=none"],
     "echo": ["--strategy=echo"],
     "echo+offload all": ["--strategy=echo", "--offload=all"],
+    "echo+offload all, 50 GB/s": ["--strategy=echo", "--offload=all",
+                                  "--link-bandwidth=50"],
 }
 KEYS = ("step_bytes", "peak_live_bytes", "recompute_flops", "host_peak_bytes",
         "offloaded_values", "transfer_bytes", "compute_seconds",
@@ -106,6 +108,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--models", default="resnet,nmt")
     ap.add_argument("--no-run", action="store_true")
+    ap.add_argument("--runs", default="",
+                    help="only these measured runs (comma-separated labels), "
+                    "the others kept from the results file; implies no "
+                    "compile-only rows are redone")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                   "offload.json"))
     args = ap.parse_args()
@@ -123,10 +129,12 @@ def main():
             subprocess.run([opt, model, "--echo-autodiff", "-o", step],
                            check=True)
             entry = {"config": kwargs, "compile": {}, "measured": {}}
-            if args.no_run and name in results["models"]:
-                entry["measured"] = results["models"][name].get("measured",
-                                                                {})
-            for link in LINKS:
+            old = results["models"].get(name, {})
+            if (args.no_run or args.runs) and old:
+                entry["measured"] = old.get("measured", {})
+            if args.runs and old:
+                entry["compile"] = old.get("compile", {})
+            for link in LINKS if not (args.runs and old) else []:
                 rows = {}
                 for label, options in COMPILES.items():
                     if "offload" not in label and link != LINKS[0]:
@@ -141,6 +149,8 @@ def main():
                 entry["compile"][str(link)] = rows
             if not args.no_run:
                 for label, flags in RUNS.items():
+                    if args.runs and label not in args.runs.split(","):
+                        continue
                     entry["measured"][label] = run(echo_run, model, flags)
                     print(name, "run", label, entry["measured"][label],
                           flush=True)

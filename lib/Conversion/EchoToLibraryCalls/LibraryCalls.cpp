@@ -189,13 +189,17 @@ struct EchoTransferCallsPass
     for (Operation *op : ops)
       if (failed(rewrite(op, slots)))
         return failure();
-    // Users first: waits and fetches, then the offloads.
-    for (Operation *op : llvm::reverse(ops))
-      if (!isa<OffloadOp>(op))
-        op->erase();
-    for (Operation *op : ops)
+    // Users first: waits and fetches, then the offloads (told apart before
+    // anything is erased).
+    SmallVector<Operation *> offloads;
+    for (Operation *op : llvm::reverse(ops)) {
       if (isa<OffloadOp>(op))
+        offloads.push_back(op);
+      else
         op->erase();
+    }
+    for (Operation *op : offloads)
+      op->erase();
     return success();
   }
 
