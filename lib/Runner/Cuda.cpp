@@ -29,6 +29,7 @@ struct CudaRuntime::Api {
   decltype(&echoCudaHostPoolBytes) hostPoolBytes;
   decltype(&echoCudaHostPoolPeakBytes) hostPoolPeakBytes;
   decltype(&echoCudaConvAlgorithms) convAlgorithms;
+  decltype(&echoCudaReleaseWorkspaces) releaseWorkspaces;
   decltype(&echoCudaTimerStart) timerStart;
   decltype(&echoCudaTimerStop) timerStop;
 };
@@ -57,6 +58,7 @@ LogicalResult CudaRuntime::load(StringRef path, StringRef chip) {
       !get(a.hostPoolBytes, "echoCudaHostPoolBytes") ||
       !get(a.hostPoolPeakBytes, "echoCudaHostPoolPeakBytes") ||
       !get(a.convAlgorithms, "echoCudaConvAlgorithms") ||
+      !get(a.releaseWorkspaces, "echoCudaReleaseWorkspaces") ||
       !get(a.timerStart, "echoCudaTimerStart") ||
       !get(a.timerStop, "echoCudaTimerStop")) {
     llvm::errs() << "echo-run: " << path
@@ -88,6 +90,10 @@ size_t CudaRuntime::getHostPoolPeakBytes() const {
 const char *CudaRuntime::getConvAlgorithms() const {
   return api->convAlgorithms();
 }
+void CudaRuntime::releaseWorkspaces() const {
+  if (api)
+    api->releaseWorkspaces();
+}
 void *CudaRuntime::malloc(size_t bytes) const { return api->malloc(bytes); }
 void CudaRuntime::free(void *ptr) const { api->free(ptr); }
 LogicalResult CudaRuntime::copyToDevice(void *dst, const void *src,
@@ -105,6 +111,7 @@ CudaStep::~CudaStep() {
   for (Buffer &b : llvm::concat<Buffer>(args, outs))
     cuda.free(b.ptr);
   cuda.free(arena.ptr);
+  cuda.releaseWorkspaces();
 }
 
 LogicalResult CudaStep::allocate(Buffer &b, size_t bytes,

@@ -146,6 +146,8 @@ private:
   SmallVector<double> losses, times;
   /// The most bytes live during a CPU step (host::getStepAllocator()).
   size_t measuredPeakBytes = 0, measuredHostPeakBytes = 0;
+  /// target=cuda: the pinned bytes of the host pool after the last step.
+  size_t hostPoolBytes = 0;
   /// Compile time of the step, in ms: MLIR passes, LLVM (JIT).
   double mlirMs = 0, llvmMs = 0;
 };
@@ -464,6 +466,9 @@ LogicalResult TrainingRun::train() {
                               p.getNumElements(), sgdInGraph, options.lr);
     }
   }
+  // The pinned pool is freed with the step's buffers.
+  if (gpuStep)
+    hostPoolBytes = cuda.getHostPoolBytes();
   return success();
 }
 
@@ -535,7 +540,7 @@ LogicalResult TrainingRun::writeReport() {
     // Offloaded values: pinned host memory, apart from the device bytes.
     entry["measured_host_peak_bytes"] =
         static_cast<int64_t>(cuda.getHostPoolPeakBytes());
-    entry["host_pool_bytes"] = static_cast<int64_t>(cuda.getHostPoolBytes());
+    entry["host_pool_bytes"] = static_cast<int64_t>(hostPoolBytes);
     // Each convolution's cuDNN algorithm and its workspace.
     llvm::Expected<llvm::json::Value> algorithms =
         llvm::json::parse(cuda.getConvAlgorithms());

@@ -54,6 +54,7 @@
 #pragma weak echoCudaCopyToHost
 #pragma weak echoCudaPeakBytes
 #pragma weak echoCudaHostPoolBytes
+#pragma weak echoCudaReleaseWorkspaces
 #pragma weak echoCudaHostPoolPeakBytes
 #pragma weak echoCudaTimerStart
 #pragma weak echoCudaTimerStop
@@ -310,6 +311,8 @@ struct Device {
   ~Device() {
     for (void *p : owned)
       echoCudaFree(p);
+    if (echoCudaReleaseWorkspaces)
+      echoCudaReleaseWorkspaces();
   }
   static int error() {
     const char *e = echoCudaGetError();

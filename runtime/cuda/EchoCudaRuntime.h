@@ -78,6 +78,10 @@ size_t echoCudaHostPoolBytes(void);
 /// device bytes free when it was chosen, whether it fit them, and how many
 /// calls used it. Valid until the next call.
 const char *echoCudaConvAlgorithms(void);
+/// Frees what the runtime holds between steps: the library workspace and
+/// the pinned host pool (both grow again if another step runs). A driver
+/// calls it when it is done with the step, before the process exits.
+void echoCudaReleaseWorkspaces(void);
 size_t echoCudaHostPoolPeakBytes(void);
 void echoCudaResetPeak(void);
 /// Device memory in use by the whole process (cuMemGetInfo), bytes.

@@ -196,6 +196,23 @@ void transferWait(const char *what, int64_t slot, UnrankedMemRefType<T> *) {
 
 ECHO_DEFINE_TRANSFER_CALLS(ECHO_EXPORT)
 
+/// Frees the pinned buffers of the pool (after the copies in flight).
+void echo::cuda::releaseHostPool() {
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (!rt.initialized)
+    return;
+  if (pool.copyStream)
+    check(rt.cu.cuStreamSynchronize(pool.copyStream),
+          "cuStreamSynchronize (copy stream)");
+  for (Slot &s : pool.slots) {
+    if (s.pinned)
+      check(rt.cu.cuMemFreeHost(s.pinned), "cuMemFreeHost");
+    s.pinned = nullptr;
+    s.capacity = 0;
+  }
+  pool.pinnedBytes = 0;
+}
+
 ECHO_EXPORT size_t echoCudaHostPoolBytes(void) {
   std::lock_guard<std::mutex> lock(pool.mutex);
   return pool.pinnedBytes;

@@ -442,3 +442,12 @@ ECHO_EXPORT const char *echoCudaConvAlgorithms(void) {
   json += "]";
   return json.c_str();
 }
+
+ECHO_EXPORT void echoCudaReleaseWorkspaces(void) {
+  if (rt.workspace) {
+    release(reinterpret_cast<void *>(rt.workspace));
+    rt.workspace = 0;
+    rt.workspaceBytes = 0;
+  }
+  releaseHostPool();
+}

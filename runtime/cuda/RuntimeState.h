@@ -211,6 +211,9 @@ bool ready();
 void *allocate(size_t bytes, const char *what);
 void release(void *ptr);
 
+/// Frees the pinned host pool of offloaded values (HostPool.cpp).
+void releaseHostPool();
+
 } // namespace echo::cuda
 
 #endif // ECHO_RUNTIME_CUDA_RUNTIMESTATE_H

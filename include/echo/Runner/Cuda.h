@@ -45,6 +45,8 @@ public:
   /// The convolution algorithms chosen so far (echoCudaConvAlgorithms: a
   /// JSON array).
   const char *getConvAlgorithms() const;
+  /// Frees the runtime's library workspace and pinned host pool.
+  void releaseWorkspaces() const;
 
   /// Device memory; null on failure (see fail()).
   void *malloc(size_t bytes) const;
