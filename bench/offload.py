@@ -42,8 +42,8 @@ RUNS = {
     "none": ["--strategy=none"],
     "echo": ["--strategy=echo"],
     "echo+offload all": ["--strategy=echo", "--offload=all"],
-    "echo+offload all, 50 GB/s": ["--strategy=echo", "--offload=all",
-                                  "--link-bandwidth=50"],
+    "echo+offload all at 50 GB/s": ["--strategy=echo", "--offload=all",
+                                     "--link-bandwidth=50"],
 }
 KEYS = ("step_bytes", "peak_live_bytes", "recompute_flops", "host_peak_bytes",
         "offloaded_values", "transfer_bytes", "compute_seconds",
