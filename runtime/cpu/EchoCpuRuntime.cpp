@@ -117,7 +117,8 @@ struct Runtime {
   struct Slot {
     char *data = nullptr;
     size_t bytes = 0;
-    enum { Empty, Offloaded, Fetched } state = Empty;
+    mlir::echo::runtime::TransferSlotState state =
+        mlir::echo::runtime::TransferSlotState::Empty;
   };
   std::vector<Slot> slots;
   size_t hostLive = 0, hostPeak = 0;
@@ -515,12 +516,24 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
 //===----------------------------------------------------------------------===//
 
 using mlir::echo::runtime::TransferBuffer;
+using mlir::echo::runtime::TransferCall;
+using mlir::echo::runtime::TransferSlotState;
 
-/// The slot `slot` of a call named `what`, grown on first use; null (and an
-/// error) when it is out of range.
-Runtime::Slot *getSlot(const char *what, int64_t slot) {
-  if (slot < 0 || slot > (1 << 24)) {
-    fail("%s: slot %" PRId64 " is out of range", what, slot);
+/// The slot `call` (named `what`) may run on, grown on first use; null
+/// (and checkTransfer's error) when it may not. `bufferBytes`: a fetch's
+/// destination.
+Runtime::Slot *getSlot(TransferCall call, const char *what, int64_t slot,
+                       size_t bufferBytes = 0) {
+  if (hasError)
+    return nullptr;
+  Runtime::Slot unused;
+  const Runtime::Slot &current =
+      slot >= 0 && static_cast<size_t>(slot) < rt.slots.size() ? rt.slots[slot]
+                                                               : unused;
+  std::string why = mlir::echo::runtime::checkTransfer(
+      call, what, slot, current.state, bufferBytes, current.bytes);
+  if (!why.empty()) {
+    fail("%s", why.c_str());
     return nullptr;
   }
   if (static_cast<size_t>(slot) >= rt.slots.size())
@@ -541,15 +554,11 @@ template <typename T>
 void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
   std::lock_guard<std::mutex> lock(rt.mutex);
   TransferBuffer buffer;
-  Runtime::Slot *s = getSlot(what, slot);
-  if (hasError || !s || !describe(what, src, buffer))
+  if (hasError || !describe(what, src, buffer))
     return;
-  if (s->state != Runtime::Slot::Empty) {
-    fail("%s: slot %" PRId64 " still holds a copy (offloaded twice without "
-         "a fetch and its wait)",
-         what, slot);
+  Runtime::Slot *s = getSlot(TransferCall::Offload, what, slot);
+  if (!s)
     return;
-  }
   if (!rt.hostLimitRead) {
     rt.hostLimitRead = true;
     if (const char *limit = std::getenv("ECHO_HOST_POOL_LIMIT"))
@@ -574,7 +583,7 @@ void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
   s->bytes = bytes;
   mlir::echo::runtime::copyStrided(buffer, sizeof(T), s->data,
                                    /*toPacked=*/true);
-  s->state = Runtime::Slot::Offloaded;
+  s->state = TransferSlotState::Offloaded;
   rt.hostLive += bytes;
   rt.hostPeak = std::max(rt.hostPeak, rt.hostLive);
 }
@@ -583,36 +592,23 @@ template <typename T>
 void fetch(const char *what, int64_t slot, UnrankedMemRefType<T> *dst) {
   std::lock_guard<std::mutex> lock(rt.mutex);
   TransferBuffer buffer;
-  Runtime::Slot *s = getSlot(what, slot);
-  if (hasError || !s || !describe(what, dst, buffer))
+  if (hasError || !describe(what, dst, buffer))
     return;
-  if (s->state != Runtime::Slot::Offloaded) {
-    fail("%s: slot %" PRId64 " holds no offloaded copy", what, slot);
+  Runtime::Slot *s = getSlot(TransferCall::Fetch, what, slot,
+                             static_cast<size_t>(buffer.elements) * sizeof(T));
+  if (!s)
     return;
-  }
-  size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
-  if (bytes != s->bytes) {
-    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what, slot,
-         s->bytes, bytes);
-    return;
-  }
   mlir::echo::runtime::copyStrided(buffer, sizeof(T), s->data,
                                    /*toPacked=*/false);
-  s->state = Runtime::Slot::Fetched;
+  s->state = TransferSlotState::Fetched;
 }
 
 template <typename T>
 void transferWait(const char *what, int64_t slot, UnrankedMemRefType<T> *) {
   std::lock_guard<std::mutex> lock(rt.mutex);
-  Runtime::Slot *s = getSlot(what, slot);
-  if (hasError || !s)
-    return;
+  Runtime::Slot *s = getSlot(TransferCall::Wait, what, slot);
   // The copies ran when they were issued; a fetch's wait frees the slot.
-  if (s->state == Runtime::Slot::Empty) {
-    fail("%s: slot %" PRId64 " has no transfer to wait for", what, slot);
-    return;
-  }
-  if (s->state == Runtime::Slot::Fetched) {
+  if (s && s->state == TransferSlotState::Fetched) {
     std::free(s->data);
     rt.hostLive -= s->bytes;
     *s = Runtime::Slot();

@@ -191,6 +191,19 @@ bool echo::cuda::ready() { return rt.initialized ? !hasError : init(0); }
 // Device memory
 //===----------------------------------------------------------------------===//
 
+size_t echo::cuda::deviceFreeBytes(size_t *totalBytes) {
+  size_t freeBytes = 0, total = 0;
+  if (size_t cap = rt.faults.deviceBytes) {
+    freeBytes = cap - std::min(cap, rt.liveBytes);
+    total = cap;
+  } else if (rt.cu.cuMemGetInfo(&freeBytes, &total) != CUDA_SUCCESS) {
+    freeBytes = total = 0;
+  }
+  if (totalBytes)
+    *totalBytes = total;
+  return freeBytes;
+}
+
 void *echo::cuda::allocate(size_t bytes, const char *what) {
   if (!ready())
     return nullptr;
@@ -200,13 +213,8 @@ void *echo::cuda::allocate(size_t bytes, const char *what) {
                         ? CUDA_ERROR_OUT_OF_MEMORY
                         : rt.cu.cuMemAlloc(&ptr, bytes ? bytes : 1);
   if (result != CUDA_SUCCESS) {
-    size_t freeBytes = 0, totalBytes = 0;
-    if (cap) {
-      freeBytes = cap - std::min(cap, rt.liveBytes);
-      totalBytes = cap;
-    } else {
-      rt.cu.cuMemGetInfo(&freeBytes, &totalBytes);
-    }
+    size_t totalBytes = 0;
+    size_t freeBytes = deviceFreeBytes(&totalBytes);
     if (result == CUDA_ERROR_OUT_OF_MEMORY)
       fail("out of device memory allocating %s: requested %zu bytes, %zu of "
            "%zu bytes free (the step holds %zu)%s",

@@ -23,13 +23,15 @@
 
 using namespace echo::cuda;
 using mlir::echo::runtime::TransferBuffer;
+using mlir::echo::runtime::TransferCall;
+using mlir::echo::runtime::TransferSlotState;
 
 namespace {
 struct Slot {
   void *pinned = nullptr;
   size_t capacity = 0, bytes = 0;
   CUevent done = nullptr;
-  enum { Empty, Offloaded, Fetched } state = Empty;
+  TransferSlotState state = TransferSlotState::Empty;
 };
 
 struct HostPool {
@@ -44,12 +46,22 @@ struct HostPool {
 };
 HostPool pool;
 
-/// The copy stream and the slot, created on first use; null after an error.
-Slot *getSlot(const char *what, int64_t slot) {
-  if (!ready())
+/// The slot `call` (named `what`) may run on, with the copy stream and
+/// events created on first use; null (and checkTransfer's or the driver's
+/// error) when it may not. `bufferBytes`: a fetch's destination.
+Slot *getSlot(TransferCall call, const char *what, int64_t slot,
+              size_t bufferBytes = 0) {
+  if (hasError || !ready())
     return nullptr;
-  if (slot < 0 || slot > (1 << 24)) {
-    fail("%s: slot %" PRId64 " is out of range", what, slot);
+  Slot unused;
+  const Slot &current =
+      slot >= 0 && static_cast<size_t>(slot) < pool.slots.size()
+          ? pool.slots[slot]
+          : unused;
+  std::string why = mlir::echo::runtime::checkTransfer(
+      call, what, slot, current.state, bufferBytes, current.bytes);
+  if (!why.empty()) {
+    fail("%s", why.c_str());
     return nullptr;
   }
   if (!pool.copyStream &&
@@ -93,15 +105,11 @@ template <typename T>
 void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
   std::lock_guard<std::mutex> lock(pool.mutex);
   TransferBuffer buffer;
-  Slot *s = getSlot(what, slot);
-  if (hasError || !s || !describe(what, src, buffer))
+  if (hasError || !describe(what, src, buffer))
     return;
-  if (s->state != Slot::Empty) {
-    fail("%s: slot %" PRId64 " still holds a copy (offloaded twice without "
-         "a fetch and its wait)",
-         what, slot);
+  Slot *s = getSlot(TransferCall::Offload, what, slot);
+  if (!s)
     return;
-  }
   size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
   if (s->capacity < bytes) {
     if (s->pinned) {
@@ -142,7 +150,7 @@ void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
              "cuMemcpyDtoHAsync") ||
       !check(rt.cu.cuEventRecord(s->done, pool.copyStream), "cuEventRecord"))
     return;
-  s->state = Slot::Offloaded;
+  s->state = TransferSlotState::Offloaded;
   pool.inUse += bytes;
   pool.peakInUse = std::max(pool.peakInUse, pool.inUse);
 }
@@ -151,19 +159,12 @@ template <typename T>
 void fetch(const char *what, int64_t slot, UnrankedMemRefType<T> *dst) {
   std::lock_guard<std::mutex> lock(pool.mutex);
   TransferBuffer buffer;
-  Slot *s = getSlot(what, slot);
-  if (hasError || !s || !describe(what, dst, buffer))
+  if (hasError || !describe(what, dst, buffer))
     return;
-  if (s->state != Slot::Offloaded) {
-    fail("%s: slot %" PRId64 " holds no offloaded copy", what, slot);
-    return;
-  }
   size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
-  if (bytes != s->bytes) {
-    fail("%s: slot %" PRId64 " holds %zu bytes, the buffer has %zu", what, slot,
-         s->bytes, bytes);
+  Slot *s = getSlot(TransferCall::Fetch, what, slot, bytes);
+  if (!s)
     return;
-  }
   // The destination may have held other values until now.
   if (!afterIssuedWork() ||
       !check(rt.cu.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(buffer.data),
@@ -171,25 +172,19 @@ void fetch(const char *what, int64_t slot, UnrankedMemRefType<T> *dst) {
              "cuMemcpyHtoDAsync") ||
       !check(rt.cu.cuEventRecord(s->done, pool.copyStream), "cuEventRecord"))
     return;
-  s->state = Slot::Fetched;
+  s->state = TransferSlotState::Fetched;
 }
 
 template <typename T>
 void transferWait(const char *what, int64_t slot, UnrankedMemRefType<T> *) {
   std::lock_guard<std::mutex> lock(pool.mutex);
-  Slot *s = getSlot(what, slot);
-  if (hasError || !s)
+  Slot *s = getSlot(TransferCall::Wait, what, slot);
+  if (!s || !check(rt.cu.cuStreamWaitEvent(rt.stream, s->done, 0),
+                   "cuStreamWaitEvent"))
     return;
-  if (s->state == Slot::Empty) {
-    fail("%s: slot %" PRId64 " has no transfer to wait for", what, slot);
-    return;
-  }
-  if (!check(rt.cu.cuStreamWaitEvent(rt.stream, s->done, 0),
-             "cuStreamWaitEvent"))
-    return;
-  if (s->state == Slot::Fetched) {
+  if (s->state == TransferSlotState::Fetched) {
     pool.inUse -= s->bytes;
-    s->state = Slot::Empty;
+    s->state = TransferSlotState::Empty;
   }
 }
 } // namespace

@@ -224,14 +224,7 @@ struct Convolution {
 /// Device bytes a convolution's workspace may take now: what is free on
 /// the device (or under ECHO_CUDA_FAULTS=device-bytes) plus the workspace
 /// the runtime already holds.
-size_t freeWorkspaceBytes() {
-  size_t freeBytes = 0, totalBytes = 0;
-  if (size_t cap = rt.faults.deviceBytes)
-    freeBytes = cap - std::min(cap, rt.liveBytes);
-  else if (rt.cu.cuMemGetInfo(&freeBytes, &totalBytes) != CUDA_SUCCESS)
-    freeBytes = 0;
-  return freeBytes + rt.workspaceBytes;
-}
+size_t freeWorkspaceBytes() { return deviceFreeBytes() + rt.workspaceBytes; }
 
 /// What the runtime chose for each convolution, for the report.
 struct ConvRecord {

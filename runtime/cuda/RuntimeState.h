@@ -209,6 +209,9 @@ bool ready();
 /// Device memory counted in the runtime's peak; `what` names the buffer in
 /// an out-of-memory error.
 void *allocate(size_t bytes, const char *what);
+/// Device bytes free now: the driver's free memory, or what is left of
+/// ECHO_CUDA_FAULTS=device-bytes; the total in `totalBytes` when given.
+size_t deviceFreeBytes(size_t *totalBytes = nullptr);
 void release(void *ptr);
 
 /// Frees the pinned host pool of offloaded values (HostPool.cpp).

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace mlir::echo::runtime {
 /// C (M×N) = op(A) · op(B) [+ C], row-major; op transposes when asked.
@@ -120,6 +121,49 @@ void _mlir_ciface_echo_transfer_wait_bf16(int64_t slot, EchoUnranked16 *value);
   ECHO_DEFINE_TRANSFER_CALLS_OF(EXPORT, bf16, EchoUnranked16)
 
 namespace mlir::echo::runtime {
+/// The transfer calls, and where a slot of the host pool is between them:
+/// offload (Empty -> Offloaded), fetch (Offloaded -> Fetched), and the
+/// wait of a fetch (Fetched -> Empty; the wait of an offload leaves the
+/// slot Offloaded).
+enum class TransferCall { Offload, Fetch, Wait };
+enum class TransferSlotState { Empty, Offloaded, Fetched };
+
+/// Slots a step may number (from 0, below this).
+inline constexpr int64_t kMaxTransferSlots = int64_t(1) << 24;
+
+/// Why `call` (named `what`) cannot run on slot `slot` in `state`, or the
+/// empty string when it can. `state` is ignored for a slot out of range;
+/// `bufferBytes` and `slotBytes` are a fetch's destination and the copy the
+/// slot holds. Both runtimes report these words.
+inline std::string checkTransfer(TransferCall call, const char *what,
+                                 int64_t slot, TransferSlotState state,
+                                 size_t bufferBytes = 0, size_t slotBytes = 0) {
+  auto error = [&](const std::string &why) {
+    return std::string(what) + ": slot " + std::to_string(slot) + " " + why;
+  };
+  if (slot < 0 || slot >= kMaxTransferSlots)
+    return error("is out of range");
+  switch (call) {
+  case TransferCall::Offload:
+    if (state != TransferSlotState::Empty)
+      return error("still holds a copy (offloaded twice without a fetch and "
+                   "its wait)");
+    break;
+  case TransferCall::Fetch:
+    if (state != TransferSlotState::Offloaded)
+      return error("holds no offloaded copy");
+    if (bufferBytes != slotBytes)
+      return error("holds " + std::to_string(slotBytes) +
+                   " bytes, the buffer has " + std::to_string(bufferBytes));
+    break;
+  case TransferCall::Wait:
+    if (state == TransferSlotState::Empty)
+      return error("has no transfer to wait for");
+    break;
+  }
+  return {};
+}
+
 /// The element count and layout of an unranked descriptor's buffer.
 struct TransferBuffer {
   char *data = nullptr;

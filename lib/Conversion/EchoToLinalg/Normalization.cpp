@@ -147,8 +147,10 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     Type et = type.getElementType();
     unsigned rank = type.getRank();
     NormLayout layout = NormLayout::get(type, batchNorm);
-    auto [mean, rstd] = normStats(rewriter, loc, op.getX(), layout,
-                                  op.getEpsilon().convertToDouble());
+    auto stats = normStats(rewriter, loc, op.getX(), layout,
+                           op.getEpsilon().convertToDouble());
+    // Plain values: the lambdas below capture them (C++17).
+    Value mean = stats.first, rstd = stats.second;
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
     AffineMap paramMap = keepDimsMap(ctx, rank, layout.paramDims);

@@ -375,19 +375,20 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
     if (!llvm::is_contained(bases, c))
       bases.push_back(c);
   SmallVector<Candidate> made;
+  SmallVector<OffloadPolicy> madePolicies;
   for (const Candidate *base : bases)
-    for (OffloadPolicy policy : policies)
+    for (OffloadPolicy policy : policies) {
       made.push_back(
           {base->name + " + offload " + stringifyOffloadPolicy(policy).str(),
            base->plan, 0, 0});
+      madePolicies.push_back(policy);
+    }
   // Which values to offload is read off the rewritten step (the plan names
   // them by their positions there).
-  parallelForEach(func.getContext(), made, [&](Candidate &c) {
+  parallelFor(func.getContext(), 0, made.size(), [&](size_t i) {
+    Candidate &c = made[i];
     func::FuncOp trial = applyToClone(func, c.plan);
-    OffloadPolicy policy = StringRef(c.name).ends_with(" all")
-                               ? OffloadPolicy::All
-                               : OffloadPolicy::Heavy;
-    c.plan.offloads = selectOffloads(trial, policy);
+    c.plan.offloads = selectOffloads(trial, madePolicies[i]);
     c.plan.offloadModel = options.offloadModel;
     offloadValues(trial, c.plan.offloads, c.plan.offloadModel);
     MemoryStats stats = computeMemoryStats(trial);
