@@ -8,6 +8,9 @@
 // first in that order that fits wins. A smaller budget can only move the
 // choice further down the same order, to a plan that fits the smaller
 // budget, so the footprint is monotone in the budget (see Recompute.h).
+// On steps small enough, a search on the estimate itself adds candidates
+// (a measured descent; frontier candidates pruned), still independent of
+// the budget.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +34,9 @@ using namespace mlir::echo;
 
 namespace {
 
+/// Units (rankUnits) by their index.
+using UnitSet = SmallVector<unsigned, 0>;
+
 /// A candidate plan with what the estimate says of it.
 struct Candidate {
   std::string name;
@@ -39,6 +45,8 @@ struct Candidate {
   int64_t estimatedBytes = 0;
   /// The two above are set (the candidate was estimated when it was made).
   bool estimated = false;
+  /// The units (rankUnits) it recomputes, where it is made of units.
+  UnitSet units = {};
 };
 
 /// Forward values that may be dropped from the stash, each with the ops that
@@ -133,6 +141,46 @@ SmallVector<Unit> rankUnits(const TrainingStep &step) {
 /// The attribute that numbers the units on a tagged clone (tagUnits).
 StringRef getUnitTag() { return "echo.budget_unit"; }
 
+/// What the estimate says of a plan recomputing units, made on `tagged`
+/// (tagUnits): its bytes and recompute FLOPs, and the units outside
+/// `inPlan` whose values are stashed across its peak.
+struct UnitEstimate {
+  int64_t bytes = 0;
+  int64_t flops = 0;
+  SmallVector<unsigned> across;
+};
+
+UnitEstimate estimateUnits(func::FuncOp tagged, const RecomputePlan &plan,
+                           ArrayRef<bool> inPlan) {
+  func::FuncOp trial = applyToClone(tagged, plan);
+  llvm::scope_exit eraseTrial([&] { trial.erase(); });
+  OpOrder order(trial.getBody().front());
+  MemoryStats stats = computeMemoryStats(trial);
+  UnitEstimate e{stats.peakLiveBytes, stats.recomputeFlops, {}};
+  int64_t peak =
+      std::distance(stats.timeline.begin(), llvm::max_element(stats.timeline));
+  for (int64_t i = 0; i < peak && i < order.size(); ++i) {
+    Operation *op = order.getOp(i);
+    auto id = op->getAttrOfType<IntegerAttr>(getUnitTag());
+    if (!id || inPlan[id.getInt()])
+      continue;
+    if (llvm::any_of(op->getUsers(), [&](Operation *user) {
+          return order.getPosition(user) >= peak;
+        }))
+      e.across.push_back(id.getInt());
+  }
+  return e;
+}
+
+/// The ops that recompute a set of units.
+SmallVector<Operation *> getUnitOps(ArrayRef<Unit> units,
+                                    ArrayRef<unsigned> set) {
+  SmallVector<Operation *> ops;
+  for (unsigned u : set)
+    ops.append(units[u].ops);
+  return ops;
+}
+
 /// Peak-driven candidates: starting from nothing recomputed, each step
 /// estimates the step, finds its peak, and adds the cheapest units (FLOPs
 /// per byte) whose values are stashed across that peak: one per step for
@@ -140,50 +188,31 @@ StringRef getUnitTag() { return "echo.budget_unit"; }
 /// candidate. Where the cheapest values overall are not the ones at the
 /// peak, this frees the bytes that count. Plans are made on `tagged`
 /// (tagUnits), whose rewritten clones say which unit each op roots.
-void addPeakDriven(func::FuncOp tagged, const TrainingStep &step,
-                   ArrayRef<Unit> units,
+void addPeakDriven(func::FuncOp tagged, ArrayRef<Unit> units,
                    function_ref<RecomputePlan(ArrayRef<Operation *>)> planOf,
                    SmallVectorImpl<Candidate> &out) {
   constexpr int maxSteps = 16, singleSteps = 8;
-  StringRef tag = getUnitTag();
   SmallVector<bool> inR(units.size(), false);
-  SmallVector<Operation *> taken;
+  UnitSet taken;
   SmallVector<Candidate> alternatives;
   size_t count = 1;
   for (int stepIndex = 0; stepIndex < maxSteps; ++stepIndex) {
-    RecomputePlan plan = planOf(taken);
-    func::FuncOp trial = applyToClone(tagged, plan);
-    Block &body = trial.getBody().front();
-    OpOrder order(body);
-    MemoryStats stats = computeMemoryStats(trial);
+    UnitEstimate e =
+        estimateUnits(tagged, planOf(getUnitOps(units, taken)), inR);
     if (stepIndex > 0) { // the candidate the last step made
-      out.back().recomputeFlops = stats.recomputeFlops;
-      out.back().estimatedBytes = stats.peakLiveBytes;
+      out.back().recomputeFlops = e.flops;
+      out.back().estimatedBytes = e.bytes;
       out.back().estimated = true;
     }
-    int64_t peak = std::distance(stats.timeline.begin(),
-                                 llvm::max_element(stats.timeline));
+    if (e.across.empty())
+      break;
     // The cheapest units stashed across the peak: one at first, then
     // half again as many at each step (a few hundred after 16 steps).
-    SmallVector<unsigned> across;
-    for (int64_t i = 0; i < peak && i < order.size(); ++i) {
-      Operation *op = order.getOp(i);
-      auto id = op->getAttrOfType<IntegerAttr>(tag);
-      if (!id || inR[id.getInt()])
-        continue;
-      if (llvm::any_of(op->getUsers(), [&](Operation *user) {
-            return order.getPosition(user) >= peak;
-          }))
-        across.push_back(id.getInt());
-    }
-    trial.erase();
-    if (across.empty())
-      break;
     // Of units at the same FLOPs per byte the smaller go first (finer
     // steps). Where the larger first would take other units, that plan is a
     // candidate too, made after the search (which goes on with the smaller).
     auto firstUnits = [&](bool smallerFirst) {
-      SmallVector<unsigned> first(across);
+      SmallVector<unsigned> first(e.across);
       llvm::sort(first, [&](unsigned a, unsigned b) {
         int64_t fa = smallerFirst ? units[a].flops : -units[a].flops;
         int64_t fb = smallerFirst ? units[b].flops : -units[b].flops;
@@ -198,22 +227,167 @@ void addPeakDriven(func::FuncOp tagged, const TrainingStep &step,
                           larger = firstUnits(false);
     std::string name = "peak-driven " + std::to_string(stepIndex + 1);
     if (larger != smaller) {
-      SmallVector<Operation *> alternative(taken);
-      for (unsigned u : larger)
-        alternative.append(units[u].ops);
-      alternatives.push_back(
-          {name + ", larger first", planOf(alternative), 0, 0});
+      UnitSet alternative(taken);
+      alternative.append(larger);
+      alternatives.push_back({name + ", larger first",
+                              planOf(getUnitOps(units, alternative)), 0, 0,
+                              false, alternative});
     }
     if (stepIndex >= singleSteps)
       count += (count + 1) / 2;
-    for (unsigned u : smaller) {
+    for (unsigned u : smaller)
       inR[u] = true;
-      taken.append(units[u].ops);
-    }
-    out.push_back({name, planOf(taken), 0, 0});
+    taken.append(smaller);
+    out.push_back({name, planOf(getUnitOps(units, taken)), 0, 0, false, taken});
   }
   out.append(std::make_move_iterator(alternatives.begin()),
              std::make_move_iterator(alternatives.end()));
+}
+
+/// A search on the estimate itself, for steps small enough that it can try
+/// single units one by one: at most `maxTrials` plans are estimated, by
+/// `addMeasuredDescent` and `pruneCandidates` together. Trials are granted
+/// before they run, in an order that does not depend on threads, so the
+/// candidates (and the choice) are the same on every run.
+struct SearchBudget {
+  int64_t maxTrials;
+  int64_t trials = 0;
+  /// Grants `n` more trials if they fit.
+  bool take(int64_t n) {
+    if (trials + n > maxTrials)
+      return false;
+    trials += n;
+    return true;
+  }
+};
+
+/// Measured descent: from nothing recomputed, each round estimates the
+/// plan with each of the (at most 16) cheapest units stashed across the
+/// current peak added, and takes the one that lowers the peak at the fewest
+/// recompute FLOPs per byte (where no single unit lowers it, the cheapest
+/// by FLOPs per byte, as the peak-driven search would); every round's plan
+/// is a candidate. Unlike the peak-driven search it sees what a unit really
+/// frees after the rewrite, units recomputed from recomputed units
+/// included (the chains echo-ilp's optimum recomputes).
+void addMeasuredDescent(
+    MLIRContext *context, func::FuncOp tagged, ArrayRef<Unit> units,
+    function_ref<RecomputePlan(ArrayRef<Operation *>)> planOf,
+    SearchBudget &search, SmallVectorImpl<Candidate> &out) {
+  SmallVector<bool> inR(units.size(), false);
+  UnitSet taken;
+  UnitEstimate current =
+      estimateUnits(tagged, planOf(getUnitOps(units, taken)), inR);
+  // The units tried in a round: the cheapest by FLOPs per byte.
+  constexpr size_t maxTriedPerRound = 16;
+  auto byCost = [&](unsigned a, unsigned b) {
+    return std::make_tuple(units[a].flopsPerByte, units[a].flops, a) <
+           std::make_tuple(units[b].flopsPerByte, units[b].flops, b);
+  };
+  for (int round = 1; !current.across.empty(); ++round) {
+    SmallVector<unsigned> across(current.across);
+    llvm::sort(across, byCost);
+    across.truncate(std::min(across.size(), maxTriedPerRound));
+    if (!search.take(across.size()))
+      return;
+    SmallVector<UnitEstimate> tried(across.size());
+    parallelFor(context, 0, across.size(), [&](size_t i) {
+      UnitSet set(taken);
+      set.push_back(across[i]);
+      SmallVector<bool> inSet(inR);
+      inSet[across[i]] = true;
+      tried[i] = estimateUnits(tagged, planOf(getUnitOps(units, set)), inSet);
+    });
+    std::optional<size_t> best;
+    double bestCost = 0;
+    for (auto [i, e] : llvm::enumerate(tried)) {
+      if (e.bytes >= current.bytes)
+        continue;
+      double cost = static_cast<double>(e.flops - current.flops) /
+                    static_cast<double>(current.bytes - e.bytes);
+      if (!best || std::make_pair(cost, e.bytes) <
+                       std::make_pair(bestCost, tried[*best].bytes)) {
+        best = i;
+        bestCost = cost;
+      }
+    }
+    if (!best)
+      best = 0;
+    unsigned u = across[*best];
+    inR[u] = true;
+    taken.push_back(u);
+    current = std::move(tried[*best]);
+    out.push_back({"measured descent " + std::to_string(round),
+                   planOf(getUnitOps(units, taken)), current.flops,
+                   current.bytes, true, taken});
+  }
+}
+
+/// Each candidate made of units, pruned: its units are dropped one at a
+/// time, costliest first, wherever the estimate stays no larger without
+/// it; a candidate that lost units is added beside the original (the same
+/// bytes for fewer FLOPs). Within the search's trials: candidates are
+/// taken by recompute FLOPs while their trials fit.
+void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
+                     ArrayRef<Unit> units,
+                     function_ref<RecomputePlan(ArrayRef<Operation *>)> planOf,
+                     SearchBudget &search, SmallVectorImpl<Candidate> &all) {
+  // Only the candidates on the frontier (no other is both cheaper and no
+  // larger): pruning a dominated one gives a plan the frontier's beats or
+  // matches more often than not, for as many trials.
+  SmallVector<const Candidate *> byCost;
+  for (const Candidate &c : all)
+    byCost.push_back(&c);
+  llvm::sort(byCost, [](const Candidate *a, const Candidate *b) {
+    return std::make_pair(a->recomputeFlops, a->estimatedBytes) <
+           std::make_pair(b->recomputeFlops, b->estimatedBytes);
+  });
+  SmallVector<const Candidate *> made;
+  int64_t smallest = INT64_MAX;
+  for (const Candidate *c : byCost) {
+    if (c->estimatedBytes >= smallest)
+      continue;
+    smallest = c->estimatedBytes;
+    // Pruning n units takes at most n trials.
+    if (c->units.size() > 1 && search.take(c->units.size()))
+      made.push_back(c);
+  }
+  SmallVector<std::optional<Candidate>> pruned(made.size());
+  parallelFor(context, 0, made.size(), [&](size_t i) {
+    const Candidate &c = *made[i];
+    UnitSet set(c.units);
+    llvm::sort(set, [&](unsigned a, unsigned b) {
+      return std::make_pair(-units[a].flops, a) <
+             std::make_pair(-units[b].flops, b);
+    });
+    SmallVector<bool> inSet(units.size(), false);
+    for (unsigned u : set)
+      inSet[u] = true;
+    std::optional<UnitEstimate> kept;
+    for (size_t k = 0; k < set.size() && set.size() > 1;) {
+      UnitSet without(set);
+      without.erase(without.begin() + k);
+      inSet[set[k]] = false;
+      UnitEstimate e =
+          estimateUnits(tagged, planOf(getUnitOps(units, without)), inSet);
+      if (e.bytes <= c.estimatedBytes) {
+        set = std::move(without);
+        kept = std::move(e);
+        continue;
+      }
+      inSet[set[k]] = true;
+      ++k;
+    }
+    if (kept)
+      pruned[i] = Candidate{c.name + ", pruned",
+                            planOf(getUnitOps(units, set)),
+                            kept->flops,
+                            kept->bytes,
+                            true,
+                            set};
+  });
+  for (std::optional<Candidate> &c : pruned)
+    if (c)
+      all.push_back(std::move(*c));
 }
 
 /// A detached clone of `func` whose unit roots carry their unit's number,
@@ -278,7 +452,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   llvm::scope_exit eraseTagged([&] { tagged.erase(); });
   parallelFor(func.getContext(), 0, 2, [&](size_t task) {
     if (task == 1) {
-      addPeakDriven(tagged, unitStep, units, planOf, peakDriven);
+      addPeakDriven(tagged, units, planOf, peakDriven);
       return;
     }
     for (auto [heavy, plan] :
@@ -317,15 +491,13 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   }
   // Larger prefixes of the cheapest values overall, 32, 128, ... (the
   // peak-driven search takes the first ones one at a time).
-  SmallVector<Operation *> taken;
-  size_t next = 0;
   for (size_t length = 32; length / 4 < units.size(); length *= 4) {
     length = std::min(length, units.size());
-    for (; next < length; ++next)
-      taken.append(units[next].ops);
+    UnitSet prefix;
+    llvm::append_range(prefix, llvm::seq<unsigned>(0, length));
     out.push_back({"cheapest " + std::to_string(length) + " of " +
                        std::to_string(units.size()) + " values",
-                   planOf(taken), 0, 0});
+                   planOf(getUnitOps(units, prefix)), 0, 0, false, prefix});
   }
   for (Candidate &c : peakDriven)
     out.push_back(std::move(c));
@@ -340,6 +512,19 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
     c.recomputeFlops = stats.recomputeFlops;
     c.estimatedBytes = stats.peakLiveBytes;
   });
+
+  // On steps small enough, the search on the estimate itself: a measured
+  // descent, then every candidate made of units pruned. Its trials are
+  // bounded by the ops they estimate in all, so on a paper-size step (where
+  // the family above already costs most of a second) it does nothing.
+  constexpr int64_t maxSearchOps = 2'000'000;
+  int64_t stepOps =
+      static_cast<int64_t>(tagged.getBody().front().getOperations().size());
+  SearchBudget search{maxSearchOps / std::max<int64_t>(stepOps, 1)};
+  if (search.maxTrials >= static_cast<int64_t>(2 * units.size())) {
+    addMeasuredDescent(func.getContext(), tagged, units, planOf, search, out);
+    pruneCandidates(func.getContext(), tagged, units, planOf, search, out);
+  }
   return out;
 }
 

@@ -20,12 +20,13 @@
 // stashed y_{i-1} frees 16384 bytes there, so a budget of none's bytes
 // minus k * 16384 needs exactly k layers recomputed (2k ops, k matmuls of
 // 131072 FLOPs and k tanh); the layers taken are not adjacent (each is
-// recomputed from a stashed value). Five layers freeing 16384 bytes each
-// are not among the strategy's candidates (each recomputed from a stashed
-// value, the fifth would be recomputed while the gradients of the last
-// layers are live): the next plan that fits recomputes 6 layers. echo-ilp
-// finds five that fit, as two chains of two and one
-// (test/Tools/echo-ilp.mlir).
+// recomputed from a stashed value). Five layers that fit must form chains
+// (recomputed alone from stashed values, the fifth would be recomputed
+// while the gradients of the last layers are live): the units ranked by
+// FLOPs per byte do not reach them, the measured descent (each round tries
+// the units across the estimated peak and keeps the one that lowers it
+// most cheaply) does: a chain of three layers and two single ones, the
+// optimum echo-ilp finds (test/Tools/echo-ilp.mlir).
 // NONE: "peak_live_bytes": 239620,
 // NONE: "recompute_flops": 0,
 // K0: "peak_live_bytes": 239620,
@@ -44,10 +45,11 @@
 // K4: "recompute_flops": 622592,
 // K4: "recomputed_ops": 8,
 // K5: "peak_live_bytes": 157700,
-// K5: "recomputed_ops": 12,
+// K5: "recompute_flops": 778240,
+// K5: "recomputed_ops": 10,
 
 // Nothing fits: the error says the least the candidates reach.
-// INFEASIBLE: error: echo-recompute: no plan of @chain_train fits the budget of 141316 bytes; the smallest estimated step found is 157700 bytes (peak-driven 6, 933888 recompute FLOPs)
+// INFEASIBLE: error: echo-recompute: no plan of @chain_train fits the budget of 141316 bytes; the smallest estimated step found is 157700 bytes (measured descent 5, 778240 recompute FLOPs)
 // HALF: error: echo-recompute: no plan of @chain_train fits the budget of 119810 bytes (0.5 of strategy none's 239620); the smallest estimated step found is 157700 bytes
 
 // 200000 bytes need three layers: y4, y2 and y0, each recomputed from the
