@@ -13,8 +13,10 @@ For each paper-size model (bench/recompute.py's configurations):
    budget with a plan is met by the planned step bytes, that a smaller
    budget never gives a larger step, and that the refused ones are exactly
    those below the smallest candidate.
-3. echo-run --budget at `--run-points` budgets (measured bytes: every byte
-   the step allocated, the libraries' workspace reserved and counted).
+3. echo-run --budget at the top of the sweep and at `--run-points` budgets
+   along it, 3 steps each (measured bytes: every byte the step allocated,
+   the libraries' workspace reserved and counted; the median step time,
+   and its ratio to the top's, measured in the same run).
 4. bench/results/budget.json and docs/budget/<model>.png: footprint against
    recompute FLOPs, the candidates, the budget frontier, and none / mirror /
    sublinear / echo from bench/results/cpu_paper.json (measured runs).
@@ -70,7 +72,7 @@ def budget_run(run, model, budget):
     met may not fit)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
-        out = subprocess.run([run, model, f"--budget={budget}", "--steps=1",
+        out = subprocess.run([run, model, f"--budget={budget}", "--steps=3",
                               "--quiet", f"--report={report}"],
                              capture_output=True, text=True)
         if out.returncode != 0:
@@ -80,7 +82,7 @@ def budget_run(run, model, budget):
         r = json.load(open(report))[0]
     return {k: r[k] for k in ("measured_peak_bytes", "step_bytes",
                               "library_workspace_bytes", "recompute_flops",
-                              "compile_ms")}
+                              "compile_ms", "step_time_ms")}
 
 
 def plot(name, entry, strategies, path):
@@ -182,11 +184,18 @@ def main():
             picks = [fitted[(len(fitted) - 1) * (k + 1) //
                             (args.run_points + 1)]
                      for k in range(args.run_points)] if fitted else []
+            # The top of the sweep (none's bytes) first: the step times
+            # along the curve are compared with it, measured in the same run.
+            if picks and fitted[0] not in picks:
+                picks.insert(0, fitted[0])
             for b in picks:
                 r = budget_run(run, model, b)
                 r["budget"] = b
                 r["met"] = ("refused" in r or
                             r["measured_peak_bytes"] <= b)
+                if "step_time_ms" in r and runs and "step_time_ms" in runs[0]:
+                    r["step_time_vs_top"] = (r["step_time_ms"] /
+                                             runs[0]["step_time_ms"])
                 runs.append(r)
                 print(name, "run", r, file=sys.stderr, flush=True)
             entry["runs"] = runs

@@ -227,7 +227,8 @@ planEchoAtHeavyBudgets(func::FuncOp func, ArrayRef<double> heavyBudgets);
 /// cost-aware ones, on the step with ReLU reads binarized (stashed values
 /// ranked by the FLOPs that recomputing each costs per byte it frees: a
 /// peak-driven search that adds the cheapest values stashed across the
-/// estimated peak, and prefixes of the cheapest overall). They are ranked
+/// estimated peak, and prefixes of the cheapest overall; on small steps a
+/// measured descent and the frontier's candidates pruned). They are ranked
 /// once, none first, then by recompute FLOPs and estimated bytes. With
 /// `options.stepBytes` they are measured in that order, a batch at a time,
 /// and the first that fits wins; else the estimate decides. Taking the
