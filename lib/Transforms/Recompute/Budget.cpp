@@ -141,9 +141,17 @@ SmallVector<Unit> rankUnits(const TrainingStep &step) {
 /// The attribute that numbers the units on a tagged clone (tagUnits).
 StringRef getUnitTag() { return "echo.budget_unit"; }
 
+/// The order of units by cost: FLOPs per byte freed, then FLOPs (of two at
+/// the same ratio the smaller first: finer steps), then index.
+std::tuple<double, int64_t, unsigned> getUnitCost(ArrayRef<Unit> units,
+                                                  unsigned u) {
+  return {units[u].flopsPerByte, units[u].flops, u};
+}
+
 /// What the estimate says of a plan recomputing units, made on `tagged`
-/// (tagUnits): its bytes and recompute FLOPs, and the units outside
-/// `inPlan` whose values are stashed across its peak.
+/// (tagUnits): its bytes and recompute FLOPs and, when `inPlan` (the units
+/// in the plan) is given, the units outside it whose values are stashed
+/// across its peak.
 struct UnitEstimate {
   int64_t bytes = 0;
   int64_t flops = 0;
@@ -151,12 +159,14 @@ struct UnitEstimate {
 };
 
 UnitEstimate estimateUnits(func::FuncOp tagged, const RecomputePlan &plan,
-                           ArrayRef<bool> inPlan) {
+                           ArrayRef<bool> inPlan = {}) {
   func::FuncOp trial = applyToClone(tagged, plan);
   llvm::scope_exit eraseTrial([&] { trial.erase(); });
   OpOrder order(trial.getBody().front());
   MemoryStats stats = computeMemoryStats(trial);
   UnitEstimate e{stats.peakLiveBytes, stats.recomputeFlops, {}};
+  if (inPlan.empty())
+    return e;
   int64_t peak =
       std::distance(stats.timeline.begin(), llvm::max_element(stats.timeline));
   for (int64_t i = 0; i < peak && i < order.size(); ++i) {
@@ -214,10 +224,10 @@ void addPeakDriven(func::FuncOp tagged, ArrayRef<Unit> units,
     auto firstUnits = [&](bool smallerFirst) {
       SmallVector<unsigned> first(e.across);
       llvm::sort(first, [&](unsigned a, unsigned b) {
-        int64_t fa = smallerFirst ? units[a].flops : -units[a].flops;
-        int64_t fb = smallerFirst ? units[b].flops : -units[b].flops;
-        return std::make_tuple(units[a].flopsPerByte, fa, a) <
-               std::make_tuple(units[b].flopsPerByte, fb, b);
+        if (smallerFirst)
+          return getUnitCost(units, a) < getUnitCost(units, b);
+        return std::make_tuple(units[a].flopsPerByte, -units[a].flops, a) <
+               std::make_tuple(units[b].flopsPerByte, -units[b].flops, b);
       });
       first.truncate(std::min<size_t>(first.size(), count));
       llvm::sort(first);
@@ -279,13 +289,11 @@ void addMeasuredDescent(
       estimateUnits(tagged, planOf(getUnitOps(units, taken)), inR);
   // The units tried in a round: the cheapest by FLOPs per byte.
   constexpr size_t maxTriedPerRound = 16;
-  auto byCost = [&](unsigned a, unsigned b) {
-    return std::make_tuple(units[a].flopsPerByte, units[a].flops, a) <
-           std::make_tuple(units[b].flopsPerByte, units[b].flops, b);
-  };
   for (int round = 1; !current.across.empty(); ++round) {
     SmallVector<unsigned> across(current.across);
-    llvm::sort(across, byCost);
+    llvm::sort(across, [&](unsigned a, unsigned b) {
+      return getUnitCost(units, a) < getUnitCost(units, b);
+    });
     across.truncate(std::min(across.size(), maxTriedPerRound));
     if (!search.take(across.size()))
       return;
@@ -359,22 +367,17 @@ void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
       return std::make_pair(-units[a].flops, a) <
              std::make_pair(-units[b].flops, b);
     });
-    SmallVector<bool> inSet(units.size(), false);
-    for (unsigned u : set)
-      inSet[u] = true;
     std::optional<UnitEstimate> kept;
     for (size_t k = 0; k < set.size() && set.size() > 1;) {
       UnitSet without(set);
       without.erase(without.begin() + k);
-      inSet[set[k]] = false;
       UnitEstimate e =
-          estimateUnits(tagged, planOf(getUnitOps(units, without)), inSet);
+          estimateUnits(tagged, planOf(getUnitOps(units, without)));
       if (e.bytes <= c.estimatedBytes) {
         set = std::move(without);
         kept = std::move(e);
         continue;
       }
-      inSet[set[k]] = true;
       ++k;
     }
     if (kept)
