@@ -141,12 +141,80 @@ Value linalg_lowering::reduceDims(
                       });
 }
 
+Type linalg_lowering::sumAccumulatorType(Type type, int64_t terms) {
+  auto f = dyn_cast<FloatType>(type);
+  if (!f || f.getWidth() >= 64)
+    return type;
+  if (f.getWidth() < 32)
+    return Float32Type::get(type.getContext());
+  if (terms <= kShortSumTerms)
+    return type;
+  return Float64Type::get(type.getContext());
+}
+
+int64_t linalg_lowering::reductionLength(ValueRange inputs,
+                                         ArrayRef<AffineMap> maps) {
+  AffineMap outMap = maps.back();
+  SmallVector<int64_t> ranges(outMap.getNumDims(), ShapedType::kDynamic);
+  for (auto [input, map] : llvm::zip(inputs, maps.drop_back())) {
+    auto type = cast<ShapedType>(input.getType());
+    for (auto [k, e] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        ranges[d.getPosition()] = type.getDimSize(k);
+  }
+  int64_t length = 1;
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (outMap.isFunctionOfDim(d))
+      continue;
+    if (range == ShapedType::kDynamic)
+      return INT64_MAX;
+    if (range > 0 && length > INT64_MAX / range)
+      return INT64_MAX;
+    length *= range;
+  }
+  return length;
+}
+
+Value linalg_lowering::buildSum(OpBuilder &b, Location loc, ValueRange inputs,
+                                ArrayRef<AffineMap> maps,
+                                RankedTensorType resultType, BodyFn term,
+                                double scale) {
+  Type et = resultType.getElementType();
+  Type acc = sumAccumulatorType(et, reductionLength(inputs, maps));
+  auto accType = RankedTensorType::get(resultType.getShape(), acc);
+  Value sum =
+      buildGeneric(b, loc, inputs, maps, zeros(b, loc, accType),
+                   [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                     Value t = term(nb, nl, args.drop_back());
+                     if (acc != et)
+                       t = arith::ExtFOp::create(nb, nl, acc, t);
+                     return arith::AddFOp::create(nb, nl, args.back(), t);
+                   });
+  if (acc == et && scale == 1.0)
+    return sum;
+  return buildElementwise(
+      b, loc, resultType, sum,
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value v = args[0];
+        if (scale != 1.0)
+          v = arith::MulFOp::create(nb, nl, v, floatConst(nb, nl, acc, scale));
+        if (acc != et)
+          v = arith::TruncFOp::create(nb, nl, et, v);
+        return v;
+      });
+}
+
 Value linalg_lowering::sumDims(OpBuilder &b, Location loc, Value input,
                                ArrayRef<int64_t> dims) {
-  return reduceDims(b, loc, input, dims, 0.0,
-                    [](OpBuilder &nb, Location nl, Value x, Value acc) {
-                      return arith::AddFOp::create(nb, nl, x, acc);
-                    });
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> kept = complementDims(type.getRank(), dims);
+  auto outType = RankedTensorType::get(selectDims(type.getShape(), kept),
+                                       type.getElementType());
+  AffineMap maps[] = {b.getMultiDimIdentityMap(type.getRank()),
+                      keepDimsMap(b.getContext(), type.getRank(), kept)};
+  return buildSum(
+      b, loc, input, maps, outType,
+      [](OpBuilder &, Location, ValueRange args) -> Value { return args[0]; });
 }
 
 Value linalg_lowering::maxDims(OpBuilder &b, Location loc, Value input,

@@ -93,6 +93,34 @@ Value reduceDims(
 /// Returns the sum of `input` over `dims` (removed from the shape).
 Value sumDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims);
 
+/// Sums of at most this many terms accumulate in their own element type; a
+/// sum of n terms in f32 is off by up to n/2 ulp of its value that way.
+constexpr int64_t kShortSumTerms = 16;
+
+/// Returns the type in which a sum of `terms` values of the float type `type`
+/// accumulates: f64 for longer f32 sums (exact to one rounding of the result
+/// for any sum shorter than 2^29 terms of similar magnitude), f32 for f16 and
+/// bf16, `type` itself for short sums and f64.
+Type sumAccumulatorType(Type type, int64_t terms);
+
+/// Returns, for a generic over `inputs` with `maps` (one per input, then the
+/// output's), the number of iterations of the loops the output map drops:
+/// the number of terms each output element sums. Loops that no input
+/// indexes by a plain dim count as unbounded (INT64_MAX).
+int64_t reductionLength(ValueRange inputs, ArrayRef<AffineMap> maps);
+
+/// Builds `out[i] = scale * Σ term(inputs at i, j)` over the loops that
+/// `maps.back()` drops (see buildGeneric), into a fresh tensor of
+/// `resultType`. `term` maps the inputs' block arguments to one term in the
+/// element type of `resultType`; the terms accumulate in
+/// sumAccumulatorType, are scaled there (a mean's 1/n), and are rounded to
+/// `resultType` once at the end. Every sum of the lowering
+/// goes through here, so that a batch norm over 400k values or a mean over
+/// a whole tensor is as accurate in f32 as PyTorch's cascaded sums.
+Value buildSum(OpBuilder &b, Location loc, ValueRange inputs,
+               ArrayRef<AffineMap> maps, RankedTensorType resultType,
+               BodyFn term, double scale = 1.0);
+
 /// Returns the maximum of `input` over `dims` (removed from the shape).
 Value maxDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims);
 

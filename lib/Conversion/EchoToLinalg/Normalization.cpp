@@ -62,41 +62,36 @@ struct NormLayout {
   }
 };
 
-/// mean and 1/sqrt(var + eps) of `x` for `layout`.
+/// mean and 1/sqrt(var + eps) of `x` for `layout` (two passes; the mean and
+/// the variance each rounded once from their accumulators).
 std::pair<Value, Value> normStats(OpBuilder &b, Location loc, Value x,
                                   const NormLayout &layout, double eps) {
   auto type = cast<RankedTensorType>(x.getType());
   MLIRContext *ctx = b.getContext();
   unsigned rank = type.getRank();
   Type et = type.getElementType();
-  SmallVector<int64_t> reduced = layout.reducedDims(rank);
-  Value sum = sumDims(b, loc, x, reduced);
-  auto statType = cast<RankedTensorType>(sum.getType());
-  unsigned statRank = statType.getRank();
-  AffineMap statId = b.getMultiDimIdentityMap(statRank);
-  double invCount = 1.0 / static_cast<double>(layout.count);
-  Value mean = buildGeneric(
-      b, loc, ValueRange{sum}, {statId, statId}, emptyTensor(b, loc, statType),
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::MulFOp::create(nb, l, a[0],
-                                     floatConst(nb, l, et, invCount));
-      });
+  auto statType =
+      RankedTensorType::get(selectDims(type.getShape(), layout.statDims), et);
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
-  Value sq =
-      buildGeneric(b, loc, ValueRange{x, mean}, {id, statMap, statMap},
-                   zeros(b, loc, statType),
-                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                     Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-                     return arith::AddFOp::create(
-                         nb, l, a[2], arith::MulFOp::create(nb, l, d, d));
-                   });
+  double invCount = 1.0 / static_cast<double>(layout.count);
+  Value mean = buildSum(
+      b, loc, ValueRange{x}, {id, statMap}, statType,
+      [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; },
+      invCount);
+  Value var = buildSum(
+      b, loc, ValueRange{x, mean}, {id, statMap, statMap}, statType,
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+        return arith::MulFOp::create(nb, l, d, d);
+      },
+      invCount);
+  AffineMap statId = b.getMultiDimIdentityMap(statType.getRank());
   Value rstd = buildGeneric(
-      b, loc, ValueRange{sq}, {statId, statId}, emptyTensor(b, loc, statType),
+      b, loc, ValueRange{var}, {statId, statId}, emptyTensor(b, loc, statType),
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value var =
-            arith::MulFOp::create(nb, l, a[0], floatConst(nb, l, et, invCount));
-        Value v = arith::AddFOp::create(nb, l, var, floatConst(nb, l, et, eps));
+        Value v =
+            arith::AddFOp::create(nb, l, a[0], floatConst(nb, l, et, eps));
         return math::RsqrtOp::create(nb, l, v);
       });
   return {mean, rstd};
@@ -288,7 +283,6 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
     auto type = cast<RankedTensorType>(op.getLogits().getType());
-    Type et = type.getElementType();
     int64_t n = type.getDimSize(0);
     AffineExpr d0, d1;
     bindDims(ctx, d0, d1);
@@ -298,13 +292,11 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     auto rowType = cast<RankedTensorType>(mx.getType());
     // sumexp[n] = Σ_c exp(l - max); picked[n] = l[n, label[n]].
     Value sumExp =
-        buildGeneric(rewriter, loc, ValueRange{op.getLogits(), mx},
-                     {id, row, row}, zeros(rewriter, loc, rowType),
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                       Value e = math::ExpOp::create(
-                           b, l, arith::SubFOp::create(b, l, a[0], a[1]));
-                       return arith::AddFOp::create(b, l, a[2], e);
-                     });
+        buildSum(rewriter, loc, ValueRange{op.getLogits(), mx}, {id, row, row},
+                 rowType, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                   return math::ExpOp::create(
+                       b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                 });
     Value picked =
         buildGeneric(rewriter, loc, ValueRange{op.getLogits(), op.getLabels()},
                      {id, row, row}, zeros(rewriter, loc, rowType),
@@ -321,16 +313,15 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     auto scalarType = cast<RankedTensorType>(op.getType());
     AffineMap rowId = rewriter.getMultiDimIdentityMap(1);
     AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
-    Value loss = buildGeneric(
+    Value loss = buildSum(
         rewriter, loc, ValueRange{mx, sumExp, picked},
-        {rowId, rowId, rowId, toScalar}, zeros(rewriter, loc, scalarType),
+        {rowId, rowId, rowId, toScalar}, scalarType,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value lse = arith::AddFOp::create(b, l, a[0],
                                             math::LogOp::create(b, l, a[1]));
-          Value nll = arith::SubFOp::create(b, l, lse, a[2]);
-          nll = arith::MulFOp::create(b, l, nll, floatConst(b, l, et, 1.0 / n));
-          return arith::AddFOp::create(b, l, a[3], nll);
-        });
+          return arith::SubFOp::create(b, l, lse, a[2]);
+        },
+        1.0 / static_cast<double>(n));
     rewriter.replaceOp(op, loss);
     return success();
   }
@@ -376,21 +367,18 @@ struct MseLossLowering : OpRewritePattern<MseLossOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getPred().getType());
-    Type et = type.getElementType();
     unsigned rank = type.getRank();
     double inv = 1.0 / static_cast<double>(type.getNumElements());
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     AffineMap scalar = AffineMap::get(rank, 0, {}, getContext());
-    Value loss = buildGeneric(
+    Value loss = buildSum(
         rewriter, loc, ValueRange{op.getPred(), op.getTarget()},
-        {id, id, scalar},
-        zeros(rewriter, loc, cast<RankedTensorType>(op.getType())),
+        {id, id, scalar}, cast<RankedTensorType>(op.getType()),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value d = arith::SubFOp::create(b, l, a[0], a[1]);
-          Value sq = arith::MulFOp::create(b, l, d, d);
-          sq = arith::MulFOp::create(b, l, sq, floatConst(b, l, et, inv));
-          return arith::AddFOp::create(b, l, a[2], sq);
-        });
+          return arith::MulFOp::create(b, l, d, d);
+        },
+        inv);
     rewriter.replaceOp(op, loss);
     return success();
   }

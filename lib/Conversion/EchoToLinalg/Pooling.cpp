@@ -59,41 +59,44 @@ DenseElementsAttr poolCounts(RankedTensorType inType, RankedTensorType outType,
   return DenseElementsAttr::get(type, counts);
 }
 
-/// Reduces each pooling window of an already padded NCHW tensor into
-/// `outType` with `combine`, starting from `init`.
-Value poolWindows(
-    OpBuilder &b, Location loc, Value xPadded, RankedTensorType outType,
-    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides, double init,
-    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+/// The operands and maps of a generic over (n, c, oh, ow, kh, kw) that
+/// visits every pooling window of an already padded NCHW tensor: the tensor,
+/// then a [KH, KW] operand that is never read but carries the extent of the
+/// kh/kw loops (linalg infers loop bounds from operand shapes).
+struct PoolWindowGeneric {
+  SmallVector<Value, 2> inputs;
+  SmallVector<AffineMap, 3>
+      maps; // the inputs', then the [N, C, OH, OW] output's
+};
+
+PoolWindowGeneric poolWindowGeneric(OpBuilder &b, Location loc, Value xPadded,
+                                    Type elementType, ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> strides) {
   MLIRContext *ctx = b.getContext();
-  // Loops: n, c, oh, ow, kh, kw. linalg infers loop bounds from operand
-  // shapes: a [KH, KW] operand that is never read carries the extent of the
-  // kh/kw loops.
   AffineExpr n, c, oh, ow, kh, kw;
   bindDims(ctx, n, c, oh, ow, kh, kw);
-  Value window =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]},
-                              outType.getElementType());
-  AffineMap maps[] = {
-      AffineMap::get(6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw},
-                     ctx),
-      AffineMap::get(6, 0, {kh, kw}, ctx),
-      AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
-  return buildGeneric(b, loc, ValueRange{xPadded, window}, maps,
-                      floatFilled(b, loc, outType, init),
-                      [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        return combine(nb, nl, a[0], a[2]);
-                      });
+  Value window = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{kernel[0], kernel[1]}, elementType);
+  PoolWindowGeneric g;
+  g.inputs = {xPadded, window};
+  g.maps = {AffineMap::get(
+                6, 0, {n, c, oh * strides[0] + kh, ow * strides[1] + kw}, ctx),
+            AffineMap::get(6, 0, {kh, kw}, ctx),
+            AffineMap::get(6, 0, {n, c, oh, ow}, ctx)};
+  return g;
 }
 
 /// Max-pools an already padded NCHW tensor into `outType`.
 Value maxPool(OpBuilder &b, Location loc, Value xPadded,
               RankedTensorType outType, ArrayRef<int64_t> kernel,
               ArrayRef<int64_t> strides) {
-  return poolWindows(b, loc, xPadded, outType, kernel, strides, -INFINITY,
-                     [](OpBuilder &nb, Location nl, Value x, Value acc) {
-                       return arith::MaximumFOp::create(nb, nl, x, acc);
-                     });
+  PoolWindowGeneric g = poolWindowGeneric(
+      b, loc, xPadded, outType.getElementType(), kernel, strides);
+  return buildGeneric(b, loc, g.inputs, g.maps,
+                      floatFilled(b, loc, outType, -INFINITY),
+                      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                        return arith::MaximumFOp::create(nb, nl, a[0], a[2]);
+                      });
 }
 
 /// Divides an NCHW tensor by the [OH, OW] window counts of an average pool.
@@ -246,10 +249,11 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
     auto inType = cast<RankedTensorType>(op.getX().getType());
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
     Value x = padSpatial(rewriter, loc, op.getX(), op.getPadding(), 0.0);
-    Value sum = poolWindows(rewriter, loc, x, type, k, s, 0.0,
-                            [](OpBuilder &b, Location l, Value v, Value acc) {
-                              return arith::AddFOp::create(b, l, v, acc);
-                            });
+    PoolWindowGeneric g =
+        poolWindowGeneric(rewriter, loc, x, type.getElementType(), k, s);
+    Value sum = buildSum(
+        rewriter, loc, g.inputs, g.maps, type,
+        [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; });
     rewriter.replaceOp(
         op, divideByCounts(rewriter, loc, sum,
                            poolCounts(inType, type, k, s, op.getPadding())));

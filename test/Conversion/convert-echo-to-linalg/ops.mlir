@@ -184,3 +184,40 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x11xf32> 
   %c = "echo.concat"(%a, %b, %a) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<2x11xf32>
   return %c : tensor<2x11xf32>
 }
+
+// -----
+
+// Sums of more than 16 f32 terms accumulate in f64 and are rounded to f32
+// once (a mean's 1/n applied before the rounding); shorter sums stay in f32.
+// CHECK-LABEL: func.func @sums
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%arg0 : tensor<64x8xf32>) outs(%{{.*}} : tensor<8xf64>)
+// CHECK:   %[[E:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK:   arith.addf %{{.*}}, %[[E]] : f64
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : tensor<8xf64>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK:   arith.truncf %{{.*}} : f64 to f32
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg1 : tensor<4x16xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK-NOT: arith.extf
+// CHECK:   arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @sums(%x: tensor<64x8xf32>, %y: tensor<4x16xf32>) -> (tensor<8xf32>, tensor<4xf32>) {
+  %0 = echo.reduce_sum %x dims = [0] : (tensor<64x8xf32>) -> tensor<8xf32>
+  %1 = echo.reduce_sum %y dims = [1] : (tensor<4x16xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A batch norm's mean and variance are f64 sums over N*H*W, scaled by 1/n in
+// f64 and rounded once.
+// CHECK-LABEL: func.func @norm_stats
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<3xf64>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<3xf64>)
+// CHECK:   %[[M:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
+// CHECK:   arith.truncf %[[M]] : f64 to f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<3xf64>)
+// CHECK:   arith.subf %{{.*}}, %{{.*}} : f32
+func.func @norm_stats(%x: tensor<2x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
+  %y = echo.batch_norm %x, %g, %b {epsilon = 1.000000e-05 : f64} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
+  return %y : tensor<2x3x4x4xf32>
+}
