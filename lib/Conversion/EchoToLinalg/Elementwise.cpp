@@ -91,6 +91,15 @@ Value selectPositive(OpBuilder &b, Location loc, Value x, Value v) {
 // Dropout
 //===----------------------------------------------------------------------===//
 
+/// `keep ? 1/(1-ratio) : 0` in `type`: dropout multiplies by it rather than
+/// selecting, so that a NaN dropped is NaN (x * 0), as in PyTorch.
+Value keepScale(OpBuilder &b, Location loc, Value keep, Type type,
+                double ratio) {
+  return arith::SelectOp::create(b, loc, keep,
+                                 floatConst(b, loc, type, 1.0 / (1.0 - ratio)),
+                                 floatConst(b, loc, type, 0.0));
+}
+
 /// Row-major linear index of the current iteration of a generic whose
 /// parallel loops span `shape`, as i64.
 Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
@@ -150,11 +159,8 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value keep = dropoutKeep(b, l, linearIndex(b, l, type.getShape()),
                                    seed, ratio);
-          Value scaled = arith::MulFOp::create(
-              b, l, args[0],
-              floatConst(b, l, args[0].getType(), 1.0 / (1.0 - ratio)));
-          Value y = arith::SelectOp::create(
-              b, l, keep, scaled, floatConst(b, l, args[0].getType(), 0.0));
+          Value y = arith::MulFOp::create(
+              b, l, args[0], keepScale(b, l, keep, args[0].getType(), ratio));
           linalg::YieldOp::create(b, l, ValueRange{y, keep});
         });
     rewriter.replaceOp(op, generic.getResults());
@@ -297,10 +303,10 @@ void linalg_lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<DropoutGradOp>>(
       ctx,
       [](OpBuilder &b, Location loc, DropoutGradOp op, ValueRange a) -> Value {
-        double scale = 1.0 / (1.0 - op.getRatio().convertToDouble());
-        Value scaled = arith::MulFOp::create(
-            b, loc, a[1], floatConst(b, loc, a[1].getType(), scale));
-        return selectPositive(b, loc, a[0], scaled);
+        return arith::MulFOp::create(
+            b, loc, a[1],
+            keepScale(b, loc, a[0], a[1].getType(),
+                      op.getRatio().convertToDouble()));
       });
   patterns.add<DropoutLowering>(ctx);
 }

@@ -221,3 +221,22 @@ func.func @norm_stats(%x: tensor<2x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf
   %y = echo.batch_norm %x, %g, %b {epsilon = 1.000000e-05 : f64} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
   return %y : tensor<2x3x4x4xf32>
 }
+
+// -----
+
+// NaN propagates as in PyTorch: relu keeps x unless x <= 0 (cmpf ugt is true
+// for NaN), and dropout multiplies by its mask's scale (a dropped NaN is
+// NaN * 0) instead of selecting zero.
+// CHECK-LABEL: func.func @nan
+// CHECK: linalg.generic
+// CHECK:   %[[P:.*]] = arith.cmpf ugt, %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.select %[[P]], %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK:   %[[S:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:   %[[Y:.*]] = arith.mulf %{{.*}}, %[[S]] : f32
+// CHECK:   linalg.yield %[[Y]], %{{.*}} : f32, i1
+func.func @nan(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi1>) {
+  %r = echo.relu %x : tensor<4x8xf32>
+  %y, %m = echo.dropout %x {ratio = 2.500000e-01 : f64, seed = 1 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  return %r, %y, %m : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi1>
+}

@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @relu_train
 // CHECK: %[[F:.*]] = echo.linear
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
-// CHECK-NEXT: %[[M:.*]] = arith.cmpf ogt, %[[F]], %[[ZERO]] : tensor<64x64xf32>
+// CHECK-NEXT: %[[M:.*]] = arith.cmpf ugt, %[[F]], %[[ZERO]] : tensor<64x64xf32>
 // CHECK-NEXT: echo.relu %[[F]]
 // CHECK-NEXT: %[[P:.*]] = echo.pack_mask %[[M]] : (tensor<64x64xi1>) -> tensor<512xi8>
 // CHECK: %[[U:.*]] = echo.unpack_mask %[[P]] : (tensor<512xi8>) -> tensor<64x64xi1>

@@ -64,7 +64,9 @@ Value mlir::echo::buildPositiveMask(OpBuilder &b, Location loc, Value value) {
   else
     zero = b.getFloatAttr(type, 0.0);
   Value zeroValue = arith::ConstantOp::create(b, loc, zero);
-  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, value,
+  // Unordered: NaN counts as positive, so relu(NaN) is NaN and its gradient
+  // passes through, as in PyTorch (`x <= 0 ? 0 : x`).
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT, value,
                                zeroValue);
 }
 

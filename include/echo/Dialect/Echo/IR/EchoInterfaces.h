@@ -22,8 +22,9 @@ int64_t estimatePerElementFlops(Operation *op, int64_t flopsPerElement);
 } // namespace mlir::echo::detail
 
 namespace mlir::echo {
-/// Builds `value > 0` (`arith.cmpf ogt` against a zero of `value`'s type, a
-/// float scalar or a float tensor): the 1-bit predicate ReLU's gradient
+/// Builds `!(value <= 0)` (`arith.cmpf ugt` against a zero of `value`'s
+/// type, a float scalar or a float tensor; true for NaN, so that ReLU
+/// propagates NaN as PyTorch's does): the 1-bit predicate ReLU's gradient
 /// reads. Spelled once, here, for the interface's buildGradientReadMask and
 /// for the lowering of `relu`/`relu_grad`.
 Value buildPositiveMask(OpBuilder &builder, Location loc, Value value);

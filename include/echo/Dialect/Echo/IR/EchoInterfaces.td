@@ -51,7 +51,7 @@ def Echo_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
         Returns true when the gradient needs only `v > 0` of each forward
         value `v` it reads (ReLU), and its gradient op accepts that `i1` mask
         in place of `v`. echo-recompute then stashes the mask, computed in
-        the forward pass with `arith.cmpf ogt` and packed with
+        the forward pass with `arith.cmpf ugt` (NaN counts as positive) and packed with
         `echo.pack_mask`, instead of `v`.
       }],
       /*retTy=*/"bool",
