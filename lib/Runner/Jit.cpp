@@ -77,6 +77,18 @@ FailureOr<JitStep> JitStep::compile(ModuleOp module, StringRef function,
   return step;
 }
 
+FailureOr<JitStep> JitStep::getSibling(StringRef function) const {
+  JitStep step;
+  step.engine = engine;
+  step.entry = ("_mlir_ciface_" + function).str();
+  if (auto fn = step.engine->lookupPacked(step.entry); !fn) {
+    llvm::errs() << "echo-run: no compiled entry " << step.entry << ": "
+                 << llvm::toString(fn.takeError()) << "\n";
+    return failure();
+  }
+  return step;
+}
+
 LogicalResult JitStep::call(ArrayRef<HostTensor *> args,
                             ArrayRef<HostTensor *> outs) {
   SmallVector<int64_t *> descriptors;

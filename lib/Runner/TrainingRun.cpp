@@ -114,8 +114,14 @@ private:
   /// Sets `o` for this run's step (`autodiff`, `optimizer` as given).
   void setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
                           Optimizer optimizer) const;
-  LogicalResult dumpResults();
+  /// Writes `results` as DIR/outN.npy.
+  LogicalResult writeResults(StringRef dir, ArrayRef<HostTensor> results);
+  /// Compiles the f64 reference of the step into step64 and forward64.
+  LogicalResult compileReference();
   LogicalResult checkFirstGradients();
+  /// --reference-dump: the f64 reference's results on the first step's
+  /// arguments.
+  LogicalResult dumpReference();
 
   MLIRContext &context;
   const TrainingRunOptions &options;
@@ -132,8 +138,12 @@ private:
   SmallVector<HostTensor> args, outs;
   SmallVector<unsigned> paramArgs;
   SmallVector<AotArgument> argInfo;
-  /// The data of --check-gradients, in f64, before any update.
+  /// The data of --check-gradients and --reference-dump, in f64, before any
+  /// update.
   SmallVector<HostTensor> args64;
+  /// The f64 reference: the training step without recomputation and its
+  /// forward pass, in f64, without library calls (compileReference).
+  std::optional<JitStep> step64, forward64;
 
   MemoryStats memory;
   int64_t arenaBytes = 0;
@@ -177,15 +187,19 @@ LogicalResult TrainingRun::checkOptions() {
   if (options.checkGradients && options.optimizer == Optimizer::Sgd)
     return error("--check-gradients needs --optimizer=none (the step must "
                  "return gradients)");
+  if (!options.referenceDump.empty() &&
+      (onGPU || options.optimizer == Optimizer::Sgd))
+    return error("--reference-dump runs on --target=cpu with "
+                 "--optimizer=none (the f64 reference returns gradients)");
   EchoPipelineOptions pipeline;
   setPipelineOptions(pipeline, true, options.optimizer);
   if (failed(validateEchoPipelineOptions(pipeline, error)))
     return failure();
   if (emitsAot() && (options.checkGradients || !options.inputs.empty() ||
-                     !options.dump.empty()))
+                     !options.dump.empty() || !options.referenceDump.empty()))
     return error("--emit-aot compiles the step without running it: "
-                 "--check-gradients, --inputs and --dump do not apply (the "
-                 "bundle's echo-step takes --dump)");
+                 "--check-gradients, --inputs, --dump and --reference-dump "
+                 "do not apply (the bundle's echo-step takes --dump)");
   if (emitsAot() && onGPU &&
       (options.cudaRuntime.empty() ||
        !llvm::sys::fs::exists(options.cudaRuntime)))
@@ -289,7 +303,7 @@ LogicalResult TrainingRun::prepareArguments() {
     }
     args.push_back(std::move(t));
   }
-  if (options.checkGradients) {
+  if (options.checkGradients || !options.referenceDump.empty()) {
     for (HostTensor &t : args) {
       RankedTensorType tt = t.getType();
       if (tt.getElementType().isF32())
@@ -368,11 +382,12 @@ LogicalResult TrainingRun::emitBundle() {
                        memory.toJSON());
 }
 
-LogicalResult TrainingRun::dumpResults() {
-  if (auto ec = llvm::sys::fs::create_directories(options.dump))
-    return error("cannot create " + options.dump + ": " + ec.message());
-  for (auto [k, t] : llvm::enumerate(outs)) {
-    SmallString<128> path(options.dump);
+LogicalResult TrainingRun::writeResults(StringRef dir,
+                                        ArrayRef<HostTensor> results) {
+  if (auto ec = llvm::sys::fs::create_directories(dir))
+    return error("cannot create " + dir + ": " + ec.message());
+  for (auto [k, t] : llvm::enumerate(results)) {
+    SmallString<128> path(dir);
     llvm::sys::path::append(path, "out" + std::to_string(k) + ".npy");
     if (failed(writeNpy(path, t)))
       return failure();
@@ -380,32 +395,70 @@ LogicalResult TrainingRun::dumpResults() {
   return success();
 }
 
-LogicalResult TrainingRun::checkFirstGradients() {
-  // The forward pass alone, re-typed to f64.
-  OwningOpRef<ModuleOp> fdModule = module->clone();
-  retypeToF64(fdModule->lookupSymbol<func::FuncOp>(modelName));
-  PassManager fdPm(&context, ModuleOp::getOperationName(),
-                   OpPassManager::Nesting::Implicit);
-  EchoPipelineOptions fdOptions;
-  setPipelineOptions(fdOptions, false, Optimizer::None);
-  fdOptions.strategy = RecomputeStrategy::None;
-  fdOptions.offload = OffloadPolicy::None;
-  // The runtimes' library calls are f32; the f64 forward pass's contractions
-  // are generated.
-  fdOptions.libraryCalls = false;
-  buildEchoPipeline(fdPm, fdOptions);
-  if (failed(fdPm.run(*fdModule)))
+LogicalResult TrainingRun::compileReference() {
+  // The same training step (autodiff, or the model's own step), without
+  // recomputation, re-typed to f64 with its forward pass.
+  OwningOpRef<ModuleOp> refModule = module->clone();
+  EchoPipelineOptions refOptions;
+  setPipelineOptions(refOptions, true, Optimizer::None);
+  refOptions.strategy = RecomputeStrategy::None;
+  refOptions.offload = OffloadPolicy::None;
+  refOptions.budget = "";
+  // The runtimes' library calls are f32; the f64 step's contractions are
+  // generated.
+  refOptions.libraryCalls = false;
+  PassManager trainPm(&context, ModuleOp::getOperationName(),
+                      OpPassManager::Nesting::Implicit);
+  buildEchoTrainingPipeline(trainPm, refOptions);
+  if (failed(trainPm.run(*refModule)))
     return failure();
-  FailureOr<JitStep> forward64 =
-      JitStep::compile(*fdModule, modelName, options.optLevel);
-  if (failed(forward64))
+  for (StringRef name : {StringRef(modelName), StringRef(trainName)})
+    retypeToF64(refModule->lookupSymbol<func::FuncOp>(name));
+  PassManager lowerPm(&context, ModuleOp::getOperationName(),
+                      OpPassManager::Nesting::Implicit);
+  buildEchoLoweringPipeline(lowerPm, refOptions);
+  if (failed(lowerPm.run(*refModule)))
+    return failure();
+  FailureOr<JitStep> step = JitStep::compile(*refModule, trainName, 0);
+  if (failed(step))
+    return failure();
+  FailureOr<JitStep> forward = step->getSibling(modelName);
+  if (failed(forward))
+    return failure();
+  step64.emplace(std::move(*step));
+  forward64.emplace(std::move(*forward));
+  return success();
+}
+
+LogicalResult TrainingRun::checkFirstGradients() {
+  if (!step64 && failed(compileReference()))
     return failure();
   GradientCheckOptions check;
   check.tolerance = options.tolerance;
   check.samples = options.checkSamples;
   check.seed = options.seed;
-  return checkGradients(*forward64, args64, paramArgs,
-                        ArrayRef(outs).drop_front(), check);
+  GradientReference reference{&*step64, &*forward64, args64, paramArgs};
+  return checkGradients(reference, ArrayRef(outs).drop_front(), check);
+}
+
+LogicalResult TrainingRun::dumpReference() {
+  if (!step64 && failed(compileReference()))
+    return failure();
+  SmallVector<HostTensor> refArgs, refOuts;
+  for (const HostTensor &t : args64)
+    refArgs.push_back(t.copy(HostTensor::Counted::No));
+  refOuts.emplace_back(RankedTensorType::get({}, Float64Type::get(&context)),
+                       HostTensor::Counted::No);
+  for (unsigned i : paramArgs)
+    refOuts.emplace_back(args64[i].getType(), HostTensor::Counted::No);
+  SmallVector<HostTensor *> argPtrs, outPtrs;
+  for (HostTensor &t : refArgs)
+    argPtrs.push_back(&t);
+  for (HostTensor &t : refOuts)
+    outPtrs.push_back(&t);
+  if (failed(step64->call(argPtrs, outPtrs)))
+    return failure();
+  return writeResults(options.referenceDump, refOuts);
 }
 
 LogicalResult TrainingRun::train() {
@@ -452,7 +505,10 @@ LogicalResult TrainingRun::train() {
     if (!std::isfinite(loss))
       return error(
           llvm::formatv("the loss of step {0} is not finite ({1})", i, loss));
-    if (i == 0 && !options.dump.empty() && failed(dumpResults()))
+    if (i == 0 && !options.dump.empty() &&
+        failed(writeResults(options.dump, outs)))
+      return failure();
+    if (i == 0 && !options.referenceDump.empty() && failed(dumpReference()))
       return failure();
     if (i == 0 && options.checkGradients && failed(checkFirstGradients()))
       return failure();

@@ -104,6 +104,12 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     dumpOpt("dump", cl::desc("Write the first step's results as DIR/outN.npy"),
             cl::init(""));
+static cl::opt<std::string> referenceDumpOpt(
+    "reference-dump",
+    cl::desc("Also run the step in f64 (no recomputation, no library calls: "
+             "the gradient check's reference) on the first step's arguments "
+             "and write its results as DIR/outN.npy"),
+    cl::init(""));
 static cl::opt<unsigned>
     optLevelOpt("opt-level",
                 cl::desc("LLVM optimization level of the JIT (0-3); 0 "
@@ -207,6 +213,7 @@ int main(int argc, char **argv) {
   options.report = reportOpt;
   options.inputs = inputsOpt;
   options.dump = dumpOpt;
+  options.referenceDump = referenceDumpOpt;
   options.optLevel = optLevelOpt;
   options.quiet = quietOpt;
   options.planBuffers = planBuffersOpt;

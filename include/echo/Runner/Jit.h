@@ -28,6 +28,10 @@ public:
                                     unsigned optLevel,
                                     ArrayRef<StringRef> sharedLibs = {});
 
+  /// Returns the entry `function` of the same compiled module (which must
+  /// have been lowered with a C interface for it), sharing its engine.
+  FailureOr<JitStep> getSibling(StringRef function) const;
+
   /// Calls the entry with `args` then `outs` (results are out-parameters).
   LogicalResult call(ArrayRef<HostTensor *> args, ArrayRef<HostTensor *> outs);
 
@@ -35,7 +39,7 @@ public:
   LogicalResult invoke(ArrayRef<int64_t *> descriptors);
 
 private:
-  std::unique_ptr<ExecutionEngine> engine;
+  std::shared_ptr<ExecutionEngine> engine;
   std::string entry; // `_mlir_ciface_<name>`
 };
 

@@ -40,6 +40,9 @@ struct TrainingRunOptions {
   double tolerance = 1e-3;
   unsigned checkSamples = 64;
   std::string report, inputs, dump;
+  /// Where to write the f64 reference's first-step results (the gradient
+  /// check's step: no recomputation, no library calls), as --dump does.
+  std::string referenceDump;
   unsigned optLevel = 2;
   bool quiet = false;
   bool planBuffers = true;
