@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""f32 accuracy of Echo's training step beside PyTorch's (not a test; writes
+JSON).
+
+For each case, one training step's loss and parameter gradients in f32 are
+compared with an f64 reference on the same weights and data:
+
+* PyTorch modules (the importer's test models, torchvision models, and long
+  reductions: means of 10^4..10^7 values offset by 100, a batch norm over
+  2^19 values per channel of mean 300, a layer norm and a cross-entropy over
+  10^5 values): Echo f32 (``echo-run --dump``) and PyTorch f32 autograd,
+  each against PyTorch f64 autograd.
+* The bundled models (``models/*.mlir``), which PyTorch cannot run: Echo f32
+  against the same step in f64 (``echo-run --reference-dump``: no
+  recomputation, no library calls).
+
+The distance of a tensor to its reference is ``||a - ref|| / max(||ref||,
+0.01 * rms * sqrt(n))``, where rms is the root-mean-square gradient element
+of the whole step: a gradient that is zero up to rounding (a bias before a
+batch norm) is compared with 1% of the step's typical gradient instead of
+its own norm. A case's distance is the worst over the loss and every
+gradient. The target: Echo's distance <= 2x PyTorch f32's, or <= 1e-6.
+
+Usage: bench/numerics.py [--build build] [--cases quick|all] [--out path]
+       [--markdown]
+"""
+import argparse
+import copy
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Python", "Inputs"))
+
+from echo.frontend import import_module, parse_input  # noqa: E402
+
+
+# ----------------------------------------------------------------------------
+# Long reductions, as PyTorch users write them
+# ----------------------------------------------------------------------------
+
+
+class ScaledMean(nn.Module):
+    """mean(x * w) over the last dim: the loss and w's gradient are each one
+    long sum."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(1))
+
+    def forward(self, x):
+        return (x * self.w).mean(dim=1)
+
+
+class BatchNormHead(nn.Module):
+    """A batch norm over N*H*W values per channel, then a linear head."""
+
+    def __init__(self, channels, classes=10):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(channels)
+        self.fc = nn.Linear(channels, classes)
+
+    def forward(self, x):
+        return self.fc(self.norm(x).mean((2, 3)))
+
+
+class LayerNormHead(nn.Module):
+    """A layer norm over a long last dim, then a linear head on 16 of it."""
+
+    def __init__(self, features, classes=10):
+        super().__init__()
+        self.norm = nn.LayerNorm(features)
+        self.fc = nn.Linear(16, classes)
+
+    def forward(self, x):
+        return self.fc(self.norm(x)[:, :16])
+
+
+class WideLogits(nn.Module):
+    """Cross-entropy over many classes: logits = x * w."""
+
+    def __init__(self, classes):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(classes) + 0.01 * torch.randn(classes))
+
+    def forward(self, x):
+        return x * self.w
+
+
+def torchvision_model(name, **kw):
+    import torchvision
+    return lambda: getattr(torchvision.models, name)(**kw)
+
+
+def test_model(name):
+    import torch_models
+    return getattr(torch_models, name)
+
+
+# name, factory, inputs, loss, labels, input offset, classes, quick
+TORCH_CASES = [
+    ("mean 1e4 (offset 100)", ScaledMean, ["1x10000:f32"], "mse", "1",
+     100.0, None, True),
+    ("mean 1e5 (offset 100)", ScaledMean, ["1x100000:f32"], "mse", "1",
+     100.0, None, True),
+    ("mean 1e6 (offset 100)", ScaledMean, ["1x1000000:f32"], "mse", "1",
+     100.0, None, True),
+    ("mean 1e7 (offset 100)", ScaledMean, ["1x10000000:f32"], "mse", "1",
+     100.0, None, False),
+    ("batch norm 2^19 per channel (mean 300)",
+     lambda: BatchNormHead(4), ["8x4x256x256:f32"],
+     "cross_entropy", "8", 300.0, 10, False),
+    ("batch norm 2^11 per channel (mean 300)",
+     lambda: BatchNormHead(3), ["8x3x16x16:f32"],
+     "cross_entropy", "8", 300.0, 10, True),
+    ("layer norm 1e5 (mean 300)",
+     lambda: LayerNormHead(100000), ["4x100000:f32"],
+     "cross_entropy", "4", 300.0, 10, True),
+    ("cross-entropy over 1e5 classes", lambda: WideLogits(100000),
+     ["8x100000:f32"], "cross_entropy", "8", 0.0, 100000, True),
+    ("importer: mlp", test_model("mlp"), ["4x16:f32"], "cross_entropy", "4",
+     0.0, None, True),
+    ("importer: transformer", test_model("transformer"), ["2x8:i32"],
+     "cross_entropy", "2x8", 0.0, None, True),
+    ("importer: seq2seq", test_model("seq2seq"), ["2x5:i32", "2x6:i32"],
+     "cross_entropy", "2x6", 0.0, None, True),
+    ("importer: resnet18 4x3x64x64", test_model("resnet18"),
+     ["4x3x64x64:f32"], "cross_entropy", "4", 0.0, None, False),
+    ("torchvision densenet121 4x3x64x64",
+     torchvision_model("densenet121", num_classes=10), ["4x3x64x64:f32"],
+     "cross_entropy", "4", 0.0, 10, False),
+]
+
+
+# ----------------------------------------------------------------------------
+# Measuring
+# ----------------------------------------------------------------------------
+
+
+def distances(results, reference):
+    """Worst distance of `results` (loss, gradients...) to `reference`."""
+    grads = reference[1:]
+    total = sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads)
+    count = sum(g.size for g in grads)
+    rms = np.sqrt(total / max(count, 1))
+    worst = 0.0
+    for a, ref in zip(results, reference):
+        a = np.asarray(a, np.float64)
+        ref = np.asarray(ref, np.float64)
+        scale = max(np.linalg.norm(ref), 0.01 * rms * np.sqrt(ref.size),
+                    1e-300)
+        worst = max(worst, float(np.linalg.norm(a - ref) / scale))
+    return worst
+
+
+def torch_step(module, data, loss, dtype):
+    m = copy.deepcopy(module).to(dtype)
+    m.zero_grad()
+    tensors = [torch.from_numpy(d) for d in data]
+    tensors = [t.to(dtype) if t.is_floating_point() else t for t in tensors]
+    out = m(*tensors[:-1])
+    labels = tensors[-1]
+    if loss == "cross_entropy":
+        value = F.cross_entropy(out.reshape(-1, out.shape[-1]),
+                                labels.reshape(-1).long())
+    else:
+        value = F.mse_loss(out, labels)
+    value.backward()
+    grads = [p.grad.detach().double().numpy() if p.grad is not None
+             else np.zeros(tuple(p.shape)) for _, p in m.named_parameters()]
+    return [np.float64(value.item())] + grads
+
+
+def draw(module, inputs, loss, labels, offset, classes, seed=1):
+    rng = np.random.default_rng(seed)
+    vocab = [m.num_embeddings for m in module.modules()
+             if isinstance(m, nn.Embedding)]
+    data = []
+    for shape, dtype in inputs:
+        if dtype == "f32":
+            data.append((rng.standard_normal(shape) + offset)
+                        .astype(np.float32))
+        else:
+            data.append(rng.integers(0, min(vocab) if vocab else 2, shape)
+                        .astype(np.int32))
+    shape = labels[0]
+    if loss == "cross_entropy":
+        if classes is None:
+            with torch.no_grad():
+                classes = module(*[torch.from_numpy(d) for d in data]).shape[-1]
+        data.append(rng.integers(0, classes, shape).astype(np.int32))
+    else:
+        data.append((rng.standard_normal(shape) + offset).astype(np.float32))
+    return data
+
+
+def echo_run(build, model, inputs_dir, flag, out_dir, count=None):
+    """One step's results (loss, gradients) from echo-run's `flag` dump."""
+    run = subprocess.run(
+        [os.path.join(build, "bin", "echo-run"), model,
+         "--inputs=" + inputs_dir, flag + "=" + out_dir, "--steps=1",
+         "--optimizer=none", "--strategy=none", "--quiet"],
+        capture_output=True, text=True)
+    if run.returncode:
+        raise RuntimeError("echo-run %s failed: %s" % (model, run.stderr))
+    if count is None:
+        count = len([n for n in os.listdir(out_dir) if n.endswith(".npy")])
+    return [np.load(os.path.join(out_dir, "out%d.npy" % i))
+            for i in range(count)]
+
+
+def torch_case(build, work, case):
+    name, factory, inputs, loss, labels, offset, classes, _ = case
+    torch.manual_seed(0)
+    module = factory()
+    ins = [parse_input(i) for i in inputs]
+    lab = parse_input(labels, "i32" if loss == "cross_entropy" else "f32")
+    imported = import_module(module, ins, loss, lab, "model")
+    model = os.path.join(work, "model.mlir")
+    with open(model, "w") as f:
+        f.write(imported.text)
+    data_dir = os.path.join(work, "inputs")
+    imported.write_weights(data_dir)
+    data = draw(module, ins, loss, lab, offset, classes)
+    for i, d in enumerate(data):
+        np.save(os.path.join(data_dir, "arg%d.npy" % i), d)
+    count = 1 + len(list(module.parameters()))
+    echo = echo_run(build, model, data_dir, "--dump",
+                    os.path.join(work, "echo"), count)
+    ref = torch_step(module, data, loss, torch.float64)
+    mine = torch_step(module, data, loss, torch.float32)
+    values = max(int(np.prod(s)) for s, _ in ins)
+    return {"case": name, "kind": "pytorch", "values": values,
+            "echo_f32": distances(echo, ref),
+            "torch_f32": distances(mine, ref),
+            "reference": "PyTorch f64 autograd"}
+
+
+def bundled_case(build, work, path):
+    model = os.path.join(work, "model.mlir")
+    with open(path) as f, open(model, "w") as g:
+        g.write(f.read())
+    os.makedirs(os.path.join(work, "inputs"), exist_ok=True)
+    echo = echo_run(build, model, os.path.join(work, "inputs"), "--dump",
+                    os.path.join(work, "echo"))
+    ref = echo_run(build, model, os.path.join(work, "inputs"),
+                   "--reference-dump", os.path.join(work, "ref"))
+    return {"case": "bundled: " + os.path.basename(path), "kind": "bundled",
+            "values": None, "echo_f32": distances(echo, ref),
+            "torch_f32": None, "reference": "Echo's step in f64"}
+
+
+def verdict(row):
+    if row["torch_f32"] is None:
+        return row["echo_f32"] <= 1e-5
+    return (row["echo_f32"] <= 2 * row["torch_f32"] or
+            row["echo_f32"] <= 1e-6)
+
+
+def markdown(results):
+    lines = ["| case | Echo f32 | PyTorch f32 | Echo / PyTorch | target |",
+             "|---|---|---|---|---|"]
+    for r in results["cases"]:
+        torch_f32 = ("%.1e" % r["torch_f32"]) if r["torch_f32"] is not None \
+            else "—"
+        ratio = ("%.2f" % (r["echo_f32"] / r["torch_f32"])) \
+            if r["torch_f32"] else "—"
+        lines.append("| %s | %.1e | %s | %s | %s |" % (
+            r["case"], r["echo_f32"], torch_f32, ratio,
+            "met" if r["met"] else "**missed**"))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cases", choices=("quick", "all"), default="all")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
+                                                  "numerics.json"))
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the table as Markdown")
+    args = ap.parse_args()
+
+    results = {"machine": {"cpu": platform.processor() or platform.machine(),
+                           "cores": os.cpu_count()},
+               "date": time.strftime("%Y-%m-%d"), "cases": []}
+    torch.set_num_threads(os.cpu_count() or 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, case in enumerate(TORCH_CASES):
+            if args.cases == "quick" and not case[7]:
+                continue
+            work = os.path.join(tmp, "t%d" % k)
+            os.makedirs(work)
+            row = torch_case(args.build, work, case)
+            row["met"] = verdict(row)
+            results["cases"].append(row)
+            print("%-45s echo %.2e  torch %.2e" % (
+                row["case"], row["echo_f32"], row["torch_f32"]), flush=True)
+        models = sorted(n for n in os.listdir(os.path.join(ROOT, "models"))
+                        if n.endswith(".mlir"))
+        for n in models:
+            work = os.path.join(tmp, n)
+            os.makedirs(work)
+            row = bundled_case(args.build, work,
+                               os.path.join(ROOT, "models", n))
+            row["met"] = verdict(row)
+            results["cases"].append(row)
+            print("%-45s echo %.2e" % (row["case"], row["echo_f32"]),
+                  flush=True)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=1)
+    if args.markdown:
+        print(markdown(results))
+    return 0 if all(r["met"] for r in results["cases"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
