@@ -14,7 +14,7 @@ chain of test/Tools/echo-ilp.mlir):
 3. bench/results/ilp.json, and a markdown table on stdout.
 
 The comparison is on the estimate (MemoryAnalysis.h), where both plans are
-rewritten by the same code; issue 21's target is a ratio <= 1.1 on graphs
+rewritten by the same code; the target is a ratio <= 1.1 on graphs
 of <= 300 ops.
 
 Usage: bench/ilp.py [--build build] [--points 6] [--time-limit 30]

@@ -11,7 +11,7 @@ packages=(
   python3-torch python3-torchvision  # echo.import_torch and its tests, bench/peers
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenblas-dev libdnnl-dev
-  coinor-libcbc-dev  # echo-ilp, the optimal recompute reference (issue 21)
+  coinor-libcbc-dev  # echo-ilp, the optimal recompute reference
   libclang-rt-22-dev  # ASan, UBSan and libFuzzer of clang-22 (utils/run-sanitizers.sh)
   zlib1g-dev libzstd-dev
 )

@@ -39,7 +39,7 @@ STRATEGIES = {
     "none": ["--strategy=none"],
     "mirror": ["--strategy=mirror"],
     "echo": ["--strategy=echo"],
-    # Host offload on top of echo (issue 22): the copy stream's overlap and
+    # Host offload on top of echo: the copy stream's overlap and
     # step time against echo's, under the schedule's PCIe 5.0 model.
     "echo-offload": ["--strategy=echo", "--offload=all",
                      "--link-bandwidth=50"],

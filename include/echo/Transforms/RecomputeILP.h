@@ -2,7 +2,7 @@
 //
 // Part of the Echo project.
 //
-// The reference the budget strategy is measured against (issue 21): the
+// The reference the budget strategy is measured against: the
 // choice of which forward ops to recompute that costs the fewest recompute
 // FLOPs while the step stays within a byte budget, found by an integer
 // linear program (Checkmate-style) solved to optimality with COIN-OR CBC.
