@@ -5,10 +5,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "echo/Runner/AotBundle.h"
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+
+#include "EchoStepManifest.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -18,6 +22,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/raw_sha1_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
@@ -28,17 +33,37 @@ static LogicalResult aotError(const Twine &msg) {
   return failure();
 }
 
-/// Translates the lowered `module` to LLVM IR, adds `echo_aot_step(void **)`
-/// (calls `_mlir_ciface_<entry>` with the descriptors it is given) and
-/// `echo_aot_num_descriptors`, optimizes and writes an object file.
+/// Adds the constant NUL-terminated string `name` = `text` to `module`.
+static void addString(llvm::Module &module, StringRef name, StringRef text) {
+  llvm::Constant *init = llvm::ConstantDataArray::getString(
+      module.getContext(), text, /*AddNull=*/true);
+  new llvm::GlobalVariable(module, init->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, init, name);
+}
+
+/// The hex SHA-1 of `module`'s bitcode: the step hash of the manifest.
+static std::string hashModule(const llvm::Module &module) {
+  llvm::raw_sha1_ostream os;
+  llvm::WriteBitcodeToFile(module, os);
+  return llvm::toHex(os.sha1(), /*LowerCase=*/true);
+}
+
+/// Translates the lowered `module` to LLVM IR, sets the step hash of
+/// `signature` from it, adds `echo_aot_step(void **)` (calls
+/// `_mlir_ciface_<entry>` with the descriptors it is given),
+/// `echo_aot_num_descriptors` and the texts echo-step checks the bundle's
+/// files against (`echo_step_signature`, `echo_step_memory_report`),
+/// optimizes and writes an object file.
 static LogicalResult emitStepObject(ModuleOp module, StringRef entry,
                                     bool onGPU, unsigned optLevel,
-                                    StringRef path) {
+                                    host::StepManifest &signature,
+                                    StringRef memoryReport, StringRef path) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "echo-step");
   if (!llvmModule)
     return aotError("cannot translate the step to LLVM IR");
+  signature.stepHash = hashModule(*llvmModule);
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return aotError(llvm::toString(builder.takeError()));
@@ -62,6 +87,11 @@ static LogicalResult emitStepObject(ModuleOp module, StringRef entry,
       llvmModule->getFunction(("_mlir_ciface_" + entry).str());
   if (!callee)
     return aotError("the step has no _mlir_ciface_" + entry);
+  if (callee->arg_size() != signature.numDescriptors())
+    return aotError(llvm::formatv(
+        "_mlir_ciface_{0} takes {1} descriptors, but the step's signature "
+        "lists {2}",
+        entry, callee->arg_size(), signature.numDescriptors()));
   llvm::Type *ptrType = llvm::PointerType::getUnqual(llvmContext);
   auto *wrapper = llvm::Function::Create(
       llvm::FunctionType::get(llvm::Type::getVoidTy(llvmContext), {ptrType},
@@ -79,6 +109,8 @@ static LogicalResult emitStepObject(ModuleOp module, StringRef entry,
                            llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantInt::get(i64, callee->arg_size()),
                            "echo_aot_num_descriptors");
+  addString(*llvmModule, "echo_step_signature", signature.print());
+  addString(*llvmModule, "echo_step_memory_report", memoryReport);
 
   auto transformer =
       makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, machine->get());
@@ -96,55 +128,102 @@ static LogicalResult emitStepObject(ModuleOp module, StringRef entry,
   return success();
 }
 
-/// Writes DIR/manifest.txt (what runtime/aot/EchoStepMain.cpp reads) and
-/// DIR/memory.json.
-static LogicalResult writeManifest(const AotBundleOptions &options,
-                                   ArrayRef<HostTensor> args,
-                                   ArrayRef<AotArgument> argInfo,
-                                   ArrayRef<HostTensor> outs,
-                                   const llvm::json::Object &memory) {
-  auto writeFile = [&](StringRef name, auto &&write) -> LogicalResult {
-    SmallString<128> path(options.dir);
-    llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return aotError("cannot write " + path + ": " + ec.message());
-    write(os);
-    return success();
-  };
-  auto shape = [](llvm::raw_ostream &os, const HostTensor &t) {
-    os << t.getType().getRank();
-    for (int64_t d : t.getType().getShape())
-      os << " " << d;
-    os << "\n";
-  };
-  bool onGPU = options.target == Target::NVVM;
-  if (failed(writeFile("manifest.txt", [&](llvm::raw_ostream &os) {
-        os << "echo-step-bundle 1\n";
-        os << "model " << options.model << "\n";
-        os << "target " << (onGPU ? "cuda" : "cpu") << "\n";
-        if (onGPU)
-          os << "chip " << options.chip << "\n";
-        os << "seed " << options.seed << "\n";
-        os << "optimizer " << stringifyOptimizer(options.optimizer) << "\n";
-        os << llvm::formatv("lr {0:e16}\n", options.lr);
-        os << "arena_bytes " << options.arenaBytes << "\n";
-        for (auto [i, t] : llvm::enumerate(args)) {
-          os << "arg " << i << " " << (t.isF32() ? "f32" : "i32") << " "
-             << (argInfo[i].isParam ? "param" : "data") << " "
-             << argInfo[i].range << " ";
-          shape(os, t);
-        }
-        for (auto [k, t] : llvm::enumerate(outs)) {
-          os << "out " << k << " f32 ";
-          shape(os, t);
-        }
-      })))
+/// Writes `text` to DIR/`name`.
+static LogicalResult writeBundleFile(StringRef dir, StringRef name,
+                                     StringRef text) {
+  SmallString<128> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return aotError("cannot write " + path + ": " + ec.message());
+  os << text;
+  return success();
+}
+
+/// The element type a bundle names `dtype`, if it passes it.
+static std::optional<std::string> getBundleDType(Type type) {
+  if (type.isF32())
+    return std::string("f32");
+  if (type.isInteger(32))
+    return std::string("i32");
+  return std::nullopt;
+}
+
+/// The row-major, statically shaped memref type the driver passes for
+/// operand `index` of `step` (it describes every buffer that way), or an
+/// error.
+static FailureOr<MemRefType> getPassedType(func::FuncOp step, unsigned index) {
+  auto type = dyn_cast<MemRefType>(step.getArgumentTypes()[index]);
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity()) {
+    (void)aotError(llvm::formatv(
+        "operand {0} of @{1} is {2}; a bundle passes row-major, statically "
+        "shaped memrefs",
+        index, step.getSymName(), step.getArgumentTypes()[index]));
     return failure();
-  return writeFile("memory.json", [&](llvm::raw_ostream &os) {
-    os << llvm::json::Value(llvm::json::Object(memory)) << "\n";
-  });
+  }
+  return type;
+}
+
+FailureOr<host::StepManifest>
+mlir::echo::describeAotStep(func::FuncOp step, const AotBundleOptions &options,
+                            ArrayRef<AotArgument> argInfo,
+                            ArrayRef<HostTensor> args,
+                            ArrayRef<HostTensor> outs) {
+  host::StepManifest m;
+  bool onGPU = options.target == Target::NVVM;
+  m.model = options.model;
+  m.target = onGPU ? "cuda" : "cpu";
+  if (onGPU)
+    m.chip = options.chip;
+  m.seed = options.seed;
+  m.optimizer = stringifyOptimizer(options.optimizer).str();
+  m.lr = options.lr;
+
+  unsigned numOperands = step.getNumArguments();
+  bool hasArena = numOperands > 0 &&
+                  step.getArgAttr(numOperands - 1,
+                                  EchoDialect::getArenaAttrName()) != nullptr;
+  unsigned numTensors = numOperands - (hasArena ? 1 : 0);
+  if (argInfo.size() != args.size() || numTensors != args.size() + outs.size())
+    return aotError(llvm::formatv(
+        "@{0} takes {1} buffers, but echo-run draws {2} arguments and "
+        "returns {3} results",
+        step.getSymName(), numTensors, args.size(), outs.size()));
+  // The step's own types are what the bundle describes; echo-run's tensors
+  // must agree with them (else echo-run and the bundle would train apart).
+  for (unsigned i = 0; i < numTensors; ++i) {
+    FailureOr<MemRefType> type = getPassedType(step, i);
+    if (failed(type))
+      return failure();
+    bool isArg = i < args.size();
+    const HostTensor &drawn = isArg ? args[i] : outs[i - args.size()];
+    std::optional<std::string> dtype = getBundleDType(type->getElementType());
+    if (!dtype || type->getShape() != drawn.getType().getShape() ||
+        type->getElementType() != drawn.getType().getElementType())
+      return aotError(llvm::formatv(
+          "operand {0} of @{1} is {2}, but echo-run's {3} {4} is {5}", i,
+          step.getSymName(), *type, isArg ? "argument" : "result",
+          isArg ? i : i - args.size(), drawn.getType()));
+    host::StepTensor t;
+    t.dtype = *dtype;
+    t.shape.assign(type->getShape().begin(), type->getShape().end());
+    if (isArg) {
+      t.isParam = argInfo[i].isParam;
+      t.range = argInfo[i].range;
+      m.args.push_back(std::move(t));
+    } else {
+      m.outs.push_back(std::move(t));
+    }
+  }
+  if (hasArena) {
+    FailureOr<MemRefType> arena = getPassedType(step, numOperands - 1);
+    if (failed(arena))
+      return failure();
+    m.arenaBytes = arena->getNumElements() *
+                   arena->getElementType().getIntOrFloatBitWidth() / 8;
+  }
+  return m;
 }
 
 /// Copies `from` into `dir` (keeping its file name) and returns the copy.
@@ -160,9 +239,7 @@ static FailureOr<std::string> copyInto(StringRef dir, StringRef from) {
 /// report and DIR/echo-step (linked with the C++ compiler driver).
 LogicalResult mlir::echo::emitAotBundle(ModuleOp module,
                                         const AotBundleOptions &options,
-                                        ArrayRef<HostTensor> args,
-                                        ArrayRef<AotArgument> argInfo,
-                                        ArrayRef<HostTensor> outs,
+                                        const host::StepManifest &signature,
                                         const llvm::json::Object &memory) {
   StringRef dir = options.dir;
   bool onGPU = options.target == Target::NVVM;
@@ -171,9 +248,14 @@ LogicalResult mlir::echo::emitAotBundle(ModuleOp module,
   SmallString<128> object(dir), executable(dir);
   llvm::sys::path::append(object, "step.o");
   llvm::sys::path::append(executable, "echo-step");
+  host::StepManifest manifest = signature;
+  std::string memoryReport;
+  llvm::raw_string_ostream(memoryReport)
+      << llvm::json::Value(llvm::json::Object(memory)) << "\n";
   if (failed(emitStepObject(module, options.entry, onGPU, options.optLevel,
-                            object)) ||
-      failed(writeManifest(options, args, argInfo, outs, memory)))
+                            manifest, memoryReport, object)) ||
+      failed(writeBundleFile(dir, "manifest.txt", manifest.print())) ||
+      failed(writeBundleFile(dir, "memory.json", memoryReport)))
     return failure();
 
   StringRef stepMain = options.stepMainLibrary;

@@ -25,6 +25,7 @@
 
 #include "EchoCountingAllocator.h"
 #include "EchoHostData.h"
+#include "EchoStepManifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -360,8 +361,6 @@ LogicalResult TrainingRun::compileStep() {
 }
 
 LogicalResult TrainingRun::emitBundle() {
-  if (failed(llvmPm->run(*trainModule)))
-    return failure();
   AotBundleOptions bundle;
   bundle.dir = options.emitAot;
   bundle.model = modelName;
@@ -377,9 +376,14 @@ LogicalResult TrainingRun::emitBundle() {
   bundle.seed = options.seed;
   bundle.optimizer = options.optimizer;
   bundle.lr = options.lr;
-  bundle.arenaBytes = onGPU ? arenaBytes : -1;
-  return emitAotBundle(*trainModule, bundle, args, argInfo, outs,
-                       memory.toJSON());
+  // The manifest describes the step from its bufferized signature, the last
+  // form that still has memref types and the arena's attribute.
+  FailureOr<host::StepManifest> signature =
+      describeAotStep(trainModule->lookupSymbol<func::FuncOp>(trainName),
+                      bundle, argInfo, args, outs);
+  if (failed(signature) || failed(llvmPm->run(*trainModule)))
+    return failure();
+  return emitAotBundle(*trainModule, bundle, *signature, memory.toJSON());
 }
 
 LogicalResult TrainingRun::writeResults(StringRef dir,

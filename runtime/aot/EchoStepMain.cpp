@@ -9,13 +9,14 @@
 //   DIR/echo-step [--steps=N] [--report=FILE] [--dump=DIR] [--quiet]
 //                 [--bundle=DIR]
 //
-// It reads DIR/manifest.txt (the step's arguments and results, the seed,
-// the optimizer), draws the same parameters and data as echo-run
+// It checks DIR/manifest.txt (the step's arguments and results, the seed,
+// the optimizer) and DIR/memory.json against the signature and memory
+// report compiled into the step's object (EchoStepManifest.h) and refuses a
+// bundle whose files differ, draws the same parameters and data as echo-run
 // (EchoHostData.h), runs the steps and writes the same report as
 // `echo-run --report`: the memory report echo-run computed at compile time
-// (DIR/memory.json) plus losses, step_time_ms and, on CUDA, the device and
-// device_peak_bytes. `--dump` writes the first step's results as
-// out<k>.npy, like echo-run.
+// plus losses, step_time_ms and, on CUDA, the device and device_peak_bytes.
+// `--dump` writes the first step's results as out<k>.npy, like echo-run.
 //
 // A bundle for target=cuda also holds libEchoCudaRuntime.so (found through
 // the executable's $ORIGIN rpath), one for target=cpu libEchoCpuRuntime.so
@@ -28,6 +29,7 @@
 #include "EchoCpuRuntime.h"
 #include "EchoCudaRuntime.h"
 #include "EchoHostData.h"
+#include "EchoStepManifest.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -87,6 +89,12 @@ void _mlir_memref_to_llvm_free(void *p) { mlir::echo::host::stepFree(p); }
 void echo_aot_step(void **descriptors);
 /// How many descriptors echo_aot_step reads.
 extern const int64_t echo_aot_num_descriptors;
+/// The manifest of the step, as echo-run printed it into the object
+/// (EchoStepManifest.h): what DIR/manifest.txt must say.
+extern const char echo_step_signature[];
+/// The memory report echo-run computed for the step: what DIR/memory.json
+/// must hold.
+extern const char echo_step_memory_report[];
 
 /// MLIR's runner-utils ABI: an unranked memref is its rank and a pointer to
 /// the ranked descriptor.
@@ -140,13 +148,12 @@ int fail(const std::string &msg) {
   return 1;
 }
 
-/// One argument or result: host storage and the strided memref descriptor
-/// (allocated, aligned, offset, sizes, strides) the step reads.
-struct Tensor {
-  std::string dtype; // "f32" or "i32"
-  bool isParam = false;
-  int64_t range = 0; // integers: drawn in [0, range)
-  std::vector<int64_t> shape;
+/// One argument or result as the step's signature describes it, with host
+/// storage and the strided memref descriptor (allocated, aligned, offset,
+/// sizes, strides) the step reads.
+struct Tensor : mlir::echo::host::StepTensor {
+  explicit Tensor(const mlir::echo::host::StepTensor &t) : StepTensor(t) {}
+
   /// 4-byte elements, from the counting allocator.
   struct Release {
     void operator()(uint32_t *p) const { mlir::echo::host::stepFree(p); }
@@ -155,12 +162,6 @@ struct Tensor {
   void *device = nullptr;
   std::vector<int64_t> descriptor;
 
-  int64_t numElements() const {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  }
   size_t bytes() const { return numElements() * 4; }
   void allocate() {
     host.reset(static_cast<uint32_t *>(
@@ -173,89 +174,32 @@ struct Tensor {
   float *f32() { return reinterpret_cast<float *>(host.get()); }
 };
 
-/// DIR/manifest.txt, written by echo-run --emit-aot.
-struct Manifest {
-  std::string model, target, chip, optimizer;
-  uint64_t seed = 0;
-  double lr = 0;
-  int64_t arenaBytes = -1; // >= 0: one device buffer passed last
-  std::vector<Tensor> args, outs;
-
-  /// Parses `path`; returns an error message, empty on success.
-  std::string read(const std::string &path) {
-    std::ifstream in(path);
-    if (!in)
-      return "cannot read " + path +
-             " (is this an echo-run --emit-aot bundle? pass --bundle=DIR)";
-    std::string line, key;
-    unsigned lineNo = 0;
-    while (std::getline(in, line)) {
-      ++lineNo;
-      std::istringstream is(line);
-      if (!(is >> key))
-        continue;
-      auto bad = [&] {
-        return path + ":" + std::to_string(lineNo) + ": malformed line '" +
-               line + "'";
-      };
-      if (lineNo == 1) {
-        int version = 0;
-        if (key != "echo-step-bundle" || !(is >> version) || version != 1)
-          return path + ": not an echo-step bundle manifest of version 1";
-      } else if (key == "model") {
-        is >> model;
-      } else if (key == "target") {
-        is >> target;
-      } else if (key == "chip") {
-        is >> chip;
-      } else if (key == "optimizer") {
-        is >> optimizer;
-      } else if (key == "seed") {
-        is >> seed;
-      } else if (key == "lr") {
-        is >> lr;
-      } else if (key == "arena_bytes") {
-        is >> arenaBytes;
-      } else if (key == "arg" || key == "out") {
-        Tensor t;
-        size_t index = 0, rank = 0;
-        std::string role = "result";
-        if (!(is >> index >> t.dtype))
-          return bad();
-        if (key == "arg" && !(is >> role >> t.range))
-          return bad();
-        if (!(is >> rank))
-          return bad();
-        t.shape.resize(rank);
-        for (int64_t &d : t.shape)
-          if (!(is >> d) || d < 0)
-            return bad();
-        if (t.dtype != "f32" && t.dtype != "i32")
-          return bad();
-        t.isParam = role == "param";
-        std::vector<Tensor> &list = key == "arg" ? args : outs;
-        if (index != list.size())
-          return bad();
-        list.push_back(std::move(t));
-      } else {
-        return path + ":" + std::to_string(lineNo) + ": unknown key '" + key +
-               "'";
-      }
-      if (is.fail())
-        return bad();
-    }
-    if (model.empty() || (target != "cpu" && target != "cuda") ||
-        (optimizer != "none" && optimizer != "sgd") || outs.empty())
-      return path + ": incomplete manifest";
-    return "";
-  }
-};
-
-std::string readFile(const std::string &path) {
+/// Reads `path` whole into `out`.
+bool readFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
   std::stringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  out = ss.str();
+  return !in.bad();
+}
+
+/// Reads DIR/manifest.txt and checks it against the step's signature, the
+/// one the executable carries; returns an error message, empty when the
+/// manifest describes this step. The driver then runs from the signature,
+/// never from the text (a shape or a bound read from an edited file would
+/// send the step past its buffers).
+std::string checkBundleManifest(const std::string &path,
+                                const mlir::echo::host::StepManifest &step) {
+  std::string text;
+  if (!readFile(path, text))
+    return "cannot read " + path +
+           " (is this an echo-run --emit-aot bundle? pass --bundle=DIR)";
+  mlir::echo::host::StepManifest manifest;
+  if (std::string e = manifest.parse(text, path); !e.empty())
+    return e;
+  return mlir::echo::host::checkManifest(manifest, step, path);
 }
 
 bool writeNpy(const std::string &path, const Tensor &t) {
@@ -364,29 +308,39 @@ int main(int argc, char **argv) {
     }
   }
 
-  Manifest m;
-  if (std::string e = m.read(bundle + "/manifest.txt"); !e.empty())
+  // The step's signature is the truth; the bundle's text files must agree
+  // with it before a byte is allocated.
+  mlir::echo::host::StepManifest m;
+  if (std::string e = m.parse(echo_step_signature, "the step's signature");
+      !e.empty())
+    return fail("the executable is damaged: " + e);
+  if (static_cast<int64_t>(m.numDescriptors()) != echo_aot_num_descriptors)
+    return fail("the executable is damaged: its signature lists " +
+                std::to_string(m.numDescriptors()) +
+                " step arguments but the step takes " +
+                std::to_string(echo_aot_num_descriptors));
+  if (std::string e = checkBundleManifest(bundle + "/manifest.txt", m);
+      !e.empty())
     return fail(e);
   bool onGPU = m.target == "cuda";
-  size_t numDescriptors =
-      m.args.size() + m.outs.size() + (m.arenaBytes >= 0 ? 1 : 0);
-  if (static_cast<int64_t>(numDescriptors) != echo_aot_num_descriptors)
-    return fail("the manifest describes " + std::to_string(numDescriptors) +
-                " step arguments but the step takes " +
-                std::to_string(echo_aot_num_descriptors) +
-                " (manifest and executable are from different bundles)");
   if (onGPU && !echoCudaInit)
     return fail("the bundle is for target=cuda but was linked without "
                 "libEchoCudaRuntime");
-  std::string memory = readFile(bundle + "/memory.json");
+  std::string memory;
+  if (!readFile(bundle + "/memory.json", memory))
+    return fail("cannot read " + bundle + "/memory.json");
+  if (memory != echo_step_memory_report)
+    return fail(bundle +
+                "/memory.json differs from the memory report compiled into "
+                "the step (it was edited, or is another bundle's)");
   while (!memory.empty() &&
          std::isspace(static_cast<unsigned char>(memory.back())))
     memory.pop_back();
-  if (memory.size() < 2 || memory.front() != '{' || memory.back() != '}')
-    return fail("cannot read " + bundle + "/memory.json");
 
-  for (unsigned i = 0; i < m.args.size(); ++i) {
-    Tensor &t = m.args[i];
+  std::vector<Tensor> args(m.args.begin(), m.args.end()),
+      outs(m.outs.begin(), m.outs.end());
+  for (unsigned i = 0; i < args.size(); ++i) {
+    Tensor &t = args[i];
     t.allocate();
     mlir::echo::host::ArgumentDraw draw =
         t.dtype == "i32"
@@ -394,7 +348,7 @@ int main(int argc, char **argv) {
             : mlir::echo::host::ArgumentDraw::forFloat(t.isParam, t.shape);
     draw.fill(t.host.get(), t.numElements(), m.seed, i);
   }
-  for (Tensor &t : m.outs)
+  for (Tensor &t : outs)
     t.allocate();
 
   Device device;
@@ -403,7 +357,7 @@ int main(int argc, char **argv) {
     if (echoCudaInit(0) != 0 || (!m.chip.empty() && echoCudaRequireChip &&
                                  echoCudaRequireChip(m.chip.c_str()) != 0))
       return Device::error();
-    for (std::vector<Tensor> *list : {&m.args, &m.outs})
+    for (std::vector<Tensor> *list : {&args, &outs})
       for (Tensor &t : *list) {
         t.device = device.allocate(t.bytes());
         if (!t.device)
@@ -426,12 +380,12 @@ int main(int argc, char **argv) {
       return fail("target=cpu: the runtime's allocator cannot be set");
     if (echoCpuInit && echoCpuInit() != 0)
       return fail(std::string("target=cpu: ") + echoCpuGetError());
-    for (std::vector<Tensor> *list : {&m.args, &m.outs})
+    for (std::vector<Tensor> *list : {&args, &outs})
       for (Tensor &t : *list)
         t.describe(t.host.get());
   }
   std::vector<void *> descriptors;
-  for (std::vector<Tensor> *list : {&m.args, &m.outs})
+  for (std::vector<Tensor> *list : {&args, &outs})
     for (Tensor &t : *list)
       descriptors.push_back(t.descriptor.data());
   if (!arenaDescriptor.empty())
@@ -446,7 +400,7 @@ int main(int argc, char **argv) {
   for (unsigned step = 0; step < steps; ++step) {
     double ms = 0;
     if (onGPU) {
-      for (Tensor &t : m.args)
+      for (Tensor &t : args)
         if (echoCudaCopyToDevice(t.device, t.host.get(), t.bytes()) != 0)
           return Device::error();
       echoCudaTimerStart();
@@ -454,7 +408,7 @@ int main(int argc, char **argv) {
       ms = echoCudaTimerStop();
       if (ms < 0 || echoCudaGetError())
         return Device::error();
-      for (Tensor &t : m.outs)
+      for (Tensor &t : outs)
         if (echoCudaCopyToHost(t.host.get(), t.device, t.bytes()) != 0)
           return Device::error();
     } else {
@@ -473,7 +427,7 @@ int main(int argc, char **argv) {
       ms = std::chrono::duration<double, std::milli>(end - start).count();
     }
     times.push_back(ms);
-    double loss = m.outs[0].f32()[0];
+    double loss = outs[0].f32()[0];
     losses.push_back(loss);
     if (!quiet)
       std::printf("step %u loss %.6f\n", step, loss);
@@ -483,9 +437,9 @@ int main(int argc, char **argv) {
     if (step == 0 && !dump.empty()) {
       if (!makeDirectories(dump))
         return fail("cannot create " + dump + ": " + std::strerror(errno));
-      for (size_t k = 0; k < m.outs.size(); ++k) {
+      for (size_t k = 0; k < outs.size(); ++k) {
         std::string path = dump + "/out" + std::to_string(k) + ".npy";
-        if (!writeNpy(path, m.outs[k]))
+        if (!writeNpy(path, outs[k]))
           return fail("cannot write " + path);
       }
     }
@@ -493,17 +447,17 @@ int main(int argc, char **argv) {
     // in-graph SGD, the updated parameters) of the parameters in order. An
     // integer parameter has no gradient: it stays.
     size_t k = 1;
-    for (Tensor &p : m.args) {
+    for (Tensor &p : args) {
       if (!p.isParam)
         continue;
-      if (k >= m.outs.size())
+      if (k >= outs.size())
         return fail("the step returns fewer results than there are "
                     "parameters");
       if (p.dtype != "f32") {
         ++k;
         continue;
       }
-      mlir::echo::host::updateParameter(p.f32(), m.outs[k++].f32(),
+      mlir::echo::host::updateParameter(p.f32(), outs[k++].f32(),
                                         p.numElements(), m.optimizer == "sgd",
                                         m.lr);
     }

@@ -5,7 +5,10 @@
 // `echo-run --emit-aot=DIR`: the lowered step as an object file, linked
 // with the MLIR-free driver of runtime/aot into DIR/echo-step, with
 // DIR/manifest.txt (arguments, results, seed, optimizer) and
-// DIR/memory.json (the memory report), for machines without MLIR.
+// DIR/memory.json (the memory report), for machines without MLIR. The
+// object also carries both texts (`echo_step_signature`,
+// `echo_step_memory_report`), against which echo-step checks the files
+// before it runs anything.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +18,16 @@
 #include "echo/Runner/HostTensor.h"
 #include "echo/Transforms/Options.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
 
 namespace mlir::echo {
+namespace host {
+struct StepManifest;
+} // namespace host
 
 /// One argument of the step as the driver draws it (EchoHostData.h).
 struct AotArgument {
@@ -54,15 +61,25 @@ struct AotBundleOptions {
   uint64_t seed = 0;
   Optimizer optimizer = Optimizer::None;
   double lr = 0.1;
-  /// The step's arena argument (nvvm), or -1: it allocates its own.
-  int64_t arenaBytes = -1;
 };
 
-/// Compiles the lowered `module` into a bundle (see the file comment).
+/// Describes the bufferized training step `step` for the bundle's manifest:
+/// its first `argInfo.size()` operands are the arguments (drawn as `argInfo`
+/// says), the memrefs after them its results, and an operand marked
+/// `echo.arena` the arena. Fails (with a message) when the step does not
+/// take what echo-run draws (`args`) and returns (`outs`), so that a bundle
+/// trains as echo-run does. The step hash is left to emitAotBundle.
+FailureOr<host::StepManifest> describeAotStep(func::FuncOp step,
+                                              const AotBundleOptions &options,
+                                              ArrayRef<AotArgument> argInfo,
+                                              ArrayRef<HostTensor> args,
+                                              ArrayRef<HostTensor> outs);
+
+/// Compiles the lowered `module` into a bundle (see the file comment) whose
+/// step `signature` describes (with the step hash, a digest of `module`,
+/// added).
 LogicalResult emitAotBundle(ModuleOp module, const AotBundleOptions &options,
-                            ArrayRef<HostTensor> args,
-                            ArrayRef<AotArgument> argInfo,
-                            ArrayRef<HostTensor> outs,
+                            const host::StepManifest &signature,
                             const llvm::json::Object &memoryReport);
 
 } // namespace mlir::echo
