@@ -30,7 +30,9 @@ What maps (and how):
   layer_norm functions.
 
 Anything else raises :class:`UnsupportedError` naming the node, its target
-and the source line it was traced from — never a silently different graph.
+and the source line it was traced from — never a silently different graph;
+whatever else Python raises is reported the same way, as an
+:class:`ImporterError` (``errors``).
 """
 
 import contextlib
@@ -48,14 +50,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp
 
+from echo.frontend.errors import (ImporterError, InternalError, ModuleError,
+                                  UnsupportedError, UsageError, at_node,
+                                  describe, one_line, raise_site)
 from echo.models import GraphBuilder, ShapeError, Value
 
-__all__ = ["UnsupportedError", "ImportedModel", "import_module",
-           "parse_input"]
-
-
-class UnsupportedError(ValueError):
-    """A module, function or argument Echo cannot express."""
+__all__ = ["ImporterError", "UnsupportedError", "ImportedModel",
+           "import_module", "parse_input"]
 
 
 # Modules the tracer keeps whole (the importer decomposes them itself).
@@ -102,6 +103,16 @@ class _Tracer(torch.fx.Tracer):
         return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
 
 
+class _ShapeProp(ShapeProp):
+    """fx's ShapeProp, remembering the node it runs (errors name it)."""
+
+    node = None
+
+    def run_node(self, n):
+        self.node = n
+        return super().run_node(n)
+
+
 _DTYPES = {"f32": ("f32", torch.float32), "float32": ("f32", torch.float32),
            "i32": ("i32", torch.int32), "int32": ("i32", torch.int32)}
 
@@ -111,7 +122,7 @@ def parse_input(text, default_dtype="f32"):
     shape_text, _, dtype = text.partition(":")
     dtype = dtype or default_dtype
     if dtype not in _DTYPES:
-        raise UnsupportedError(
+        raise UsageError(
             "'%s': dtype '%s' is not one of f32, i32 (Echo's data and id "
             "types)" % (text, dtype))
     parts = [p for p in re.split(r"[x,]", shape_text.strip()) if p]
@@ -120,7 +131,7 @@ def parse_input(text, default_dtype="f32"):
     except ValueError:
         shape = ()
     if not parts or not shape or any(d < 1 for d in shape):
-        raise UnsupportedError(
+        raise UsageError(
             "'%s': a shape is dimensions >= 1 separated by 'x' (e.g. "
             "2x3x32x32:f32)" % text)
     return shape, _DTYPES[dtype][0]
@@ -147,45 +158,6 @@ class ImportedModel(object):
         for index, array in self.weights:
             np.save(os.path.join(directory, "arg%d.npy" % index),
                     np.ascontiguousarray(array, dtype=np.float32))
-
-
-_TOOL_FILES = (os.sep + os.path.join("torch", "fx") + os.sep,
-               os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen ")
-
-
-def _source_line(node):
-    """The innermost frame of the traced stack outside torch.fx and the
-    importer: the line of the user's module (or of torch.nn's container)
-    that made the node."""
-    trace = getattr(node, "stack_trace", None) or node.meta.get(
-        "stack_trace")
-    if not trace:
-        return "an unknown source line"
-    lines = [l.strip() for l in trace.strip().splitlines()]
-    for index, line in enumerate(lines):
-        match = re.match(r'File "([^"]+)", line (\d+)', line)
-        if not match or any(t in match.group(1) for t in _TOOL_FILES):
-            continue
-        code = ""
-        if index + 1 < len(lines) and not lines[index + 1].startswith(
-                "File "):
-            code = ": " + lines[index + 1]
-        return "%s:%s%s" % (match.group(1), match.group(2), code)
-    return "an unknown source line"
-
-
-def _target_name(node, root):
-    if node.op == "call_module":
-        module = root.get_submodule(node.target)
-        return "%s (%s)" % (node.target, type(module).__name__)
-    if node.op == "call_method":
-        return "Tensor.%s" % node.target
-    target = node.target
-    if callable(target):
-        module = getattr(target, "__module__", None) or ""
-        name = getattr(target, "__name__", repr(target))
-        return "%s.%s" % (module, name) if module else name
-    return str(target)
 
 
 def _normalize_dim(dim, rank):
@@ -222,11 +194,10 @@ class _Importer(object):
     # -- errors ---------------------------------------------------------------
 
     def unsupported(self, reason):
-        node = self.node
-        raise UnsupportedError(
-            "node '%s' (%s %s) at %s: %s" % (
-                node.name, node.op, _target_name(node, self.gm),
-                _source_line(node), reason))
+        if self.node is None:
+            raise UnsupportedError("%s: %s" % (type(self.module).__name__,
+                                               reason))
+        raise UnsupportedError(at_node(self.node, self.gm, reason))
 
     def require(self, condition, reason):
         if not condition:
@@ -239,12 +210,18 @@ class _Importer(object):
         try:
             graph = tracer.trace(self.module)
         except Exception as e:  # fx raises TraceError, TypeError, ...
-            raise UnsupportedError(
-                "torch.fx cannot trace %s: %s: %s\nEcho imports one static "
-                "graph: Python control flow on tensor values (if, while, "
-                "for over a tensor, bool(tensor)) cannot be traced; make it "
-                "depend on Python values or module attributes instead" % (
-                    type(self.module).__name__, type(e).__name__, e))
+            name = type(self.module).__name__
+            site = raise_site(e)
+            where = " at " + site if site else ""
+            if isinstance(e, torch.fx.proxy.TraceError):
+                raise UnsupportedError(
+                    "torch.fx cannot trace %s%s: %s (Echo imports one "
+                    "static graph: Python control flow on tensor values "
+                    "(if, while, for over a tensor, bool(tensor)) cannot be "
+                    "traced; make it depend on Python values or module "
+                    "attributes instead)" % (name, where, describe(e)))
+            raise ModuleError("torch.fx cannot trace %s%s: %s" % (
+                name, where, describe(e)))
         self.gm = torch.fx.GraphModule(tracer.root, graph,
                                        type(self.module).__name__)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
@@ -262,22 +239,19 @@ class _Importer(object):
                 examples.append(torch.randn(shape, generator=generator))
             else:
                 examples.append(torch.zeros(shape, dtype=torch.int32))
+        prop = _ShapeProp(self.gm)
         try:
             # ShapeProp prints the traceback of a failing node itself.
             with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
-                ShapeProp(self.gm).propagate(*examples)
+                prop.propagate(*examples)
         except Exception as e:
-            # The innermost exception of the chain says what went wrong
-            # (fx wraps it in messages that repeat the whole stack).
-            cause = e
-            while cause.__cause__ or cause.__context__:
-                cause = cause.__cause__ or cause.__context__
-            raise UnsupportedError(
-                "%s does not run on inputs %s: %s: %s" % (
-                    type(self.module).__name__,
-                    ", ".join("%s:%s" % ("x".join(map(str, s)), d)
-                              for s, d in self.inputs),
-                    type(cause).__name__, cause))
+            reason = "%s does not run on inputs %s: %s" % (
+                type(self.module).__name__,
+                ", ".join("%s:%s" % ("x".join(map(str, s)), d)
+                          for s, d in self.inputs), describe(e))
+            if prop.node is None:
+                raise ModuleError(reason)
+            raise ModuleError(at_node(prop.node, self.gm, reason))
 
     # -- values ---------------------------------------------------------------
 
@@ -1119,16 +1093,13 @@ class _Importer(object):
                 break
             args = self.value(node.args)
             kwargs = self.value(node.kwargs)
-            try:
-                if node.op == "get_attr":
-                    result = self.get_attr(node)
-                elif node.op == "call_module":
-                    m = self.gm.get_submodule(node.target)
-                    result = self.call_module(node, m, args, kwargs)
-                else:
-                    result = self.call(node, node.target, args, kwargs)
-            except ShapeError as e:
-                self.unsupported(str(e))
+            if node.op == "get_attr":
+                result = self.get_attr(node)
+            elif node.op == "call_module":
+                m = self.gm.get_submodule(node.target)
+                result = self.call_module(node, m, args, kwargs)
+            else:
+                result = self.call(node, node.target, args, kwargs)
             self.check_shape(node, result)
             self.env[node] = result
         self.node = None
@@ -1216,5 +1187,21 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
         raise UnsupportedError("the labels' shape is needed (--labels)")
     module.train()
     importer = _Importer(module, inputs, loss, labels, _sanitize(name))
-    text, weights = importer.run()
+    try:
+        text, weights = importer.run()
+    except ImporterError:
+        raise
+    except Exception as e:
+        # Whatever Python raised inside is reported at the node being
+        # mapped: a shape Echo's ops reject is unsupported; anything else
+        # is the importer's own failure, with its line.
+        if isinstance(e, ShapeError):
+            error, reason = UnsupportedError, one_line(e)
+        else:
+            site = raise_site(e, user=False)
+            error, reason = InternalError, "internal error: %s%s" % (
+                describe(e), " (at %s)" % site if site else "")
+        if importer.node is None:
+            raise error("%s: %s" % (type(module).__name__, reason))
+        raise error(at_node(importer.node, importer.gm, reason))
     return ImportedModel(text, weights, len(inputs) + 1, _sanitize(name))

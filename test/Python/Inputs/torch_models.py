@@ -160,3 +160,49 @@ def erf_gelu():
 
 def not_a_module():
     return 42
+
+
+# -- hostile modules: each is one error line, never a traceback ---------------
+
+class Raises(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        raise ValueError("this module is not ready")
+
+
+def raises():
+    return Raises()
+
+
+class Cumsum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.cumsum(x, 1))
+
+
+def cumsum():
+    return Cumsum()
+
+
+class CatOfSplit(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        # torch.cat of a traced split: fx hands cat a Proxy, not a tuple.
+        return self.fc(torch.cat(x.split(2, 1), 1))
+
+
+def cat_of_split():
+    return CatOfSplit()
+
+
+def broken_factory():
+    return nn.Linear(4, -1)
