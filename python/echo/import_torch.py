@@ -39,48 +39,56 @@ def main(argv=None):
     parser.add_argument("--name", help="the model function's name "
                         "(default: FACTORY)")
     args = parser.parse_args(argv)
+    from echo.frontend.errors import report
+    return report("echo.import_torch", lambda: _import(args, argv))
 
-    def fail(message):
-        print("echo.import_torch: error: %s" % message, file=sys.stderr)
-        return 1
 
-    module_name, _, factory_name = args.factory.partition(":")
+def build_module(spec):
+    """``MODULE:FACTORY`` -> the ``nn.Module`` ``FACTORY()`` returns (built
+    after ``torch.manual_seed(0)``); a failure is a :class:`UsageError` or
+    :class:`ModuleError` that says which part failed and where."""
+    from echo.frontend.errors import (ModuleError, UsageError, describe,
+                                      raise_site)
+    module_name, _, factory_name = spec.partition(":")
     if not module_name or not factory_name:
-        return fail("'%s' is not MODULE:FACTORY" % args.factory)
+        raise UsageError("'%s' is not MODULE:FACTORY" % spec)
     # The current directory first, as `python3 -m` users expect.
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    from echo.frontend import UnsupportedError, import_module, parse_input
-    try:
-        inputs = [parse_input(i) for i in args.input]
-        labels = parse_input(args.labels, "i32" if args.loss ==
-                             "cross_entropy" else "f32")
-    except UnsupportedError as e:
-        return fail(str(e))
     try:
         py_module = importlib.import_module(module_name)
     except Exception as e:
-        return fail("cannot import '%s': %s: %s" % (module_name,
-                                                   type(e).__name__, e))
+        site = raise_site(e)
+        raise UsageError("cannot import '%s'%s: %s" % (
+            module_name, " at " + site if site and not isinstance(
+                e, ImportError) else "", describe(e)))
     factory = getattr(py_module, factory_name, None)
     if not callable(factory):
-        return fail("'%s' has no callable '%s'" % (module_name, factory_name))
+        raise UsageError("'%s' has no callable '%s'" % (module_name,
+                                                       factory_name))
     import torch
     torch.manual_seed(0)
     try:
         module = factory()
     except Exception as e:
-        return fail("%s() raised %s: %s" % (factory_name, type(e).__name__,
-                                            e))
+        site = raise_site(e)
+        raise ModuleError("%s() failed%s: %s" % (
+            factory_name, " at " + site if site else "", describe(e)))
     if not isinstance(module, torch.nn.Module):
-        return fail("%s() returned a %s, not an nn.Module" % (
+        raise UsageError("%s() returned a %s, not an nn.Module" % (
             factory_name, type(module).__name__))
+    return module, factory_name
+
+
+def _import(args, argv):
+    from echo.frontend import import_module, parse_input
+    inputs = [parse_input(i) for i in args.input]
+    labels = parse_input(args.labels, "i32" if args.loss == "cross_entropy"
+                         else "f32")
+    module, factory_name = build_module(args.factory)
     start = time.perf_counter()
-    try:
-        imported = import_module(module, inputs, args.loss, labels,
-                                 args.name or factory_name)
-    except UnsupportedError as e:
-        return fail(str(e))
+    imported = import_module(module, inputs, args.loss, labels,
+                             args.name or factory_name)
     header = "// Imported from PyTorch by: python3 -m echo.import_torch %s\n" % (
         " ".join(sys.argv[1:] if argv is None else argv))
     try:
@@ -88,7 +96,8 @@ def main(argv=None):
             f.write(header + imported.text)
         imported.write_weights(args.weights)
     except OSError as e:
-        return fail(str(e))
+        from echo.frontend.errors import UsageError
+        raise UsageError(str(e))
     print("echo.import_torch: %s: %d inputs, labels, %d parameters -> %s, "
           "weights in %s (%.2f s)" % (
               factory_name, len(inputs), len(imported.weights), args.output,

@@ -42,6 +42,7 @@ Only the Python 3 standard library is used.
 
 import inspect
 import math
+import struct
 import sys
 
 __all__ = [
@@ -81,16 +82,24 @@ def tensor_type(shape, dtype="f32"):
     return "tensor<" + "".join("%dx" % d for d in shape) + dtype + ">"
 
 
-def format_float(value):
-    """Formats a float so that MLIR parses it back to the same double.
+def format_float(value, dtype="f64"):
+    """Formats a float so that MLIR parses it back to the same value.
 
     Uses ``%e`` (``5.000000e-01``) and adds digits only when six are not
     enough to round-trip.  MLIR float literals need a decimal point, which
-    the ``%e`` form always has.
+    the ``%e`` form always has.  Infinities and NaNs have no decimal
+    spelling: they are written as MLIR prints them, the bit pattern of the
+    ``dtype`` (``f32`` or ``f64``) in hexadecimal (``0xFF800000`` is an
+    ``f32`` -inf).
     """
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError("cannot emit the non-finite float %r" % value)
+        if dtype == "f32":
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+            return "0x%08X" % bits
+        if dtype != "f64":
+            raise ValueError("no spelling of %r as %s" % (value, dtype))
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
     for digits in range(6, 18):
         text = "%.*e" % (digits, value)
         if float(text) == value:
@@ -257,30 +266,33 @@ class GraphBuilder(object):
 
     def constant(self, value, shape, dtype="f32"):
         """A splat ``arith.constant`` (shared between identical requests)."""
-        key = (float(value), tuple(shape), dtype)
+        text = format_float(value, dtype)
+        key = (text, tuple(shape), dtype)
         if key not in self._constants:
             result = Value(self._fresh(), shape, dtype)
             self._lines.append("  %s = arith.constant dense<%s> : %s" % (
-                result.name, format_float(value), result.type))
+                result.name, text, result.type))
             self._constants[key] = result
         return self._constants[key]
 
     def dense_constant(self, values, shape):
         """An ``f32`` ``arith.constant`` of the row-major ``values``."""
-        values = [float(v) for v in values]
-        _check(len(values) == _num_elements(shape),
-               "dense constant: %d values for shape %s", len(values),
+        values = list(values)
+        texts = [format_float(v, "f32") for v in values]
+        _check(len(texts) == _num_elements(shape),
+               "dense constant: %d values for shape %s", len(texts),
                _shape_str(shape))
-        if len(set(values)) == 1:
+        if len(set(texts)) == 1:
             return self.constant(values[0], shape)
+        values = texts
         result = Value(self._fresh(), shape, "f32")
-        flat = ", ".join(format_float(v) for v in values)
+        flat = ", ".join(values)
         if len(shape) != 1:
             # A flat list of n values is only accepted for rank 1; write
             # the nested form for other ranks.
             def nest(offset, dims):
                 if not dims:
-                    return format_float(values[offset])
+                    return values[offset]
                 step = _num_elements(dims[1:])
                 return "[" + ", ".join(nest(offset + i * step, dims[1:])
                                        for i in range(dims[0])) + "]"

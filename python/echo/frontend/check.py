@@ -21,7 +21,6 @@ importer does (``F.cross_entropy(out.reshape(-1, C), labels.reshape(-1))``).
 """
 
 import argparse
-import importlib
 import os
 import shlex
 import subprocess
@@ -31,7 +30,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from echo.frontend import UnsupportedError, import_module, parse_input
+from echo.frontend import import_module, parse_input
+from echo.frontend.errors import ModuleError, UsageError, describe, report
 
 
 def _draw(inputs, labels, loss, module, classes, seed):
@@ -92,46 +92,48 @@ def main(argv=None):
     p.add_argument("--tolerance", type=float, default=1e-4)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
+    return report("echo.frontend.check", lambda: _check(args))
 
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    module_name, _, factory_name = args.factory.partition(":")
-    factory = getattr(importlib.import_module(module_name), factory_name)
-    torch.manual_seed(0)
-    module = factory()
+
+def _check(args):
+    from echo.import_torch import build_module
     inputs = [parse_input(i) for i in args.input]
     labels = parse_input(args.labels, "i32" if args.loss == "cross_entropy"
                          else "f32")
-    try:
-        imported = import_module(module, inputs, args.loss, labels,
-                                 factory_name)
-    except UnsupportedError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 1
+    module, factory_name = build_module(args.factory)
+    imported = import_module(module, inputs, args.loss, labels,
+                             factory_name)
     os.makedirs(args.work, exist_ok=True)
     model = os.path.join(args.work, "model.mlir")
     with open(model, "w") as f:
         f.write(imported.text)
     data_dir = os.path.join(args.work, "inputs")
     imported.write_weights(data_dir)
-    with torch.no_grad():
-        probe = [torch.from_numpy(d) for d in
-                 _draw(inputs, labels, args.loss, module, 2, args.seed)[:-1]]
-        classes = module(*probe).shape[-1]
-    data = _draw(inputs, labels, args.loss, module, classes, args.seed)
+    try:
+        with torch.no_grad():
+            probe = [torch.from_numpy(d) for d in _draw(
+                inputs, labels, args.loss, module, 2, args.seed)[:-1]]
+            classes = module(*probe).shape[-1]
+        data = _draw(inputs, labels, args.loss, module, classes, args.seed)
+        torch_loss, torch_grads = _torch_step(module, data, args.loss)
+    except Exception as e:
+        raise ModuleError("%s does not run in PyTorch on the drawn data: "
+                          "%s" % (factory_name, describe(e)))
     for i, d in enumerate(data):
         np.save(os.path.join(data_dir, "arg%d.npy" % i), d)
-
-    torch_loss, torch_grads = _torch_step(module, data, args.loss)
     names = [n for n, _ in module.named_parameters()]
     failures = 0
     reference = None
     for strategy in args.strategies.split(","):
         dump = os.path.join(args.work, "dump-" + strategy)
-        run = subprocess.run(
-            shlex.split(args.echo_run) + [model, "--inputs=" + data_dir, "--dump=" + dump,
-             "--steps=1", "--optimizer=none", "--strategy=" + strategy,
-             "--quiet"], capture_output=True, text=True)
+        command = shlex.split(args.echo_run) + [
+            model, "--inputs=" + data_dir, "--dump=" + dump, "--steps=1",
+            "--optimizer=none", "--strategy=" + strategy, "--quiet"]
+        try:
+            run = subprocess.run(command, capture_output=True, text=True)
+        except OSError as e:
+            raise UsageError("--echo-run: cannot run '%s': %s" % (
+                command[0], describe(e)))
         if run.returncode != 0:
             print("%s: echo-run failed:\n%s" % (strategy, run.stderr))
             failures += 1

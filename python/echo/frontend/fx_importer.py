@@ -12,7 +12,8 @@ output, or ``mse``).
 
 What maps (and how):
 
-* modules: Linear, Conv2d (groups 1, no dilation), BatchNorm1d/2d (training
+* modules (``fx_modules``), when they run torch.nn's own forward (a
+  subclass with a forward of its own is traced through): Linear, Conv2d (groups 1, no dilation), BatchNorm1d/2d (training
   mode: batch statistics; running statistics are not tracked), LayerNorm,
   ReLU, Tanh, Sigmoid, GELU(approximate='tanh') (decomposed), Softmax,
   MaxPool2d, AvgPool2d (padding excluded from the count), AdaptiveAvgPool2d
@@ -26,11 +27,16 @@ What maps (and how):
   matmul / @ / bmm, relu, tanh, sigmoid, exp, log, sqrt, softmax, linear,
   dropout, flatten, view / reshape, permute, transpose, t, contiguous,
   unsqueeze, squeeze, cat, stack, chunk, split, slicing with ``[...]``
-  (unit steps), size / shape / dim, sum and mean over dims, pooling and
-  layer_norm functions.
+  (unit steps), size / shape / dim, pooling and layer_norm functions; and,
+  in ``fx_functions``, sum and mean over dims, var / std / var_mean /
+  std_mean (decomposed), conv2d with any weight.
 
-Anything else raises :class:`UnsupportedError` naming the node, its target
-and the source line it was traced from — never a silently different graph.
+Buffers and constants may hold infinities and NaNs (a causal mask of
+-inf): they are emitted in MLIR's hexadecimal spelling.  Anything else
+raises :class:`UnsupportedError` naming the node, its target and the source
+line it was traced from — never a silently different graph; whatever else
+Python raises is reported the same way, as an :class:`ImporterError`
+(``errors``).
 """
 
 import contextlib
@@ -44,29 +50,20 @@ import re
 
 import torch
 import torch.fx
-import torch.nn as nn
 import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp
 
+from echo.frontend import fx_functions
+from echo.frontend.errors import (ImporterError, InternalError, ModuleError,
+                                  UnsupportedError, UsageError, at_node,
+                                  describe, one_line, raise_site)
+from echo.frontend.fx_functions import (normalize_dim as _normalize_dim,
+                                        num_elements as _num, pair as _pair)
+from echo.frontend.fx_modules import MODULES, library_class
 from echo.models import GraphBuilder, ShapeError, Value
 
-__all__ = ["UnsupportedError", "ImportedModel", "import_module",
-           "parse_input"]
-
-
-class UnsupportedError(ValueError):
-    """A module, function or argument Echo cannot express."""
-
-
-# Modules the tracer keeps whole (the importer decomposes them itself).
-# torch.nn's other modules are leaves too (fx's default), and are reported
-# as unsupported when the graph calls them.
-_LEAVES = (nn.Linear, nn.Conv2d, nn.BatchNorm1d, nn.BatchNorm2d,
-           nn.LayerNorm, nn.ReLU, nn.Tanh, nn.Sigmoid, nn.GELU, nn.Softmax,
-           nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.Dropout,
-           nn.Embedding, nn.Flatten, nn.Identity, nn.LSTM, nn.GRU,
-           nn.MultiheadAttention, nn.TransformerEncoderLayer,
-           nn.TransformerEncoder)
+__all__ = ["ImporterError", "UnsupportedError", "ImportedModel",
+           "import_module", "library_class", "parse_input"]
 
 
 class _Proxy(torch.fx.Proxy):
@@ -99,7 +96,21 @@ class _Tracer(torch.fx.Tracer):
         return _Proxy(node, self)
 
     def is_leaf_module(self, m, qualname):
-        return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
+        if library_class(m) is not None:
+            return True
+        if any(base in MODULES for base in type(m).__mro__):
+            return False  # a forward of its own: traced through
+        return super().is_leaf_module(m, qualname)
+
+
+class _ShapeProp(ShapeProp):
+    """fx's ShapeProp, remembering the node it runs (errors name it)."""
+
+    node = None
+
+    def run_node(self, n):
+        self.node = n
+        return super().run_node(n)
 
 
 _DTYPES = {"f32": ("f32", torch.float32), "float32": ("f32", torch.float32),
@@ -111,7 +122,7 @@ def parse_input(text, default_dtype="f32"):
     shape_text, _, dtype = text.partition(":")
     dtype = dtype or default_dtype
     if dtype not in _DTYPES:
-        raise UnsupportedError(
+        raise UsageError(
             "'%s': dtype '%s' is not one of f32, i32 (Echo's data and id "
             "types)" % (text, dtype))
     parts = [p for p in re.split(r"[x,]", shape_text.strip()) if p]
@@ -120,7 +131,7 @@ def parse_input(text, default_dtype="f32"):
     except ValueError:
         shape = ()
     if not parts or not shape or any(d < 1 for d in shape):
-        raise UnsupportedError(
+        raise UsageError(
             "'%s': a shape is dimensions >= 1 separated by 'x' (e.g. "
             "2x3x32x32:f32)" % text)
     return shape, _DTYPES[dtype][0]
@@ -149,63 +160,6 @@ class ImportedModel(object):
                     np.ascontiguousarray(array, dtype=np.float32))
 
 
-_TOOL_FILES = (os.sep + os.path.join("torch", "fx") + os.sep,
-               os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen ")
-
-
-def _source_line(node):
-    """The innermost frame of the traced stack outside torch.fx and the
-    importer: the line of the user's module (or of torch.nn's container)
-    that made the node."""
-    trace = getattr(node, "stack_trace", None) or node.meta.get(
-        "stack_trace")
-    if not trace:
-        return "an unknown source line"
-    lines = [l.strip() for l in trace.strip().splitlines()]
-    for index, line in enumerate(lines):
-        match = re.match(r'File "([^"]+)", line (\d+)', line)
-        if not match or any(t in match.group(1) for t in _TOOL_FILES):
-            continue
-        code = ""
-        if index + 1 < len(lines) and not lines[index + 1].startswith(
-                "File "):
-            code = ": " + lines[index + 1]
-        return "%s:%s%s" % (match.group(1), match.group(2), code)
-    return "an unknown source line"
-
-
-def _target_name(node, root):
-    if node.op == "call_module":
-        module = root.get_submodule(node.target)
-        return "%s (%s)" % (node.target, type(module).__name__)
-    if node.op == "call_method":
-        return "Tensor.%s" % node.target
-    target = node.target
-    if callable(target):
-        module = getattr(target, "__module__", None) or ""
-        name = getattr(target, "__name__", repr(target))
-        return "%s.%s" % (module, name) if module else name
-    return str(target)
-
-
-def _normalize_dim(dim, rank):
-    dim = int(dim)
-    if not -rank <= dim < max(rank, 1):
-        raise ShapeError("dim %d out of range for rank %d" % (dim, rank))
-    return dim + rank if dim < 0 else dim
-
-
-def _pair(v):
-    return (int(v), int(v)) if isinstance(v, int) else tuple(int(x) for x in v)
-
-
-def _num(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 class _Importer(object):
     def __init__(self, module, inputs, loss, labels, name):
         self.module = module
@@ -222,11 +176,10 @@ class _Importer(object):
     # -- errors ---------------------------------------------------------------
 
     def unsupported(self, reason):
-        node = self.node
-        raise UnsupportedError(
-            "node '%s' (%s %s) at %s: %s" % (
-                node.name, node.op, _target_name(node, self.gm),
-                _source_line(node), reason))
+        if self.node is None:
+            raise UnsupportedError("%s: %s" % (type(self.module).__name__,
+                                               reason))
+        raise UnsupportedError(at_node(self.node, self.gm, reason))
 
     def require(self, condition, reason):
         if not condition:
@@ -239,12 +192,18 @@ class _Importer(object):
         try:
             graph = tracer.trace(self.module)
         except Exception as e:  # fx raises TraceError, TypeError, ...
-            raise UnsupportedError(
-                "torch.fx cannot trace %s: %s: %s\nEcho imports one static "
-                "graph: Python control flow on tensor values (if, while, "
-                "for over a tensor, bool(tensor)) cannot be traced; make it "
-                "depend on Python values or module attributes instead" % (
-                    type(self.module).__name__, type(e).__name__, e))
+            name = type(self.module).__name__
+            site = raise_site(e)
+            where = " at " + site if site else ""
+            if isinstance(e, torch.fx.proxy.TraceError):
+                raise UnsupportedError(
+                    "torch.fx cannot trace %s%s: %s (Echo imports one "
+                    "static graph: Python control flow on tensor values "
+                    "(if, while, for over a tensor, bool(tensor)) cannot be "
+                    "traced; make it depend on Python values or module "
+                    "attributes instead)" % (name, where, describe(e)))
+            raise ModuleError("torch.fx cannot trace %s%s: %s" % (
+                name, where, describe(e)))
         self.gm = torch.fx.GraphModule(tracer.root, graph,
                                        type(self.module).__name__)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
@@ -262,22 +221,19 @@ class _Importer(object):
                 examples.append(torch.randn(shape, generator=generator))
             else:
                 examples.append(torch.zeros(shape, dtype=torch.int32))
+        prop = _ShapeProp(self.gm)
         try:
             # ShapeProp prints the traceback of a failing node itself.
             with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
-                ShapeProp(self.gm).propagate(*examples)
+                prop.propagate(*examples)
         except Exception as e:
-            # The innermost exception of the chain says what went wrong
-            # (fx wraps it in messages that repeat the whole stack).
-            cause = e
-            while cause.__cause__ or cause.__context__:
-                cause = cause.__cause__ or cause.__context__
-            raise UnsupportedError(
-                "%s does not run on inputs %s: %s: %s" % (
-                    type(self.module).__name__,
-                    ", ".join("%s:%s" % ("x".join(map(str, s)), d)
-                              for s, d in self.inputs),
-                    type(cause).__name__, cause))
+            reason = "%s does not run on inputs %s: %s" % (
+                type(self.module).__name__,
+                ", ".join("%s:%s" % ("x".join(map(str, s)), d)
+                          for s, d in self.inputs), describe(e))
+            if prop.node is None:
+                raise ModuleError(reason)
+            raise ModuleError(at_node(prop.node, self.gm, reason))
 
     # -- values ---------------------------------------------------------------
 
@@ -375,22 +331,6 @@ class _Importer(object):
             else:
                 operands.append(self.g.constant(float(v), shape))
         return getattr(self.g, name)(*operands)
-
-    def reduce(self, x, dims, keepdim, mean):
-        x = self.tensor(x)
-        if dims is None:
-            dims = list(range(x.rank))
-        elif isinstance(dims, int):
-            dims = [dims]
-        dims = sorted(set(_normalize_dim(d, x.rank) for d in dims))
-        y = self.g.reduce_sum(x, dims)
-        if mean:
-            count = _num([x.shape[d] for d in dims])
-            y = self.g.mul(y, self.g.constant(1.0 / count, y.shape))
-        if keepdim:
-            y = self.g.reshape(y, [1 if i in dims else d
-                                   for i, d in enumerate(x.shape)])
-        return y
 
     def matmul(self, a, b):
         a, b = self.tensor(a), self.tensor(b)
@@ -637,307 +577,11 @@ class _Importer(object):
     # -- modules --------------------------------------------------------------
 
     def call_module(self, node, m, args, kwargs):
-        prefix = node.target
-        g = self.g
-        if isinstance(m, nn.Linear):
-            return self.linear(args[0], self.param(prefix + ".weight"),
-                               self.module_param(prefix, "bias"))
-        if isinstance(m, nn.Conv2d):
-            self.require(m.groups == 1, "groups=%d" % m.groups)
-            self.require(_pair(m.dilation) == (1, 1),
-                         "dilation %s" % (m.dilation,))
-            self.require(m.padding_mode == "zeros",
-                         "padding_mode '%s'" % m.padding_mode)
-            self.require(not isinstance(m.padding, str),
-                         "padding '%s' (give the padding in numbers)" %
-                         (m.padding,))
-            y = g.conv2d(self.tensor(args[0]), self.param(prefix + ".weight"),
-                         _pair(m.stride), _pair(m.padding))
-            bias = self.module_param(prefix, "bias")
-            if bias is not None:
-                y = g.add(y, g.broadcast(bias, y.shape, [0, 2, 3]))
-            return y
-        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
-            self.require(m.training or not m.track_running_stats,
-                         "BatchNorm in eval mode (Echo's batch_norm uses "
-                         "batch statistics: call model.train())")
-            x = self.tensor(args[0])
-            c = x.shape[1]
-            gamma = self.module_param(prefix, "weight", [c], 1.0)
-            beta = self.module_param(prefix, "bias", [c], 0.0)
-            if x.rank == 3:
-                y = g.batch_norm(g.reshape(x, list(x.shape) + [1]), gamma,
-                                 beta, m.eps)
-                return g.reshape(y, x.shape)
-            self.require(x.rank in (2, 4), "batch norm of %s" % x.type)
-            return g.batch_norm(x, gamma, beta, m.eps)
-        if isinstance(m, nn.LayerNorm):
-            shape = list(m.normalized_shape)
-            return self.layer_norm(args[0], shape,
-                                   self.module_param(prefix, "weight"),
-                                   self.module_param(prefix, "bias"), m.eps)
-        if isinstance(m, nn.ReLU):
-            return g.relu(self.tensor(args[0]))
-        if isinstance(m, nn.Tanh):
-            return g.tanh(self.tensor(args[0]))
-        if isinstance(m, nn.Sigmoid):
-            return g.sigmoid(self.tensor(args[0]))
-        if isinstance(m, nn.GELU):
-            return self.gelu(args[0], m.approximate)
-        if isinstance(m, nn.Softmax):
-            return self.softmax(args[0], m.dim)
-        if isinstance(m, nn.MaxPool2d):
-            return self.pool("max_pool2d", args[0], m.kernel_size, m.stride,
-                             m.padding, m.ceil_mode, dilation=m.dilation,
-                             return_indices=m.return_indices)
-        if isinstance(m, nn.AvgPool2d):
-            return self.pool("avg_pool2d", args[0], m.kernel_size, m.stride,
-                             m.padding, m.ceil_mode, m.count_include_pad,
-                             m.divisor_override)
-        if isinstance(m, nn.AdaptiveAvgPool2d):
-            return self.adaptive_avg_pool(args[0], m.output_size)
-        if isinstance(m, nn.Dropout):
-            return self.dropout(args[0], m.p, m.training)
-        if isinstance(m, nn.Embedding):
-            self.require(m.padding_idx is None,
-                         "padding_idx (PyTorch zeroes that row's gradient; "
-                         "Echo does not)")
-            self.require(m.max_norm is None, "max_norm")
-            ids = self.tensor(args[0])
-            self.require(ids.dtype == "i32", "embedding ids of type %s "
-                         "(give the input as i32)" % ids.type)
-            return g.embedding(ids, self.param(prefix + ".weight"))
-        if isinstance(m, nn.Flatten):
-            return self.flatten(args[0], m.start_dim, m.end_dim)
-        if isinstance(m, nn.Identity):
-            return self.tensor(args[0])
-        if isinstance(m, (nn.LSTM, nn.GRU)):
-            return self.recurrent(m, prefix, args, kwargs)
-        if isinstance(m, nn.MultiheadAttention):
-            return self.attention(node, m, prefix, args, kwargs)
-        if isinstance(m, nn.TransformerEncoderLayer):
-            self.no_masks(args[1:], kwargs)
-            return self.encoder_layer(m, prefix, self.tensor(args[0]))
-        if isinstance(m, nn.TransformerEncoder):
-            self.no_masks(args[1:], kwargs)
-            x = self.tensor(args[0])
-            for i, layer in enumerate(m.layers):
-                x = self.encoder_layer(layer, "%s.layers.%d" % (prefix, i), x)
-            if m.norm is not None:
-                x = self.call_norm(m.norm, prefix + ".norm", x)
-            return x
-        self.unsupported("Echo has no mapping for %s" % type(m).__name__)
-
-    def no_masks(self, args, kwargs):
-        for a in list(args) + list(kwargs.values()):
-            self.require(a is None or isinstance(a, bool),
-                         "attention masks are not supported")
-
-    def call_norm(self, m, prefix, x):
-        self.require(isinstance(m, nn.LayerNorm), "a %s as the norm" %
-                     type(m).__name__)
-        return self.layer_norm(x, list(m.normalized_shape),
-                               self.module_param(prefix, "weight"),
-                               self.module_param(prefix, "bias"), m.eps)
-
-    def recurrent(self, m, prefix, args, kwargs):
-        g = self.g
-        lstm = isinstance(m, nn.LSTM)
-        self.require(not lstm or m.proj_size == 0, "proj_size")
-        self.require(m.bias, "bias=False")
-        self.require(m.dropout == 0 or not m.training or m.num_layers == 1,
-                     "dropout between layers")
-        x = self.tensor(args[0])
-        self.require(x.rank == 3, "a %s input of %s (Echo takes batched "
-                     "sequences)" % (type(m).__name__, x.type))
-        hx = args[1] if len(args) > 1 else kwargs.get("hx")
-        hx = self.value(hx)
-        if m.batch_first:
-            batch, steps = x.shape[0], x.shape[1]
-        else:
-            steps, batch = x.shape[0], x.shape[1]
-        hidden = m.hidden_size
-        dirs = 2 if m.bidirectional else 1
-        state_shape = [m.num_layers * dirs, batch, hidden]
-
-        def initial(i):
-            if hx is None:
-                return g.zeros([batch, hidden])
-            states = hx if not lstm else hx[i]
-            self.require(isinstance(states, Value) and
-                         list(states.shape) == state_shape,
-                         "initial states of shape %s expected" % state_shape)
-            return states
-        h0 = initial(0)
-        c0 = initial(1) if lstm else None
-
-        def state(v, k):
-            if v.rank == 2:
-                return v
-            return g.reshape(g.slice(v, [k, 0, 0], [1, batch, hidden]),
-                             [batch, hidden])
-
-        inputs = [self.getitem_step(x, t, m.batch_first)
-                  for t in range(steps)]
-        finals_h, finals_c = [], []
-        for layer in range(m.num_layers):
-            outs_by_dir = []
-            for d in range(dirs):
-                sfx = "_l%d%s" % (layer, "_reverse" if d else "")
-                w_ih = self.param("%s.weight_ih%s" % (prefix, sfx))
-                w_hh = self.param("%s.weight_hh%s" % (prefix, sfx))
-                b_ih = self.param("%s.bias_ih%s" % (prefix, sfx))
-                b_hh = self.param("%s.bias_hh%s" % (prefix, sfx))
-                k = layer * dirs + d
-                h = state(h0, k)
-                c = state(c0, k) if lstm else None
-                order = range(steps - 1, -1, -1) if d else range(steps)
-                outs = [None] * steps
-                for t in order:
-                    gi = g.linear(inputs[t], w_ih, b_ih)
-                    gh = g.linear(h, w_hh, b_hh)
-                    if lstm:
-                        z = g.add(gi, gh)
-                        part = lambda j: g.slice(z, [0, j * hidden],
-                                                 [batch, hidden])
-                        i_g, f_g = g.sigmoid(part(0)), g.sigmoid(part(1))
-                        c_g, o_g = g.tanh(part(2)), g.sigmoid(part(3))
-                        c = g.add(g.mul(f_g, c), g.mul(i_g, c_g))
-                        h = g.mul(o_g, g.tanh(c))
-                    else:
-                        pi = lambda j: g.slice(gi, [0, j * hidden],
-                                               [batch, hidden])
-                        ph = lambda j: g.slice(gh, [0, j * hidden],
-                                               [batch, hidden])
-                        r = g.sigmoid(g.add(pi(0), ph(0)))
-                        z = g.sigmoid(g.add(pi(1), ph(1)))
-                        n = g.tanh(g.add(pi(2), g.mul(r, ph(2))))
-                        one = g.constant(1.0, [batch, hidden])
-                        h = g.add(g.mul(g.sub(one, z), n), g.mul(z, h))
-                    outs[t] = h
-                outs_by_dir.append(outs)
-                finals_h.append(h)
-                if lstm:
-                    finals_c.append(c)
-            if dirs == 1:
-                inputs = outs_by_dir[0]
-            else:
-                inputs = [g.concat([outs_by_dir[0][t], outs_by_dir[1][t]], 1)
-                          for t in range(steps)]
-        axis = 1 if m.batch_first else 0
-        output = g.concat([g.reshape(o, [batch, 1, o.shape[1]] if axis == 1
-                                     else [1, batch, o.shape[1]])
-                           for o in inputs], axis)
-
-        def stacked(vs):
-            return g.concat([g.reshape(v, [1, batch, hidden]) for v in vs], 0)
-        h_n = stacked(finals_h)
-        if lstm:
-            return (output, (h_n, stacked(finals_c)))
-        return (output, h_n)
-
-    def getitem_step(self, x, t, batch_first):
-        g = self.g
-        if batch_first:
-            step = g.slice(x, [0, t, 0], [x.shape[0], 1, x.shape[2]])
-        else:
-            step = g.slice(x, [t, 0, 0], [1, x.shape[1], x.shape[2]])
-        return g.reshape(step, [x.shape[0] if batch_first else x.shape[1],
-                                x.shape[2]])
-
-    def attention(self, node, m, prefix, args, kwargs):
-        names = ["query", "key", "value", "key_padding_mask", "need_weights",
-                 "attn_mask", "average_attn_weights"]
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        self.require(bound.get("key_padding_mask") is None and
-                     bound.get("attn_mask") is None,
-                     "attention masks are not supported")
-        self.require(m._qkv_same_embed_dim, "kdim/vdim other than embed_dim")
-        self.require(m.bias_k is None and not m.add_zero_attn,
-                     "add_bias_kv / add_zero_attn")
-        q, k, v = (self.tensor(bound[n]) for n in ("query", "key", "value"))
-        need = bound.get("need_weights", True)
-        average = bound.get("average_attn_weights", True)
-        wanted = any(u.op == "call_function" and u.target is operator.getitem
-                     and u.args[1] == 1 for u in node.users)
-        out, weights = self.mha(m, prefix, q, k, v, need and wanted, average)
-        return (out, weights)
-
-    def mha(self, m, prefix, q, k, v, weights=False, average=True):
-        g = self.g
-        e, heads = m.embed_dim, m.num_heads
-        dh = e // heads
-        w = self.param(prefix + ".in_proj_weight")
-        b = self.module_param(prefix, "in_proj_bias")
-
-        def to_batch_major(x):  # [T,B,E] -> [B,T,E] unless batch_first
-            return x if m.batch_first else g.transpose(x, [1, 0, 2])
-        q, k, v = to_batch_major(q), to_batch_major(k), to_batch_major(v)
-        bsz, tq, tk = q.shape[0], q.shape[1], k.shape[1]
-
-        def project(x, j):
-            wj = g.slice(w, [j * e, 0], [e, e])
-            bj = g.slice(b, [j * e], [e]) if b is not None else None
-            return self.linear(x, wj, bj)
-
-        def heads_major(x, t):  # [B,T,E] -> [B*H,T,dh]
-            x = g.reshape(x, [bsz, t, heads, dh])
-            return g.reshape(g.transpose(x, [0, 2, 1, 3]),
-                             [bsz * heads, t, dh])
-        qh = heads_major(project(q, 0), tq)
-        kh = heads_major(project(k, 1), tk)
-        vh = heads_major(project(v, 2), tk)
-        qh = g.mul(qh, g.constant(1.0 / math.sqrt(dh), qh.shape))
-        scores = g.batch_matmul(qh, kh, transpose_b=True)
-        probs = g.softmax(scores, 2)
-        probs_used = self.dropout(probs, m.dropout, m.training)
-        ctx = g.batch_matmul(probs_used, vh)  # [B*H,Tq,dh]
-        ctx = g.reshape(g.transpose(g.reshape(ctx, [bsz, heads, tq, dh]),
-                                    [0, 2, 1, 3]), [bsz, tq, e])
-        out = self.linear(ctx, self.param(prefix + ".out_proj.weight"),
-                          self.module_param(prefix + ".out_proj", "bias"))
-        if not m.batch_first:
-            out = g.transpose(out, [1, 0, 2])
-        attn = None
-        if weights:
-            attn = g.reshape(probs, [bsz, heads, tq, tk])
-            if average:
-                attn = g.mul(g.reduce_sum(attn, [1]),
-                             g.constant(1.0 / heads, [bsz, tq, tk]))
-        return out, attn
-
-    def encoder_layer(self, layer, prefix, x):
-        g = self.g
-        act = layer.activation
-        if act is F.relu or isinstance(act, nn.ReLU):
-            activation = g.relu
-        elif act is F.gelu or isinstance(act, nn.GELU):
-            approx = getattr(act, "approximate", "none")
-            activation = lambda v: self.gelu(v, approx)
-        else:
-            self.unsupported("the activation %r" % (act,))
-
-        def sa(v):
-            out, _ = self.mha(layer.self_attn, prefix + ".self_attn", v, v, v)
-            return self.dropout(out, layer.dropout1.p, layer.training)
-
-        def ff(v):
-            h = self.linear(v, self.param(prefix + ".linear1.weight"),
-                            self.param(prefix + ".linear1.bias"))
-            h = self.dropout(activation(h), layer.dropout.p, layer.training)
-            h = self.linear(h, self.param(prefix + ".linear2.weight"),
-                            self.param(prefix + ".linear2.bias"))
-            return self.dropout(h, layer.dropout2.p, layer.training)
-
-        def norm(i, v):
-            return self.call_norm(getattr(layer, "norm%d" % i),
-                                  "%s.norm%d" % (prefix, i), v)
-        if layer.norm_first:
-            x = g.add(x, sa(norm(1, x)))
-            return g.add(x, ff(norm(2, x)))
-        x = norm(1, g.add(x, sa(x)))
-        return norm(2, g.add(x, ff(x)))
+        cls = library_class(m)
+        if cls is None:
+            self.unsupported("Echo has no mapping for %s" % type(m).__name__)
+        handler = MODULES[cls][0]
+        return handler(self, node, m, node.target, args, kwargs)
 
     # -- functions and methods ----------------------------------------------
 
@@ -948,6 +592,9 @@ class _Importer(object):
             args[i] if len(args) > i else kwargs.get(name, default))
         key = target if isinstance(target, str) else getattr(
             target, "__name__", None)
+        result = fx_functions.call(self, target, key, args, kwargs)
+        if result is not NotImplemented:
+            return result
         if target in (operator.add, torch.add) or key in ("add", "__add__"):
             self.require(a(2, "alpha", 1) == 1, "add with alpha")
             return self.binary("add", args[0], args[1])
@@ -1050,9 +697,6 @@ class _Importer(object):
             return self.split(args[0], a(1, "split_size_or_sections",
                                          kwargs.get("split_size")),
                               a(2, "dim", 0))
-        if key in ("sum", "mean"):
-            return self.reduce(args[0], a(1, "dim"), a(2, "keepdim", False),
-                               key == "mean")
         if target is operator.getitem:
             return self.getitem(args[0], self.value(args[1]))
         if target is getattr:
@@ -1119,16 +763,13 @@ class _Importer(object):
                 break
             args = self.value(node.args)
             kwargs = self.value(node.kwargs)
-            try:
-                if node.op == "get_attr":
-                    result = self.get_attr(node)
-                elif node.op == "call_module":
-                    m = self.gm.get_submodule(node.target)
-                    result = self.call_module(node, m, args, kwargs)
-                else:
-                    result = self.call(node, node.target, args, kwargs)
-            except ShapeError as e:
-                self.unsupported(str(e))
+            if node.op == "get_attr":
+                result = self.get_attr(node)
+            elif node.op == "call_module":
+                m = self.gm.get_submodule(node.target)
+                result = self.call_module(node, m, args, kwargs)
+            else:
+                result = self.call(node, node.target, args, kwargs)
             self.check_shape(node, result)
             self.env[node] = result
         self.node = None
@@ -1216,5 +857,21 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
         raise UnsupportedError("the labels' shape is needed (--labels)")
     module.train()
     importer = _Importer(module, inputs, loss, labels, _sanitize(name))
-    text, weights = importer.run()
+    try:
+        text, weights = importer.run()
+    except ImporterError:
+        raise
+    except Exception as e:
+        # Whatever Python raised inside is reported at the node being
+        # mapped: a shape Echo's ops reject is unsupported; anything else
+        # is the importer's own failure, with its line.
+        if isinstance(e, ShapeError):
+            error, reason = UnsupportedError, one_line(e)
+        else:
+            site = raise_site(e, user=False)
+            error, reason = InternalError, "internal error: %s%s" % (
+                describe(e), " (at %s)" % site if site else "")
+        if importer.node is None:
+            raise error("%s: %s" % (type(module).__name__, reason))
+        raise error(at_node(importer.node, importer.gm, reason))
     return ImportedModel(text, weights, len(inputs) + 1, _sanitize(name))

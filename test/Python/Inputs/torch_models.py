@@ -123,6 +123,98 @@ def vision_mix():
     return VisionMix()
 
 
+# -- subclasses of torch.nn modules with their own forward -------------------
+# The importer maps a module onto an Echo op only when its forward is
+# torch.nn's own; these are traced through instead.
+
+class ConvNeXtStem(nn.Module):
+    """torchvision's LayerNorm2d (an nn.LayerNorm that normalizes the
+    channels of NCHW: permute, layer_norm, permute back).  Width ==
+    channels, so normalizing the last dim instead would fit the shapes."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+        self.norm = torchvision.models.convnext.LayerNorm2d(c)
+        self.head = nn.Linear(c * 8 * 8, 10)
+        with torch.no_grad():  # not the identity: gamma and beta matter
+            self.norm.weight.normal_(1.0, 0.5)
+            self.norm.bias.normal_(0.0, 0.5)
+
+    def forward(self, x):  # x: [N, 8, 8, 8]
+        return self.head(torch.flatten(F.relu(self.norm(self.conv(x))), 1))
+
+
+def convnext_stem():
+    return ConvNeXtStem()
+
+
+class StdConv2d(nn.Conv2d):
+    """A weight-standardized convolution (BiT's StdConv2d)."""
+
+    def __init__(self, *args, eps=1e-6, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.eps = eps
+
+    def forward(self, x):
+        w = self.weight
+        mean = w.mean(dim=(1, 2, 3), keepdim=True)
+        var = torch.var(w, dim=[1, 2, 3], keepdim=True, unbiased=False)
+        w = (w - mean) / torch.sqrt(var + self.eps)
+        return F.conv2d(x, w, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+def std_conv():
+    return nn.Sequential(StdConv2d(3, 8, 3, padding=1), nn.ReLU(),
+                         StdConv2d(8, 4, 3, stride=2, bias=False),
+                         nn.Flatten(), nn.Linear(4 * 3 * 3, 10))
+
+
+class LoRALinear(nn.Linear):
+    """nn.Linear plus a low-rank update x A^T B^T * scale (LoRA)."""
+
+    def __init__(self, in_features, out_features, rank=2, alpha=4.0):
+        super().__init__(in_features, out_features)
+        # B is nonzero so that A's gradient is too.
+        self.lora_A = nn.Parameter(torch.randn(rank, in_features) * 0.3)
+        self.lora_B = nn.Parameter(torch.randn(out_features, rank) * 0.3)
+        self.scale = alpha / rank
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias) + \
+            (x @ self.lora_A.t() @ self.lora_B.t()) * self.scale
+
+
+def lora_mlp():
+    return nn.Sequential(LoRALinear(16, 32), nn.Tanh(), LoRALinear(32, 10))
+
+
+# -- non-finite constants -----------------------------------------------------
+
+class CausalAttention(nn.Module):
+    """One head of causal self-attention written with matmuls: the mask is a
+    buffer holding -inf above the diagonal, added to the scores."""
+
+    def __init__(self, vocab=20, d=16, steps=6):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, vocab)
+        self.d = d
+        self.register_buffer(
+            "mask", nn.Transformer.generate_square_subsequent_mask(steps))
+
+    def forward(self, ids):  # ids: [B, T]
+        q, k, v = self.qkv(self.emb(ids)).chunk(3, dim=-1)
+        scores = q @ k.transpose(1, 2) / self.d ** 0.5 + self.mask
+        return self.out(torch.softmax(scores, dim=-1) @ v)
+
+
+def causal_attention():
+    return CausalAttention()
+
+
 # -- modules the importer refuses ---------------------------------------------
 
 class WithConv1d(nn.Module):
@@ -160,3 +252,62 @@ def erf_gelu():
 
 def not_a_module():
     return 42
+
+
+# -- hostile modules: each is one error line, never a traceback ---------------
+
+class Raises(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        raise ValueError("this module is not ready")
+
+
+def raises():
+    return Raises()
+
+
+class Cumsum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.cumsum(x, 1))
+
+
+def cumsum():
+    return Cumsum()
+
+
+class GatedLinear(nn.Linear):
+    """An nn.Linear subclass whose forward branches on a tensor value."""
+
+    def forward(self, x):
+        if x.mean() > 0:
+            return super().forward(x)
+        return super().forward(-x)
+
+
+def gated_linear():
+    return nn.Sequential(GatedLinear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+
+
+class CatOfSplit(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        # torch.cat of a traced split: fx hands cat a Proxy, not a tuple.
+        return self.fc(torch.cat(x.split(2, 1), 1))
+
+
+def cat_of_split():
+    return CatOfSplit()
+
+
+def broken_factory():
+    return nn.Linear(4, -1)
