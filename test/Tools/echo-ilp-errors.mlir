@@ -6,6 +6,8 @@
 // RUN: echo-opt %s --echo-autodiff --echo-recompute=strategy=mirror | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=REWRITTEN
 // RUN: echo "func.func @f(" | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: echo-ilp %s --budget=0.9 --function=tiny | FileCheck %s --check-prefix=TINY
+// RUN: echo-ilp --help | FileCheck %s --check-prefix=HELP
+// RUN: echo-ilp --help-hidden | FileCheck %s --check-prefix=HIDDEN
 // RUN: not echo-ilp %s --budget=0.9 -o %t/missing/dir/out.json 2>&1 | FileCheck %s --check-prefix=OUTPUT
 
 // NOTHING: echo-ilp: nothing to solve: give --budget=<b> or --min-peak
@@ -18,6 +20,11 @@
 // Nothing recomputed in two layers frees 10% of the peak.
 // TINY: 23965 | infeasible
 // OUTPUT: echo-ilp: {{.+}}
+// --help lists echo-ilp's options, not LLVM's; --help-hidden lists both.
+// HELP: echo-ilp options:
+// HELP: --time-limit=<number> - Seconds the solver may take per solve
+// HELP-NOT: amdgpu
+// HIDDEN: amdgpu
 
 func.func @tiny(%x: tensor<64x16xf32>, %t: tensor<64x16xf32>,
                 %w0: tensor<16x16xf32> {echo.param},
