@@ -9,7 +9,9 @@
 // of each training step at each budget with COIN-OR CBC, and puts the
 // budget strategy's plan beside every solution. The input is a model (SPEC.md
 // convention; echo-autodiff builds its steps) or steps echo-autodiff built.
-// A thin main over compareBudgetWithILP.
+// Each solve stops at --time-limit (60 s by default); what is being solved
+// and how each solve ended is said on stderr. A thin main over
+// compareBudgetWithILP.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +27,11 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <cmath>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -50,8 +55,8 @@ static cl::opt<bool> minPeakOpt(
     cl::cat(ilpCategory));
 static cl::opt<double> timeLimitOpt(
     "time-limit",
-    cl::desc("Seconds the solver may take per solve (the best solution "
-             "found by then is reported as feasible)"),
+    cl::desc("Seconds (wall clock) the solver may take per solve; the best "
+             "solution found by then is reported as feasible"),
     cl::init(60.0), cl::cat(ilpCategory));
 static cl::opt<std::string>
     functionOpt("function", cl::desc("Only the training step of this name"),
@@ -83,12 +88,15 @@ int main(int argc, char **argv) {
                     "--min-peak\n";
     return 1;
   }
-  if (!(timeLimitOpt > 0)) {
-    llvm::errs() << "echo-ilp: --time-limit must be positive\n";
+  if (!std::isfinite(timeLimitOpt) || !(timeLimitOpt > 0)) {
+    llvm::errs() << "echo-ilp: --time-limit must be a positive number of "
+                    "seconds, got "
+                 << llvm::format("%g", timeLimitOpt.getValue()) << "\n";
     return 1;
   }
   options.minPeak = minPeakOpt;
   options.solver.timeLimitSeconds = timeLimitOpt;
+  options.log = &llvm::errs();
 
   DialectRegistry registry;
   registerAllDialects(registry);
