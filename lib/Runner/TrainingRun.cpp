@@ -32,6 +32,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -66,6 +67,11 @@ public:
 private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
+
+/// `x` as the command line would spell it (0.1, 1e-05, inf).
+std::string formatNumber(double x) {
+  return llvm::formatv("{0}", llvm::format("%g", x));
+}
 
 double median(SmallVector<double> v) {
   if (v.empty())
@@ -174,6 +180,20 @@ LogicalResult TrainingRun::checkOptions() {
                  "differences are computed in f64)");
   if (options.optLevel > 3)
     return error("--opt-level must be 0 to 3");
+  // Numbers the option parsers accept but a run cannot use: no step to run,
+  // and (for other drivers than echo-run's parsers) non-finite values,
+  // which would train to non-finite parameters or pass every check.
+  if (options.steps < 1)
+    return error("--steps must be at least 1");
+  if (!(std::isfinite(options.lr) && options.lr >= 0))
+    return error("--lr must be a finite number >= 0, got " +
+                 formatNumber(options.lr));
+  if (!(std::isfinite(options.tolerance) && options.tolerance > 0))
+    return error("--tolerance must be a finite number > 0, got " +
+                 formatNumber(options.tolerance));
+  if (!std::isfinite(options.linkBandwidth))
+    return error("--link-bandwidth must be finite, got " +
+                 formatNumber(options.linkBandwidth));
   if (options.checkGradients && options.optimizer == Optimizer::Sgd)
     return error("--check-gradients needs --optimizer=none (the step must "
                  "return gradients)");

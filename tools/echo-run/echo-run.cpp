@@ -32,12 +32,47 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
 /// echo-run's own options: --help shows these only (LLVM's stay under
 /// --help-hidden).
 static cl::OptionCategory runCategory("echo-run options");
+
+namespace {
+/// A string option that, when given, must not be empty: `--budget=` or
+/// `--report=` with an unset shell variable would otherwise be taken as
+/// "not given" and silently do nothing.
+class NonEmptyParser : public cl::parser<std::string> {
+public:
+  using cl::parser<std::string>::parser;
+  bool parse(cl::Option &o, StringRef name, StringRef arg, std::string &value) {
+    if (arg.empty())
+      return o.error("the value is empty");
+    value = arg.str();
+    return false;
+  }
+};
+
+/// A floating-point option that must be finite: `inf` and `nan` parse as
+/// doubles but are never a learning rate, a tolerance or a bandwidth.
+class FiniteParser : public cl::parser<double> {
+public:
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &o, StringRef name, StringRef arg, double &value) {
+    if (cl::parser<double>::parse(o, name, arg, value))
+      return true;
+    if (!std::isfinite(value))
+      return o.error("'" + arg + "' is not a finite number");
+    return false;
+  }
+};
+
+using StringOpt = cl::opt<std::string, false, NonEmptyParser>;
+using FiniteOpt = cl::opt<double, false, FiniteParser>;
+} // namespace
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<model.mlir>"),
@@ -56,14 +91,14 @@ static cl::opt<echo::Target>
 #ifndef ECHO_CUDA_RUNTIME_PATH
 #define ECHO_CUDA_RUNTIME_PATH ""
 #endif
-static cl::opt<std::string>
+static StringOpt
     cudaRuntimeOpt("cuda-runtime",
                    cl::desc("The Echo CUDA runtime library for --target=cuda"),
                    cl::init(ECHO_CUDA_RUNTIME_PATH), cl::cat(runCategory));
 #ifndef ECHO_CPU_RUNTIME_PATH
 #define ECHO_CPU_RUNTIME_PATH ""
 #endif
-static cl::opt<std::string> cpuRuntimeOpt(
+static StringOpt cpuRuntimeOpt(
     "cpu-runtime",
     cl::desc("The Echo CPU runtime library (OpenBLAS/oneDNN calls) for "
              "--target=cpu with library calls"),
@@ -79,7 +114,7 @@ static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
 static cl::opt<uint64_t> seedOpt("seed",
                                  cl::desc("Seed of parameters and data"),
                                  cl::init(0), cl::cat(runCategory));
-static cl::opt<std::string>
+static StringOpt
     functionOpt("function",
                 cl::desc("The model to train when the file has several"),
                 cl::init(""), cl::cat(runCategory));
@@ -90,14 +125,14 @@ static cl::opt<echo::Optimizer>
                           "parameters, computed in the step)"),
                  cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES,
                  cl::cat(runCategory));
-static cl::opt<double> lrOpt("lr", cl::desc("SGD learning rate"), cl::init(0.1),
-                             cl::cat(runCategory));
+static FiniteOpt lrOpt("lr", cl::desc("SGD learning rate"), cl::init(0.1),
+                       cl::cat(runCategory));
 static cl::opt<bool> checkGradients(
     "check-gradients",
     cl::desc("Compare the first step's gradients with central finite "
              "differences (in f64); exit 1 beyond --tolerance"),
     cl::init(false), cl::cat(runCategory));
-static cl::opt<double>
+static FiniteOpt
     toleranceOpt("tolerance",
                  cl::desc("Largest accepted norm-wise relative error of a "
                           "parameter gradient"),
@@ -106,13 +141,12 @@ static cl::opt<unsigned> checkSamples(
     "check-samples",
     cl::desc("Elements per parameter checked by finite differences (0 = all)"),
     cl::init(64), cl::cat(runCategory));
-static cl::opt<std::string> reportOpt("report",
-                                      cl::desc("Write a JSON run report here"),
-                                      cl::init(""), cl::cat(runCategory));
-static cl::opt<std::string>
-    inputsOpt("inputs", cl::desc("Read argument N from DIR/argN.npy"),
-              cl::init(""), cl::cat(runCategory));
-static cl::opt<std::string>
+static StringOpt reportOpt("report", cl::desc("Write a JSON run report here"),
+                           cl::init(""), cl::cat(runCategory));
+static StringOpt inputsOpt("inputs",
+                           cl::desc("Read argument N from DIR/argN.npy"),
+                           cl::init(""), cl::cat(runCategory));
+static StringOpt
     dumpOpt("dump", cl::desc("Write the first step's results as DIR/outN.npy"),
             cl::init(""), cl::cat(runCategory));
 static cl::opt<unsigned>
@@ -122,7 +156,7 @@ static cl::opt<unsigned>
                 cl::init(2), cl::cat(runCategory));
 static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
                               cl::init(false), cl::cat(runCategory));
-static cl::opt<std::string> emitAotOpt(
+static StringOpt emitAotOpt(
     "emit-aot",
     cl::desc("Instead of running, compile the step ahead of time into "
              "DIR/echo-step, an executable that needs no MLIR or LLVM (with "
@@ -138,7 +172,7 @@ static cl::opt<std::string> emitAotOpt(
 #ifndef ECHO_STEP_MAIN_PATH
 #define ECHO_STEP_MAIN_PATH ""
 #endif
-static cl::opt<std::string>
+static StringOpt
     aotCxxOpt("aot-cxx",
               cl::desc("C++ compiler driver that links --emit-aot bundles"),
               cl::init(ECHO_AOT_CXX), cl::cat(runCategory));
@@ -154,7 +188,7 @@ static cl::opt<unsigned> comparePlansOpt(
              "the estimate)"),
     cl::init(3), cl::cat(runCategory));
 
-static cl::opt<std::string> budgetOpt(
+static StringOpt budgetOpt(
     "budget",
     cl::desc("Fit the step in this many bytes with the least recompute "
              "(--strategy=budget, implied when no strategy is given): bytes "
@@ -170,7 +204,7 @@ static cl::opt<echo::OffloadPolicy> offloadOpt(
     cl::init(echo::OffloadPolicy::None), ECHO_OFFLOAD_POLICY_VALUES,
     cl::cat(runCategory));
 
-static cl::opt<double> linkBandwidthOpt(
+static FiniteOpt linkBandwidthOpt(
     "link-bandwidth",
     cl::desc("--offload: the host link's GB/s in the schedule's bandwidth "
              "model"),
