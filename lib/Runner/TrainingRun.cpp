@@ -96,7 +96,9 @@ public:
   LogicalResult prepareArguments();
   /// Autodiff and recomputation, the memory report of the tensor-level
   /// step, bufferization and planning; leaves the LLVM lowering in `llvmPm`.
-  LogicalResult compileStep();
+  /// `probe`: the step with nothing recomputed or offloaded instead of the
+  /// one the options ask for (reserveWorkspace).
+  LogicalResult compileStep(bool probe = false);
   /// --emit-aot: lowers the step and writes the bundle.
   LogicalResult emitBundle();
   /// JIT-compiles the step and runs the steps.
@@ -107,11 +109,14 @@ public:
   bool emitsAot() const { return !options.emitAot.empty(); }
 
   /// strategy=budget on the CPU runtime: the libraries' workspace (oneDNN's
-  /// scratchpad) is sized at the first call, outside the plan. When the
-  /// compiled step has one, it is measured by running the step once (a
-  /// step only writes its results) and the step is compiled again with it
-  /// reserved (echo-pipeline budget-reserve), so that the budget bounds
-  /// every byte the step allocates.
+  /// scratchpad) is sized at the first call, outside the plan. Before the
+  /// budget is planned, it is measured by running the step with nothing
+  /// recomputed once (a step only writes its results); recomputation
+  /// repeats forward ops at their own shapes, so every plan's library calls
+  /// need that same workspace. The budget step is then compiled with it
+  /// reserved (echo-pipeline budget-reserve): the budget bounds every byte
+  /// the step allocates, and a refusal counts the workspace in the smallest
+  /// step it names (a budget that then fits) and in a share's base alike.
   LogicalResult reserveWorkspace();
   /// Lowers the step to LLVM and JIT-compiles it into `jit`.
   LogicalResult jitCompile();
@@ -326,11 +331,17 @@ LogicalResult TrainingRun::prepareArguments() {
   return success();
 }
 
-LogicalResult TrainingRun::compileStep() {
+LogicalResult TrainingRun::compileStep(bool probe) {
   Timer timer;
   trainModule = module->clone();
   EchoPipelineOptions trainOptions;
   setPipelineOptions(trainOptions, true, options.optimizer);
+  if (probe) {
+    trainOptions.strategy = RecomputeStrategy::None;
+    trainOptions.budget = "";
+    trainOptions.budgetReserve = 0;
+    trainOptions.offload = OffloadPolicy::None;
+  }
   PassManager trainPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
   buildEchoTrainingPipeline(trainPm, trainOptions);
@@ -494,12 +505,15 @@ LogicalResult TrainingRun::train() {
 
 LogicalResult TrainingRun::reserveWorkspace() {
   if (options.strategy != RecomputeStrategy::Budget || !usesCpuRuntime ||
-      emitsAot() ||
-      !llvm::any_of(trainModule->getOps<func::FuncOp>(),
+      emitsAot())
+    return success();
+  // The probe: the step with nothing recomputed, once (the parameters are
+  // advanced by train()). Without library calls there is no workspace.
+  if (failed(compileStep(/*probe=*/true)))
+    return failure();
+  if (llvm::none_of(trainModule->getOps<func::FuncOp>(),
                     [](func::FuncOp f) { return f.isExternal(); }))
     return success();
-  // The probe: the step as planned, once (a step only writes its results;
-  // the parameters are advanced by train()).
   if (failed(jitCompile()))
     return failure();
   SmallVector<HostTensor *> argPtrs, outPtrs;
@@ -510,10 +524,8 @@ LogicalResult TrainingRun::reserveWorkspace() {
   if (failed(jit->call(argPtrs, outPtrs)) || failed(cpu.check()))
     return failure();
   budgetReserve = static_cast<int64_t>(cpu.getWorkspaceBytes());
-  if (budgetReserve == 0)
-    return success(); // train() runs the probed step
   jit.reset();
-  return compileStep();
+  return success();
 }
 
 LogicalResult TrainingRun::jitCompile() {
@@ -592,8 +604,8 @@ int mlir::echo::runTraining(MLIRContext &context,
                             const TrainingRunOptions &options) {
   TrainingRun run(context, options);
   if (failed(run.checkOptions()) || failed(run.loadModel()) ||
-      failed(run.prepareArguments()) || failed(run.compileStep()) ||
-      failed(run.reserveWorkspace()))
+      failed(run.prepareArguments()) || failed(run.reserveWorkspace()) ||
+      failed(run.compileStep()))
     return 1;
   if (run.emitsAot())
     return failed(run.emitBundle()) ? 1 : 0;
