@@ -33,6 +33,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -68,6 +69,11 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
+/// `x` as the command line would spell it (0.1, 1e-05, inf).
+std::string formatNumber(double x) {
+  return llvm::formatv("{0}", llvm::format("%g", x));
+}
+
 double median(SmallVector<double> v) {
   if (v.empty())
     return 0;
@@ -91,7 +97,9 @@ public:
   LogicalResult prepareArguments();
   /// Autodiff and recomputation, the memory report of the tensor-level
   /// step, bufferization and planning; leaves the LLVM lowering in `llvmPm`.
-  LogicalResult compileStep();
+  /// `probe`: the step with nothing recomputed or offloaded instead of the
+  /// one the options ask for (reserveWorkspace).
+  LogicalResult compileStep(bool probe = false);
   /// --emit-aot: lowers the step and writes the bundle.
   LogicalResult emitBundle();
   /// JIT-compiles the step and runs the steps.
@@ -102,11 +110,14 @@ public:
   bool emitsAot() const { return !options.emitAot.empty(); }
 
   /// strategy=budget on the CPU runtime: the libraries' workspace (oneDNN's
-  /// scratchpad) is sized at the first call, outside the plan. When the
-  /// compiled step has one, it is measured by running the step once (a
-  /// step only writes its results) and the step is compiled again with it
-  /// reserved (echo-pipeline budget-reserve), so that the budget bounds
-  /// every byte the step allocates.
+  /// scratchpad) is sized at the first call, outside the plan. Before the
+  /// budget is planned, it is measured by running the step with nothing
+  /// recomputed once (a step only writes its results); recomputation
+  /// repeats forward ops at their own shapes, so every plan's library calls
+  /// need that same workspace. The budget step is then compiled with it
+  /// reserved (echo-pipeline budget-reserve): the budget bounds every byte
+  /// the step allocates, and a refusal counts the workspace in the smallest
+  /// step it names (a budget that then fits) and in a share's base alike.
   LogicalResult reserveWorkspace();
   /// Lowers the step to LLVM and JIT-compiles it into `jit`.
   LogicalResult jitCompile();
@@ -185,6 +196,20 @@ LogicalResult TrainingRun::checkOptions() {
                  "differences are computed in f64)");
   if (options.optLevel > 3)
     return error("--opt-level must be 0 to 3");
+  // Numbers the option parsers accept but a run cannot use: no step to run,
+  // and (for other drivers than echo-run's parsers) non-finite values,
+  // which would train to non-finite parameters or pass every check.
+  if (options.steps < 1)
+    return error("--steps must be at least 1");
+  if (!(std::isfinite(options.lr) && options.lr >= 0))
+    return error("--lr must be a finite number >= 0, got " +
+                 formatNumber(options.lr));
+  if (!(std::isfinite(options.tolerance) && options.tolerance > 0))
+    return error("--tolerance must be a finite number > 0, got " +
+                 formatNumber(options.tolerance));
+  if (!std::isfinite(options.linkBandwidth))
+    return error("--link-bandwidth must be finite, got " +
+                 formatNumber(options.linkBandwidth));
   if (options.checkGradients && options.optimizer == Optimizer::Sgd)
     return error("--check-gradients needs --optimizer=none (the step must "
                  "return gradients)");
@@ -321,11 +346,17 @@ LogicalResult TrainingRun::prepareArguments() {
   return success();
 }
 
-LogicalResult TrainingRun::compileStep() {
+LogicalResult TrainingRun::compileStep(bool probe) {
   Timer timer;
   trainModule = module->clone();
   EchoPipelineOptions trainOptions;
   setPipelineOptions(trainOptions, true, options.optimizer);
+  if (probe) {
+    trainOptions.strategy = RecomputeStrategy::None;
+    trainOptions.budget = "";
+    trainOptions.budgetReserve = 0;
+    trainOptions.offload = OffloadPolicy::None;
+  }
   PassManager trainPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
   buildEchoTrainingPipeline(trainPm, trainOptions);
@@ -534,12 +565,15 @@ LogicalResult TrainingRun::train() {
 
 LogicalResult TrainingRun::reserveWorkspace() {
   if (options.strategy != RecomputeStrategy::Budget || !usesCpuRuntime ||
-      emitsAot() ||
-      !llvm::any_of(trainModule->getOps<func::FuncOp>(),
+      emitsAot())
+    return success();
+  // The probe: the step with nothing recomputed, once (the parameters are
+  // advanced by train()). Without library calls there is no workspace.
+  if (failed(compileStep(/*probe=*/true)))
+    return failure();
+  if (llvm::none_of(trainModule->getOps<func::FuncOp>(),
                     [](func::FuncOp f) { return f.isExternal(); }))
     return success();
-  // The probe: the step as planned, once (a step only writes its results;
-  // the parameters are advanced by train()).
   if (failed(jitCompile()))
     return failure();
   SmallVector<HostTensor *> argPtrs, outPtrs;
@@ -550,10 +584,8 @@ LogicalResult TrainingRun::reserveWorkspace() {
   if (failed(jit->call(argPtrs, outPtrs)) || failed(cpu.check()))
     return failure();
   budgetReserve = static_cast<int64_t>(cpu.getWorkspaceBytes());
-  if (budgetReserve == 0)
-    return success(); // train() runs the probed step
   jit.reset();
-  return compileStep();
+  return success();
 }
 
 LogicalResult TrainingRun::jitCompile() {
@@ -632,8 +664,8 @@ int mlir::echo::runTraining(MLIRContext &context,
                             const TrainingRunOptions &options) {
   TrainingRun run(context, options);
   if (failed(run.checkOptions()) || failed(run.loadModel()) ||
-      failed(run.prepareArguments()) || failed(run.compileStep()) ||
-      failed(run.reserveWorkspace()))
+      failed(run.prepareArguments()) || failed(run.reserveWorkspace()) ||
+      failed(run.compileStep()))
     return 1;
   if (run.emitsAot())
     return failed(run.emitBundle()) ? 1 : 0;

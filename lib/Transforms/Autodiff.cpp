@@ -18,6 +18,10 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHOAUTODIFF
@@ -155,6 +159,13 @@ struct EchoAutodiffPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A non-finite rate would make every updated parameter non-finite.
+    if (!std::isfinite(lr)) {
+      module.emitError()
+          << "echo-autodiff: lr must be a finite number, got "
+          << llvm::formatv("{0}", llvm::format("%g", lr.getValue())).str();
+      return signalPassFailure();
+    }
 
     SmallVector<func::FuncOp> models;
     for (auto func : module.getOps<func::FuncOp>())

@@ -21,9 +21,12 @@
 #include <dnnl_debug.h>
 
 #include <array>
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <climits>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -124,9 +127,37 @@ struct Runtime {
   size_t hostLive = 0, hostPeak = 0;
   /// $ECHO_HOST_POOL_LIMIT: the pool's bytes at most (0: no limit).
   size_t hostLimit = 0;
-  bool hostLimitRead = false;
+  bool hostLimitRead = false, hostLimitValid = false;
 };
 Runtime rt;
+
+/// Reads $ECHO_HOST_POOL_LIMIT once (with rt.mutex held): a positive number
+/// of bytes, or unset (or empty) for no limit. Anything else is an error
+/// naming the variable and its value, never a silent lack of a limit.
+bool hostLimitReady() {
+  if (rt.hostLimitRead)
+    return rt.hostLimitValid;
+  rt.hostLimitRead = true;
+  const char *text = std::getenv("ECHO_HOST_POOL_LIMIT");
+  if (!text || !*text) {
+    rt.hostLimitValid = true;
+    return true;
+  }
+  // strtoull skips blanks and takes a sign: only digits are a byte count.
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long bytes = std::strtoull(text, &end, 10);
+  if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+      errno == ERANGE || bytes == 0 || bytes > SIZE_MAX) {
+    fail("$ECHO_HOST_POOL_LIMIT is '%s': not a byte count (a positive "
+         "integer; unset it for no limit)",
+         text);
+    return false;
+  }
+  rt.hostLimit = static_cast<size_t>(bytes);
+  rt.hostLimitValid = true;
+  return true;
+}
 
 /// Opens the library `override` names when it is set (an environment
 /// variable), else the first of `names` that loads; names them all when none
@@ -559,11 +590,8 @@ void offload(const char *what, UnrankedMemRefType<T> *src, int64_t slot) {
   Runtime::Slot *s = getSlot(TransferCall::Offload, what, slot);
   if (!s)
     return;
-  if (!rt.hostLimitRead) {
-    rt.hostLimitRead = true;
-    if (const char *limit = std::getenv("ECHO_HOST_POOL_LIMIT"))
-      rt.hostLimit = std::strtoull(limit, nullptr, 10);
-  }
+  if (!hostLimitReady())
+    return;
   size_t bytes = static_cast<size_t>(buffer.elements) * sizeof(T);
   if (rt.hostLimit &&
       bytes > rt.hostLimit - std::min(rt.hostLimit, rt.hostLive)) {
@@ -661,7 +689,12 @@ ECHO_DEFINE_TRANSFER_CALLS(ECHO_EXPORT)
 //===----------------------------------------------------------------------===//
 
 ECHO_EXPORT int echoCpuInit(void) {
-  return blasReady() && dnnReady() && !hasError ? 0 : 1;
+  bool hostLimitOk;
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    hostLimitOk = hostLimitReady();
+  }
+  return hostLimitOk && blasReady() && dnnReady() && !hasError ? 0 : 1;
 }
 
 ECHO_EXPORT const char *echoCpuGetError(void) {

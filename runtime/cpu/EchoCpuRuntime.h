@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /// Opens OpenBLAS and oneDNN (the calls would otherwise open them on first
-/// use). Returns 0 on success.
+/// use) and reads $ECHO_HOST_POOL_LIMIT. Returns 0 on success.
 int echoCpuInit(void);
 /// The first error, or NULL.
 const char *echoCpuGetError(void);
@@ -38,7 +38,8 @@ size_t echoCpuWorkspaceBytes(void);
 /// The host pool of offloaded values (echo_offload_*): the most bytes it
 /// held since the last reset, and what it holds now. It is separate from
 /// the step's allocations (device memory on a GPU), and counted.
-/// $ECHO_HOST_POOL_LIMIT caps it (bytes): an offload past it is an
+/// $ECHO_HOST_POOL_LIMIT caps it (a positive number of bytes; unset: no
+/// cap; anything else is an error): an offload past it is an
 /// out-of-host-memory error.
 size_t echoCpuHostPoolPeakBytes(void);
 size_t echoCpuHostPoolLiveBytes(void);

@@ -2,15 +2,20 @@
 // RUN: not echo-ilp %s 2>&1 | FileCheck %s --check-prefix=NOTHING
 // RUN: not echo-ilp %s --budget=lots 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not echo-ilp %s --budget=0.5 --time-limit=0 2>&1 | FileCheck %s --check-prefix=TIME
+// RUN: not echo-ilp %s --budget=0.5 --time-limit=inf 2>&1 | FileCheck %s --check-prefix=TIMEINF
 // RUN: not echo-ilp %s --budget=0.5 --function=nope 2>&1 | FileCheck %s --check-prefix=FUNCTION
 // RUN: echo-opt %s --echo-autodiff --echo-recompute=strategy=mirror | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=REWRITTEN
 // RUN: echo "func.func @f(" | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: echo-ilp %s --budget=0.9 --function=tiny | FileCheck %s --check-prefix=TINY
+// RUN: echo-ilp %s --budget=0.9 --min-peak 2>&1 >/dev/null | FileCheck %s --check-prefix=LOG
+// RUN: echo-ilp --help | FileCheck %s --check-prefix=HELP
+// RUN: echo-ilp --help-hidden | FileCheck %s --check-prefix=HIDDEN
 // RUN: not echo-ilp %s --budget=0.9 -o %t/missing/dir/out.json 2>&1 | FileCheck %s --check-prefix=OUTPUT
 
 // NOTHING: echo-ilp: nothing to solve: give --budget=<b> or --min-peak
 // BUDGET: echo-ilp: --budget=lots: {{.+}}
-// TIME: echo-ilp: --time-limit must be positive
+// TIME: echo-ilp: --time-limit must be a positive number of seconds, got 0
+// TIMEINF: echo-ilp: --time-limit must be a positive number of seconds, got inf
 // FUNCTION: echo-ilp: {{.*}} has no training step named nope
 // REWRITTEN: error: echo-ilp: @tiny_train was already rewritten by a recompute strategy; give the step as echo-autodiff built it
 // PARSE: error:
@@ -18,6 +23,20 @@
 // Nothing recomputed in two layers frees 10% of the peak.
 // TINY: 23965 | infeasible
 // OUTPUT: echo-ilp: {{.+}}
+// What is solved and how, on stderr (the table is on stdout); the default
+// time limit is 60 s per solve.
+// LOG: echo-ilp: @tiny_train: {{[0-9]+}} variables, {{[0-9]+}} constraints, built in {{[0-9.]+}} s
+// LOG-NEXT: echo-ilp: @tiny_train: solving for the smallest peak with a time limit of 60 s
+// LOG-NEXT: echo-ilp: @tiny_train: optimal in {{[0-9.]+}} s (loaded in {{[0-9.]+}} s): objective 26628
+// LOG-NEXT: echo-ilp: @tiny_train: solving at a budget of 23965 bytes with a time limit of 60 s
+// LOG-NEXT: echo-ilp: @tiny_train: infeasible, proven in {{[0-9.]+}} s (loaded in {{[0-9.]+}} s)
+// LOG-NEXT: echo-ilp: @tiny_train: solving at a budget of 26628 bytes with a time limit of 60 s
+// LOG-NEXT: echo-ilp: @tiny_train: optimal in {{[0-9.]+}} s (loaded in {{[0-9.]+}} s): objective 0
+// --help lists echo-ilp's options, not LLVM's; --help-hidden lists both.
+// HELP: echo-ilp options:
+// HELP: --time-limit=<number> - Seconds (wall clock) the solver may take per solve
+// HELP-NOT: amdgpu
+// HIDDEN: amdgpu
 
 func.func @tiny(%x: tensor<64x16xf32>, %t: tensor<64x16xf32>,
                 %w0: tensor<16x16xf32> {echo.param},

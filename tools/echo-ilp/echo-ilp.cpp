@@ -9,12 +9,15 @@
 // of each training step at each budget with COIN-OR CBC, and puts the
 // budget strategy's plan beside every solution. The input is a model (SPEC.md
 // convention; echo-autodiff builds its steps) or steps echo-autodiff built.
-// A thin main over compareBudgetWithILP.
+// Each solve stops at --time-limit (60 s by default); what is being solved
+// and how each solve ended is said on stderr. A thin main over
+// compareBudgetWithILP.
 //
 //===----------------------------------------------------------------------===//
 
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/InitAllEcho.h"
+#include "echo/Support/CommandLine.h"
 #include "echo/Transforms/Passes.h"
 #include "echo/Transforms/RecomputeILP.h"
 
@@ -24,37 +27,48 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <cmath>
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
+/// echo-ilp's own options: --help shows these only (LLVM's stay under
+/// --help-hidden).
+static cl::OptionCategory ilpCategory("echo-ilp options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::Required, cl::cat(ilpCategory));
 static cl::list<std::string> budgetsOpt(
     "budget",
-    cl::desc(
-        "A budget to solve at: bytes (1073741824, 512MiB, 800MB) or a "
-        "share of strategy none's estimated bytes (0.5, 50%); repeatable"));
+    cl::desc("A budget to solve at: bytes (1073741824, 512MiB, 800MB) or a "
+             "share of strategy none's estimated bytes (0.5, 50%); repeatable"),
+    cl::cat(ilpCategory));
 static cl::opt<bool> minPeakOpt(
     "min-peak",
     cl::desc("Also solve for the smallest peak the program allows, then for "
-             "the fewest recompute FLOPs within it"));
-static cl::opt<double>
-    timeLimitOpt("time-limit",
-                 cl::desc("Seconds the solver may take per solve (the best "
-                          "solution found by then is reported as feasible)"),
-                 cl::init(60.0));
+             "the fewest recompute FLOPs within it"),
+    cl::cat(ilpCategory));
+static cl::opt<double> timeLimitOpt(
+    "time-limit",
+    cl::desc("Seconds (wall clock) the solver may take per solve; the best "
+             "solution found by then is reported as feasible"),
+    cl::init(60.0), cl::cat(ilpCategory));
 static cl::opt<std::string>
     functionOpt("function", cl::desc("Only the training step of this name"),
-                cl::init(""));
+                cl::init(""), cl::cat(ilpCategory));
 static cl::opt<std::string> outputOpt("o",
                                       cl::desc("JSON output ('-': stdout)"),
-                                      cl::value_desc("path"), cl::init(""));
+                                      cl::value_desc("path"), cl::init(""),
+                                      cl::cat(ilpCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  echo::hideUnrelatedOptions(ilpCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "Echo's optimal recompute reference (CBC)\n");
 
@@ -74,12 +88,15 @@ int main(int argc, char **argv) {
                     "--min-peak\n";
     return 1;
   }
-  if (!(timeLimitOpt > 0)) {
-    llvm::errs() << "echo-ilp: --time-limit must be positive\n";
+  if (!std::isfinite(timeLimitOpt) || !(timeLimitOpt > 0)) {
+    llvm::errs() << "echo-ilp: --time-limit must be a positive number of "
+                    "seconds, got "
+                 << llvm::format("%g", timeLimitOpt.getValue()) << "\n";
     return 1;
   }
   options.minPeak = minPeakOpt;
   options.solver.timeLimitSeconds = timeLimitOpt;
+  options.log = &llvm::errs();
 
   DialectRegistry registry;
   registerAllDialects(registry);

@@ -17,6 +17,7 @@
 
 #include "echo/InitAllEcho.h"
 #include "echo/Runner/TrainingRun.h"
+#include "echo/Support/CommandLine.h"
 #include "echo/Transforms/Options.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -31,99 +32,143 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::Required);
+/// echo-run's own options: --help shows these only (LLVM's stay under
+/// --help-hidden).
+static cl::OptionCategory runCategory("echo-run options");
+
+namespace {
+/// A string option that, when given, must not be empty: `--budget=` or
+/// `--report=` with an unset shell variable would otherwise be taken as
+/// "not given" and silently do nothing.
+class NonEmptyParser : public cl::parser<std::string> {
+public:
+  using cl::parser<std::string>::parser;
+  bool parse(cl::Option &o, StringRef name, StringRef arg, std::string &value) {
+    if (arg.empty())
+      return o.error("the value is empty");
+    value = arg.str();
+    return false;
+  }
+};
+
+/// A floating-point option that must be finite: `inf` and `nan` parse as
+/// doubles but are never a learning rate, a tolerance or a bandwidth.
+class FiniteParser : public cl::parser<double> {
+public:
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &o, StringRef name, StringRef arg, double &value) {
+    if (cl::parser<double>::parse(o, name, arg, value))
+      return true;
+    if (!std::isfinite(value))
+      return o.error("'" + arg + "' is not a finite number");
+    return false;
+  }
+};
+
+using StringOpt = cl::opt<std::string, false, NonEmptyParser>;
+using FiniteOpt = cl::opt<double, false, FiniteParser>;
+} // namespace
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::Required, cl::cat(runCategory));
 static cl::opt<echo::RecomputeStrategy> strategyOpt(
     "strategy",
     cl::desc("Recompute strategy: none, mirror, sublinear, echo, budget"),
-    cl::init(echo::RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES);
+    cl::init(echo::RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES,
+    cl::cat(runCategory));
 static cl::opt<echo::Target>
     targetOpt("target",
               cl::desc("Execution target: cpu, or cuda (an NVIDIA GPU through "
                        "the Echo CUDA runtime; nvvm is the same)"),
-              cl::init(echo::Target::CPU), ECHO_TARGET_VALUES);
+              cl::init(echo::Target::CPU), ECHO_TARGET_VALUES,
+              cl::cat(runCategory));
 #ifndef ECHO_CUDA_RUNTIME_PATH
 #define ECHO_CUDA_RUNTIME_PATH ""
 #endif
-static cl::opt<std::string>
+static StringOpt
     cudaRuntimeOpt("cuda-runtime",
                    cl::desc("The Echo CUDA runtime library for --target=cuda"),
-                   cl::init(ECHO_CUDA_RUNTIME_PATH));
+                   cl::init(ECHO_CUDA_RUNTIME_PATH), cl::cat(runCategory));
 #ifndef ECHO_CPU_RUNTIME_PATH
 #define ECHO_CPU_RUNTIME_PATH ""
 #endif
-static cl::opt<std::string> cpuRuntimeOpt(
+static StringOpt cpuRuntimeOpt(
     "cpu-runtime",
     cl::desc("The Echo CPU runtime library (OpenBLAS/oneDNN calls) for "
              "--target=cpu with library calls"),
-    cl::init(ECHO_CPU_RUNTIME_PATH));
+    cl::init(ECHO_CPU_RUNTIME_PATH), cl::cat(runCategory));
 static cl::opt<bool> libraryCallsOpt(
     "library-calls",
     cl::desc("Run GEMMs and convolutions in vendor libraries (cpu: OpenBLAS "
              "and oneDNN; cuda: cuBLAS and cuDNN); --library-calls=false "
              "generates them (cpu only)"),
-    cl::init(true));
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
-                                  cl::init(1));
-static cl::opt<uint64_t>
-    seedOpt("seed", cl::desc("Seed of parameters and data"), cl::init(0));
-static cl::opt<std::string>
+                                  cl::init(1), cl::cat(runCategory));
+static cl::opt<uint64_t> seedOpt("seed",
+                                 cl::desc("Seed of parameters and data"),
+                                 cl::init(0), cl::cat(runCategory));
+static StringOpt
     functionOpt("function",
                 cl::desc("The model to train when the file has several"),
-                cl::init(""));
+                cl::init(""), cl::cat(runCategory));
 static cl::opt<echo::Optimizer>
     optimizerOpt("optimizer",
                  cl::desc("What the compiled step returns: none (gradients, "
                           "SGD applied by echo-run) or sgd (updated "
                           "parameters, computed in the step)"),
-                 cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES);
-static cl::opt<double> lrOpt("lr", cl::desc("SGD learning rate"),
-                             cl::init(0.1));
+                 cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES,
+                 cl::cat(runCategory));
+static FiniteOpt lrOpt("lr", cl::desc("SGD learning rate"), cl::init(0.1),
+                       cl::cat(runCategory));
 static cl::opt<bool> checkGradients(
     "check-gradients",
     cl::desc("Compare the first step's gradients with central finite "
              "differences (in f64); exit 1 beyond --tolerance"),
-    cl::init(false));
-static cl::opt<double>
+    cl::init(false), cl::cat(runCategory));
+static FiniteOpt
     toleranceOpt("tolerance",
                  cl::desc("Largest accepted norm-wise relative error of a "
                           "parameter gradient"),
-                 cl::init(1e-3));
+                 cl::init(1e-3), cl::cat(runCategory));
 static cl::opt<unsigned> checkSamples(
     "check-samples",
     cl::desc("Elements per parameter checked by finite differences (0 = all)"),
-    cl::init(64));
-static cl::opt<std::string>
-    reportOpt("report", cl::desc("Write a JSON run report here"), cl::init(""));
-static cl::opt<std::string>
-    inputsOpt("inputs", cl::desc("Read argument N from DIR/argN.npy"),
-              cl::init(""));
-static cl::opt<std::string>
+    cl::init(64), cl::cat(runCategory));
+static StringOpt reportOpt("report", cl::desc("Write a JSON run report here"),
+                           cl::init(""), cl::cat(runCategory));
+static StringOpt inputsOpt("inputs",
+                           cl::desc("Read argument N from DIR/argN.npy"),
+                           cl::init(""), cl::cat(runCategory));
+static StringOpt
     dumpOpt("dump", cl::desc("Write the first step's results as DIR/outN.npy"),
-            cl::init(""));
-static cl::opt<std::string> referenceDumpOpt(
+            cl::init(""), cl::cat(runCategory));
+static StringOpt referenceDumpOpt(
     "reference-dump",
     cl::desc("Also run the step in f64 (no recomputation, no library calls: "
              "the gradient check's reference) on the first step's arguments "
              "and write its results as DIR/outN.npy"),
-    cl::init(""));
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<unsigned>
     optLevelOpt("opt-level",
                 cl::desc("LLVM optimization level of the JIT (0-3); 0 "
                          "compiles fastest (tests)"),
-                cl::init(2));
+                cl::init(2), cl::cat(runCategory));
 static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
-                              cl::init(false));
-static cl::opt<std::string> emitAotOpt(
+                              cl::init(false), cl::cat(runCategory));
+static StringOpt emitAotOpt(
     "emit-aot",
     cl::desc("Instead of running, compile the step ahead of time into "
              "DIR/echo-step, an executable that needs no MLIR or LLVM (with "
              "manifest.txt, memory.json and, for --target=cuda, the runtime "
              "library)"),
-    cl::value_desc("DIR"), cl::init(""));
+    cl::value_desc("DIR"), cl::init(""), cl::cat(runCategory));
 #ifndef ECHO_AOT_CXX
 #define ECHO_AOT_CXX "c++"
 #endif
@@ -133,42 +178,43 @@ static cl::opt<std::string> emitAotOpt(
 #ifndef ECHO_STEP_MAIN_PATH
 #define ECHO_STEP_MAIN_PATH ""
 #endif
-static cl::opt<std::string>
+static StringOpt
     aotCxxOpt("aot-cxx",
               cl::desc("C++ compiler driver that links --emit-aot bundles"),
-              cl::init(ECHO_AOT_CXX));
+              cl::init(ECHO_AOT_CXX), cl::cat(runCategory));
 static cl::opt<bool> planBuffersOpt(
     "plan-buffers",
     cl::desc("Place the step's buffers in one arena (echo-plan-buffers); "
              "--plan-buffers=false keeps one allocation per buffer"),
-    cl::init(true));
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<unsigned> comparePlansOpt(
     "compare-plans",
     cl::desc("echo: lower this many best estimated candidate steps and keep "
              "the one whose buffer plan takes the fewest bytes (0: decide on "
              "the estimate)"),
-    cl::init(3));
+    cl::init(3), cl::cat(runCategory));
 
-static cl::opt<std::string> budgetOpt(
+static StringOpt budgetOpt(
     "budget",
     cl::desc("Fit the step in this many bytes with the least recompute "
              "(--strategy=budget, implied when no strategy is given): bytes "
              "(1073741824, 512MiB, 1.5GiB, 800MB) or a share of none's (0.5, "
              "50%)"),
-    cl::init(""));
+    cl::init(""), cl::cat(runCategory));
 
 static cl::opt<echo::OffloadPolicy> offloadOpt(
     "offload",
     cl::desc("Move stashed values to host memory and back: none, heavy "
              "(results of compute-heavy ops) or all (echo-pipeline's "
              "offload=)"),
-    cl::init(echo::OffloadPolicy::None), ECHO_OFFLOAD_POLICY_VALUES);
+    cl::init(echo::OffloadPolicy::None), ECHO_OFFLOAD_POLICY_VALUES,
+    cl::cat(runCategory));
 
-static cl::opt<double> linkBandwidthOpt(
+static FiniteOpt linkBandwidthOpt(
     "link-bandwidth",
     cl::desc("--offload: the host link's GB/s in the schedule's bandwidth "
              "model"),
-    cl::init(25.0));
+    cl::init(25.0), cl::cat(runCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
@@ -176,6 +222,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
   echo::registerAllPasses();
+  echo::hideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Echo training-step runner\n");
 
   DialectRegistry registry;

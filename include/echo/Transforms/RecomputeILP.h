@@ -2,12 +2,12 @@
 //
 // Part of the Echo project.
 //
-// The reference the budget strategy is measured against: the
-// choice of which forward ops to recompute that costs the fewest recompute
-// FLOPs while the step stays within a byte budget, found by an integer
-// linear program (Checkmate-style) solved to optimality with COIN-OR CBC.
-// It is a tool (`echo-ilp`), not part of any pipeline: a solve takes
-// seconds to minutes on a few hundred ops.
+// The reference the budget strategy is measured against: the choice of which
+// forward ops to recompute that costs the fewest recompute FLOPs while the step
+// stays within a byte budget, found by an integer linear program
+// (Checkmate-style) solved to optimality with COIN-OR CBC. It is a tool
+// (`echo-ilp`), not part of any pipeline: a solve takes seconds to minutes on a
+// few hundred ops.
 //
 // The program, on the step with ReLU reads binarized and masks packed (the
 // rewrites every echo plan starts with; they cost no recompute):
@@ -56,8 +56,11 @@
 
 namespace mlir::echo {
 
+/// How a program is solved.
 struct RecomputeILPOptions {
-  /// The solver stops after this long with the best solution it has.
+  /// The solver stops after this many seconds (wall clock) with the best
+  /// solution it has. CBC does not interrupt its first LP relaxation, which
+  /// takes seconds on programs of a few hundred ops.
   double timeLimitSeconds = 60;
 };
 
@@ -79,13 +82,21 @@ struct RecomputeILPSolution {
   /// The FLOPs of the recomputed ops, and how many.
   int64_t recomputeFlops = 0;
   int64_t recomputedOps = 0;
-  /// The solver's proven lower bound on the objective (FLOPs plus one per
-  /// op); equal to it when optimal.
+  /// The objective of the solution (FLOPs plus one per op, or the peak's
+  /// bytes), with a plan.
+  double objective = 0;
+  /// The solver's proven lower bound on the objective; equal to it when
+  /// optimal.
   double bestBound = 0;
   /// The model's peak bytes with this solution.
   int64_t modelPeakBytes = 0;
+  /// Seconds to load the program into the solver, and to solve it.
+  double loadSeconds = 0;
   double solveSeconds = 0;
+  /// The solver stopped at the time limit.
+  bool timeLimitReached = false;
 
+  /// Whether there is a plan (Optimal or Feasible).
   bool hasPlan() const {
     return status == Status::Optimal || status == Status::Feasible;
   }
@@ -159,6 +170,9 @@ struct ILPComparisonOptions {
   /// within it.
   bool minPeak = false;
   RecomputeILPOptions solver;
+  /// Where to say what is being solved and how each solve ended (echo-ilp:
+  /// stderr); nothing when null.
+  raw_ostream *log = nullptr;
 };
 
 /// Solves the program of the training step `func` at each budget and puts

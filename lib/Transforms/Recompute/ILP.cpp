@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <Cbc_C_Interface.h>
@@ -313,31 +314,28 @@ RecomputeILP::solveMinPeak(const RecomputeILPOptions &options) const {
 RecomputeILPSolution
 RecomputeILP::run(std::optional<int64_t> budgetBytes,
                   const RecomputeILPOptions &options) const {
-  Cbc_Model *model = Cbc_newModel();
-  llvm::scope_exit deleteModel([&] { Cbc_deleteModel(model); });
-  Cbc_setLogLevel(model, 0);
-  Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
-  for (auto [i, c] : llvm::enumerate(columns)) {
-    std::string name = "c" + std::to_string(i);
-    Cbc_addCol(model, name.c_str(), c.lower, c.upper,
-               budgetBytes ? c.objective : 0.0, c.integer, 0, nullptr, nullptr);
-  }
-  // Without a budget: minimise the peak, a column every memory row bounds.
+  auto loadStart = std::chrono::steady_clock::now();
+  // Without a budget: minimise the peak, a last column every memory row
+  // bounds.
+  int numColumns = columns.size() + (budgetBytes ? 0 : 1);
   int peak = columns.size();
-  if (!budgetBytes)
-    Cbc_addCol(model, "peak", 0, DBL_MAX, 1.0, 0, 0, nullptr, nullptr);
 
+  // The rows' entries in row order, then the matrix in compressed sparse
+  // columns, loaded in one call: CBC's addRow copies the whole matrix at
+  // every row, quadratic in the program's size.
+  struct Entry {
+    int column, row;
+    double value;
+  };
+  SmallVector<Entry, 0> entries;
+  SmallVector<double, 0> rowLower, rowUpper;
   auto addRow = [&](ArrayRef<std::pair<int, double>> terms, char sense,
                     double rhs) {
-    SmallVector<int> cols;
-    SmallVector<double> coefs;
-    for (auto [col, coef] : terms) {
-      cols.push_back(col);
-      coefs.push_back(coef);
-    }
-    std::string name = "r" + std::to_string(Cbc_getNumRows(model));
-    Cbc_addRow(model, name.c_str(), cols.size(), cols.data(), coefs.data(),
-               sense, rhs);
+    int row = rowLower.size();
+    for (auto [column, value] : terms)
+      entries.push_back({column, row, value});
+    rowLower.push_back(sense == 'L' ? -DBL_MAX : rhs);
+    rowUpper.push_back(sense == 'G' ? DBL_MAX : rhs);
   };
   for (const Row &row : rows)
     addRow(row.terms, row.sense, row.rhs);
@@ -350,13 +348,74 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
     terms.push_back({peak, -1.0});
     addRow(terms, 'L', -static_cast<double>(row.bytes));
   }
+  // A counting sort by column keeps each column's rows in order; a column
+  // named twice in a row (a candidate freeing two results) is one entry.
+  SmallVector<CoinBigIndex, 0> starts(numColumns + 1, 0);
+  for (const Entry &e : entries)
+    ++starts[e.column + 1];
+  for (int c = 0; c < numColumns; ++c)
+    starts[c + 1] += starts[c];
+  SmallVector<int, 0> index(entries.size());
+  SmallVector<double, 0> value(entries.size());
+  {
+    SmallVector<CoinBigIndex, 0> next(starts.begin(), starts.end() - 1);
+    for (const Entry &e : entries) {
+      CoinBigIndex k = next[e.column]++;
+      index[k] = e.row;
+      value[k] = e.value;
+    }
+  }
+  CoinBigIndex kept = 0;
+  for (int c = 0; c < numColumns; ++c) {
+    CoinBigIndex begin = starts[c], end = starts[c + 1];
+    starts[c] = kept;
+    for (CoinBigIndex k = begin; k < end; ++k) {
+      if (k > begin && index[k] == index[kept - 1]) {
+        value[kept - 1] += value[k];
+        continue;
+      }
+      index[kept] = index[k];
+      value[kept++] = value[k];
+    }
+  }
+  starts[numColumns] = kept;
+
+  SmallVector<double, 0> colLower, colUpper, objective;
+  for (const Column &c : columns) {
+    colLower.push_back(c.lower);
+    colUpper.push_back(c.upper);
+    objective.push_back(budgetBytes ? c.objective : 0.0);
+  }
+  if (!budgetBytes) {
+    colLower.push_back(0);
+    colUpper.push_back(DBL_MAX);
+    objective.push_back(1.0);
+  }
+
+  Cbc_Model *model = Cbc_newModel();
+  llvm::scope_exit deleteModel([&] { Cbc_deleteModel(model); });
+  Cbc_loadProblem(model, numColumns, rowLower.size(), starts.data(),
+                  index.data(), value.data(), colLower.data(), colUpper.data(),
+                  objective.data(), rowLower.data(), rowUpper.data());
+  for (auto [i, c] : llvm::enumerate(columns))
+    if (c.integer)
+      Cbc_setInteger(model, i);
+  Cbc_setLogLevel(model, 0);
+  // The limit is wall-clock time (CBC counts CPU time by default, which
+  // runs slower than the clock on a busy machine). CBC checks it once the
+  // first LP relaxation is solved, not during that solve.
+  Cbc_setParameter(model, "timeMode", "elapsed");
+  Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
 
   RecomputeILPSolution out;
   auto start = std::chrono::steady_clock::now();
+  out.loadSeconds = std::chrono::duration<double>(start - loadStart).count();
   Cbc_solve(model);
   out.solveSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  out.timeLimitReached = Cbc_isSecondsLimitReached(model);
+  out.bestBound = Cbc_getBestPossibleObjValue(model);
   const double *solution = Cbc_bestSolution(model);
   if (Cbc_isProvenOptimal(model) && solution)
     out.status = RecomputeILPSolution::Status::Optimal;
@@ -368,7 +427,7 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
     out.status = RecomputeILPSolution::Status::Unknown;
   if (!out.hasPlan())
     return out;
-  out.bestBound = Cbc_getBestPossibleObjValue(model);
+  out.objective = Cbc_getObjValue(model);
 
   // R, in connected groups (values flowing between its ops), in op order,
   // named by their positions in the step the plan applies to.
@@ -463,13 +522,66 @@ llvm::json::Object describe(func::FuncOp func,
   return out;
 }
 
+/// How a solve ended, as echo-ilp says it: "optimal in 1.20 s: objective
+/// 778250", "time limit reached after 60.00 s: best solution 1473, best
+/// bound 1200", ...
+std::string describeOutcome(const RecomputeILPSolution &solution) {
+  std::string loaded =
+      llvm::formatv(" (loaded in {0:f3} s)", solution.loadSeconds);
+  double seconds = solution.solveSeconds;
+  switch (solution.status) {
+  case RecomputeILPSolution::Status::Optimal:
+    return llvm::formatv("optimal in {0:f2} s{1}: objective {2:f0}", seconds,
+                         loaded, solution.objective);
+  case RecomputeILPSolution::Status::Infeasible:
+    return llvm::formatv("infeasible, proven in {0:f2} s{1}", seconds, loaded);
+  case RecomputeILPSolution::Status::Feasible:
+    return llvm::formatv(
+        "{0} after {1:f2} s{2}: best solution {3:f0}, best "
+        "bound {4:f0}",
+        solution.timeLimitReached ? "time limit reached"
+                                  : "stopped before optimality was proven",
+        seconds, loaded, solution.objective, solution.bestBound);
+  case RecomputeILPSolution::Status::Unknown:
+    return llvm::formatv("{0} after {1:f2} s{2} with no solution",
+                         solution.timeLimitReached ? "time limit reached"
+                                                   : "stopped",
+                         seconds, loaded);
+  }
+  llvm_unreachable("unknown status");
+}
+
 } // namespace
 
 FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
     func::FuncOp func, const ILPComparisonOptions &options, raw_ostream &os) {
+  auto buildStart = std::chrono::steady_clock::now();
   FailureOr<RecomputeILP> ilp = RecomputeILP::build(func);
   if (failed(ilp))
     return failure();
+  if (options.log)
+    *options.log << llvm::formatv(
+        "echo-ilp: @{0}: {1} variables, {2} constraints, built in {3:f3} s\n",
+        func.getSymName(), ilp->getNumColumns(), ilp->getNumRows(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      buildStart)
+            .count());
+  // A solve at `budget` (the smallest peak without one), said on the log.
+  auto solve = [&](std::optional<int64_t> budget) {
+    if (options.log)
+      *options.log << llvm::formatv(
+          "echo-ilp: @{0}: solving {1} with a time limit of {2} s\n",
+          func.getSymName(),
+          budget ? llvm::formatv("at a budget of {0} bytes", *budget).str()
+                 : std::string("for the smallest peak"),
+          llvm::format("%g", options.solver.timeLimitSeconds));
+    RecomputeILPSolution solution = budget ? ilp->solve(*budget, options.solver)
+                                           : ilp->solveMinPeak(options.solver);
+    if (options.log)
+      *options.log << "echo-ilp: @" << func.getSymName() << ": "
+                   << describeOutcome(solution) << "\n";
+    return solution;
+  };
   int64_t noneBytes = estimateWith(func, RecomputePlan()).peakLiveBytes;
   int64_t ops = OpOrder(func.getBody().front()).size();
   llvm::json::Object out{
@@ -490,7 +602,7 @@ FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
   for (const RecomputeBudget &b : options.budgets)
     budgets.push_back(b.resolve(noneBytes));
   if (options.minPeak) {
-    RecomputeILPSolution smallest = ilp->solveMinPeak(options.solver);
+    RecomputeILPSolution smallest = solve(std::nullopt);
     llvm::json::Object o{
         {"status", stringifyStatus(smallest.status)},
         {"solve_seconds", smallest.solveSeconds},
@@ -513,7 +625,7 @@ FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
                       "budget strategy's plan");
   llvm::json::Array points;
   for (int64_t budget : budgets) {
-    RecomputeILPSolution solution = ilp->solve(budget, options.solver);
+    RecomputeILPSolution solution = solve(budget);
     llvm::json::Object point{{"budget_bytes", budget}};
     llvm::json::Object ilpPoint = describe(func, solution);
     // The budget strategy at the footprint the ILP's plan reaches (the

@@ -29,6 +29,34 @@
 // out-of-memory error naming what it needed and what the pool holds.
 // RUN: env ECHO_HOST_POOL_LIMIT=100 not echo-run %S/Inputs/offload.mlir --offload=all --link-bandwidth=100000 2>&1 | FileCheck %s --check-prefix=HOSTOOM
 // HOSTOOM: out of host memory: offloading slot 0 needs 262144 bytes; the host pool holds 0 of its 100-byte limit ($ECHO_HOST_POOL_LIMIT)
+// A limit that is not a positive byte count is an error, never no limit.
+// RUN: env ECHO_HOST_POOL_LIMIT=abc not echo-run %s 2>&1 | FileCheck %s --check-prefix=POOLABC
+// POOLABC: echo-run: target=cpu: $ECHO_HOST_POOL_LIMIT is 'abc': not a byte count (a positive integer; unset it for no limit)
+// RUN: env ECHO_HOST_POOL_LIMIT=-1 not echo-run %s 2>&1 | FileCheck %s --check-prefix=POOLNEG
+// POOLNEG: echo-run: target=cpu: $ECHO_HOST_POOL_LIMIT is '-1': not a byte count
+// RUN: env ECHO_HOST_POOL_LIMIT=0 not echo-run %s 2>&1 | FileCheck %s --check-prefix=POOLZERO
+// POOLZERO: echo-run: target=cpu: $ECHO_HOST_POOL_LIMIT is '0': not a byte count
+
+// Option values that would be ignored, or would train to non-finite
+// parameters, are errors.
+// RUN: not echo-run %s --budget= 2>&1 | FileCheck %s --check-prefix=EMPTYBUDGET
+// EMPTYBUDGET: echo-run: for the --budget option: the value is empty
+// RUN: not echo-run %s --report= 2>&1 | FileCheck %s --check-prefix=EMPTYREPORT
+// EMPTYREPORT: echo-run: for the --report option: the value is empty
+// RUN: not echo-run %s --lr=inf 2>&1 | FileCheck %s --check-prefix=LRINF
+// LRINF: echo-run: for the --lr option: 'inf' is not a finite number
+// RUN: not echo-run %s --lr=nan 2>&1 | FileCheck %s --check-prefix=LRNAN
+// LRNAN: echo-run: for the --lr option: 'nan' is not a finite number
+// RUN: not echo-run %s --lr=-0.5 2>&1 | FileCheck %s --check-prefix=LRNEG
+// LRNEG: echo-run: --lr must be a finite number >= 0, got -0.5
+// RUN: not echo-run %s --tolerance=nan 2>&1 | FileCheck %s --check-prefix=TOLNAN
+// TOLNAN: echo-run: for the --tolerance option: 'nan' is not a finite number
+// RUN: not echo-run %s --tolerance=0 2>&1 | FileCheck %s --check-prefix=TOLZERO
+// TOLZERO: echo-run: --tolerance must be a finite number > 0, got 0
+// RUN: not echo-run %s --link-bandwidth=inf 2>&1 | FileCheck %s --check-prefix=LINKINF
+// LINKINF: echo-run: for the --link-bandwidth option: 'inf' is not a finite number
+// RUN: not echo-run %s --steps=0 2>&1 | FileCheck %s --check-prefix=STEPS
+// STEPS: echo-run: --steps must be at least 1
 
 func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x3xf32> {echo.param}) -> tensor<f32> {
   %0 = echo.matmul %x, %w : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>

@@ -2,6 +2,10 @@
 // RUN: echo-opt %s -echo-autodiff="optimizer=sgd lr=0.5" | FileCheck %s
 // RUN: echo-opt %s -echo-autodiff="optimizer=none" | FileCheck %s --check-prefix=NONE
 // RUN: not echo-opt %s -echo-autodiff="optimizer=adam" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not echo-opt %s -echo-autodiff="optimizer=sgd lr=inf" 2>&1 | FileCheck %s --check-prefix=LRINF
+// RUN: not echo-opt %s -echo-autodiff="optimizer=sgd lr=nan" 2>&1 | FileCheck %s --check-prefix=LRNAN
+// LRINF: error: echo-autodiff: lr must be a finite number, got inf
+// LRNAN: error: echo-autodiff: lr must be a finite number, got nan
 
 // CHECK-LABEL: func.func @f_train(
 // CHECK-SAME: %[[W:[^:]*]]: tensor<4xf32> {echo.param}) -> (tensor<f32>, tensor<4xf32>)
