@@ -202,6 +202,7 @@ def write_markdown(results):
     lines += memory_side_by_side_markdown()
     lines += budget_markdown()
     lines += numerics_markdown()
+    lines += train_examples_markdown()
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -443,6 +444,15 @@ def numerics_markdown():
         return []
     from numerics import markdown  # noqa: E402
     return [""] + markdown(results, load_result("numerics_before_f64_sums"))
+
+
+def train_examples_markdown():
+    """The PyTorch-loop section (bench/train_examples.py's JSON)."""
+    results = load_result("train_examples")
+    if results is None:
+        return []
+    from train_examples import markdown  # noqa: E402
+    return [""] + markdown(results)
 
 
 def gpu_markdown():

@@ -59,6 +59,11 @@ if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
 if subprocess.run(["/usr/bin/python3", "-c", "import torch, torchvision"],
                   capture_output=True).returncode == 0:
     config.available_features.add("torch")
+# The training examples' data sets and progress bars (python3-sklearn,
+# python3-tqdm).
+if subprocess.run(["/usr/bin/python3", "-c", "import sklearn, tqdm"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("sklearn")
 # target=nvvm needs the CUDA toolkit's libdevice (not a GPU); `ptxas` checks
 # the PTX; `cuda-runtime` is the Echo CUDA runtime library (built when the
 # toolkit's headers are there); `cuda-gpu` only where a GPU and its driver
