@@ -22,6 +22,11 @@ backward does). A batch of another shape compiles a second step, cached
 beside the first. Evaluation stays PyTorch's (``module.eval()``, the same
 parameters).
 
+Data parallel: when torch.distributed is initialized with more than one
+rank, the gradients are averaged across ranks after each step, in flat
+buckets that ``p.grad`` views (``echo.data_parallel``), and the ranks check
+at the first step that they run the same compiled step.
+
 Batch norm: the step normalizes with the batch's statistics, as PyTorch
 does in training, but does not update ``running_mean``/``running_var``;
 call :meth:`Step.update_batch_norm_statistics` with a batch (or a few)
@@ -38,6 +43,7 @@ import tempfile
 
 import torch
 
+from echo import data_parallel
 from echo.frontend import import_module
 
 __all__ = ["CompileError", "Step", "compile_step", "find_tool"]
@@ -114,8 +120,10 @@ class _Library(object):
         if self.lib.echo_step_init() != 0:
             raise CompileError("the step library %s cannot start: %s" % (
                 directory, self.error()))
-        self.signature = _Signature(
-            self.lib.echo_step_signature_text().decode())
+        text = self.lib.echo_step_signature_text().decode()
+        self.signature = _Signature(text)
+        self.step_hash = next((line.split()[1] for line in text.splitlines()
+                               if line.startswith("step_hash ")), "")
         self.report = json.loads(
             self.lib.echo_step_memory_report_text().decode())
         self.args = (ctypes.c_void_p * len(self.signature.args))()
@@ -146,6 +154,9 @@ class Step(object):
         self.name = name
         self._libraries = {}
         self._first = None
+        # torch.distributed data parallelism: gradient buckets (created at
+        # the first step of a process group).
+        self._buckets = None
 
     # -- compiling ----------------------------------------------------------
 
@@ -245,6 +256,15 @@ class Step(object):
                                  (tuple(p.shape), p.dtype))
         arg_tensors = data + [p.detach().contiguous() for p in params]
         loss = torch.empty((), dtype=torch.float32)
+        if data_parallel.active():
+            if self.accumulate_grad:
+                raise ValueError("accumulate_grad with torch.distributed: "
+                                 "gradients are averaged across ranks at "
+                                 "every step")
+            if self._buckets is None:
+                self._buckets = data_parallel.GradientBuckets(params)
+            self._buckets.check_plan(library.step_hash)
+            self._buckets.attach()
         grads, adds = [], []
         for p in params:
             g = p.grad
@@ -260,6 +280,8 @@ class Step(object):
                 grads.append(scratch)
                 adds.append((p, scratch))
         library.run(arg_tensors, [loss] + grads)
+        if self._buckets is not None and data_parallel.active():
+            self._buckets.reduce()
         for p, scratch in adds:
             if self.accumulate_grad:
                 p.grad.add_(scratch)
@@ -301,6 +323,8 @@ class Step(object):
             library = self._first
         report = dict(library.report)
         report["library"] = os.path.join(library.directory, "libechostep.so")
+        if self._buckets is not None:
+            report["gradient_bucket_bytes"] = self._buckets.bytes
         if library.measured:
             report.update(library.measured)
             report["measured_peak_bytes"] = (
