@@ -37,6 +37,17 @@ LogicalResult ReluGradOp::verify() {
   return success();
 }
 
+/// The derivative of each form of gelu (see GeluOp::estimateFlops): the
+/// exact one is Φ(x) (9) plus x·φ(x) (8) and the product with dy; the tanh
+/// one is PyTorch's gelu_backward, a tanh (6) and 17 other operations.
+int64_t GeluGradOp::estimateFlops() {
+  return estimatePerElementFlops(*this, getTanhApproximation() ? 23 : 19);
+}
+
+LogicalResult ClampGradOp::verify() {
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
 LogicalResult ReduceMaxGradOp::verify() {
   return verifyReduction(*this, getX(), getY(), getDimensions(), "'y'");
 }
