@@ -248,12 +248,17 @@ void populateActivationPatterns(RewritePatternSet &patterns) {
         return s.select(s.inside(a[0], -3.0, 3.0), scaled, 0.0);
       });
   // dy·(t + x·σ·(1 - t²)) with t = tanh(softplus(x)).
+  // dy·(t + x·σ·(1 - t²)) with t = tanh(u), u = softplus(x) >= 0. t and
+  // 1 - t² come from w = exp(-2u) as (1 - w)/(1 + w) and 4w/(1 + w)²: 1 -
+  // tanh²(u) would lose its digits as t nears 1 (x above a few units).
   addScalar<MishGradOp>(patterns, [](Scalar &s, MishGradOp, ValueRange a) {
     Value x = a[0];
-    Value t = s.tanh(s.softplus(x));
+    Value w = s.exp(s.mul(s.softplus(x), -2.0));
+    Value inv = s.div(1.0, s.add(w, 1.0));
+    Value t = s.mul(s.sub(1.0, w), inv);
+    Value sech2 = s.mul(s.mul(s.mul(w, inv), inv), 4.0);
     Value xSig = s.mul(x, s.sigmoid(x));
-    Value slope = s.mul(xSig, s.sub(1.0, s.mul(t, t)));
-    return s.mul(a[1], s.add(t, slope));
+    return s.mul(a[1], s.add(t, s.mul(xSig, sech2)));
   });
   addScalar<GeluGradOp>(patterns, [](Scalar &s, GeluGradOp op, ValueRange a) {
     Value x = a[0], dy = a[1];
@@ -261,14 +266,19 @@ void populateActivationPatterns(RewritePatternSet &patterns) {
     if (op.getTanhApproximation()) {
       // PyTorch's gelu_backward(approximate='tanh'): with u = √(2/π)·(x +
       // κx³) and t = tanh(u), (1 + t)/2 + x/2·(1 - t²)·√(2/π)·(1 + 3κx²).
+      // As for mish, (1 + t)/2 = (u < 0 ? w : 1)/(1 + w) and 1 - t² =
+      // 4w/(1 + w)² with w = exp(-2|u|), which keep the digits that 1 + t
+      // (x below -3 or so) and 1 - t² (|x| above 3) would cancel.
       Value cubic = s.mul(s.mul(x2, x), kGeluKappa);
-      Value t = s.tanh(s.mul(s.add(x, cubic), kGeluBeta));
-      Value left = s.mul(x, 0.5);
-      Value leftDerivative = s.mul(s.add(t, 1.0), 0.5);
+      Value u = s.mul(s.add(x, cubic), kGeluBeta);
+      Value w = s.exp(s.mul(s.abs(u), -2.0));
+      Value inv = s.div(1.0, s.add(w, 1.0));
+      Value leftDerivative = s.mul(s.select(s.lt(u, 0.0), w, 1.0), inv);
+      Value sech2 = s.mul(s.mul(s.mul(w, inv), inv), 4.0);
       Value innerDerivative =
           s.mul(s.add(s.mul(x2, 3.0 * kGeluKappa), 1.0), kGeluBeta);
-      Value sech2 = s.sub(1.0, s.mul(t, t));
-      Value rightDerivative = s.mul(s.mul(left, sech2), innerDerivative);
+      Value rightDerivative =
+          s.mul(s.mul(s.mul(x, 0.5), sech2), innerDerivative);
       return s.mul(dy, s.add(leftDerivative, rightDerivative));
     }
     // Φ(x) + x·φ(x), with Φ(x) = (1 + erf(x/√2))/2 and φ(x) =

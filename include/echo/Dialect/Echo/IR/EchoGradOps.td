@@ -109,8 +109,10 @@ def Echo_HardsigmoidGradOp : Echo_InputActivationGradOp<"hardsigmoid_grad",
     "hardsigmoid", "−3 < x < 3 ? dy / 6 : 0", 3> {
   let details = " A NaN `x` gives 0, as in PyTorch.";
 }
+// t and 1 − t² come from w = exp(−2·softplus(x)) (see the lowering):
+// softplus 12, w 5, t and 1 − t² 7, sigmoid 4, the rest 4.
 def Echo_MishGradOp : Echo_InputActivationGradOp<"mish_grad", "mish",
-    "dy · (t + x · sigmoid(x) · (1 − t²))", 28> {
+    "dy · (t + x · sigmoid(x) · (1 − t²))", 32> {
   let details = " Here `t = tanh(softplus(x))`.";
 }
 def Echo_GeluGradOp : Echo_InputActivationGradOp<"gelu_grad", "gelu",
