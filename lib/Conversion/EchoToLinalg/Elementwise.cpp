@@ -125,12 +125,11 @@ public:
   Value erf(Value x) { return math::ErfOp::create(b, loc, x); }
 
   Value lt(Value x, double y) { return cmp(arith::CmpFPredicate::OLT, x, y); }
-  Value gt(Value x, double y) { return cmp(arith::CmpFPredicate::OGT, x, y); }
   Value ge(Value x, double y) { return cmp(arith::CmpFPredicate::OGE, x, y); }
-  /// `x > lo && x < hi`: false for NaN.
+  /// `x > lo && x < hi`: false for NaN (the predicate of clamp's 1-bit
+  /// stash).
   Value inside(Value x, double lo, double hi) {
-    Value above = gt(x, lo);
-    return arith::AndIOp::create(b, loc, above, lt(x, hi));
+    return echo::buildInsideMask(b, loc, x, lo, hi);
   }
   Value select(Value cond, Value x, Value y) {
     return arith::SelectOp::create(b, loc, cond, x, y);
@@ -247,7 +246,6 @@ void populateActivationPatterns(RewritePatternSet &patterns) {
         Value scaled = s.mul(a[1], 1.0 / 6.0);
         return s.select(s.inside(a[0], -3.0, 3.0), scaled, 0.0);
       });
-  // dy·(t + x·σ·(1 - t²)) with t = tanh(softplus(x)).
   // dy·(t + x·σ·(1 - t²)) with t = tanh(u), u = softplus(x) >= 0. t and
   // 1 - t² come from w = exp(-2u) as (1 - w)/(1 + w) and 4w/(1 + w)²: 1 -
   // tanh²(u) would lose its digits as t nears 1 (x above a few units).
@@ -287,10 +285,14 @@ void populateActivationPatterns(RewritePatternSet &patterns) {
     Value pdf = s.mul(s.exp(s.mul(x2, -0.5)), 0.5 * kTwoOverSqrtPi * kInvSqrt2);
     return s.mul(dy, s.add(cdf, s.mul(x, pdf)));
   });
-  // PyTorch's hardtanh_backward: dy strictly inside (min, max), else 0.
+  // PyTorch's hardtanh_backward: dy strictly inside (min, max), else 0. x
+  // is the forward input or the i1 mask that echo-recompute stashed in its
+  // place, made by the same predicate.
   addScalar<ClampGradOp>(patterns, [](Scalar &s, ClampGradOp op, ValueRange a) {
-    Value inside = s.inside(a[0], op.getMin().convertToDouble(),
-                            op.getMax().convertToDouble());
+    Value inside = a[0];
+    if (!inside.getType().isInteger(1))
+      inside = s.inside(a[0], op.getMin().convertToDouble(),
+                        op.getMax().convertToDouble());
     return s.select(inside, a[1], 0.0);
   });
 }

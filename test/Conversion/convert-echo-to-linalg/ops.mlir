@@ -109,11 +109,17 @@ func.func @bounded(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, te
 // CHECK:   %[[BELOW:.*]] = arith.cmpf olt, %{{.*}}, %[[NEG3]] : f32
 // CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:   arith.select %[[BELOW]], %[[ZERO]], %[[UP]] : f32
-func.func @bounded_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
-  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+// A clamp_grad of a mask selects by it.
+// CHECK: linalg.generic {{.*}} ins(%arg2, %arg1 : tensor<4x8xi1>, tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[M:.*]]: i1, %[[D:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: arith.cmpf
+// CHECK:   arith.select %[[M]], %[[D]], %{{.*}} : f32
+func.func @bounded_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %m: tensor<4x8xi1>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
   %1 = echo.hardsigmoid_grad %x, %dy : tensor<4x8xf32>
   %2 = echo.hardswish_grad %x, %dy : tensor<4x8xf32>
-  return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %3 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 
 // -----

@@ -54,7 +54,8 @@ func.func @activations_added(%a: tensor<4x8xf32>, %m: tensor<4x8xi1>) {
   %4 = "echo.mish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // expected-remark @+1 {{gradient reads operands [0] results []}}
   %5 = "echo.gelu"(%a) {tanh_approximation = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  // clamp: the input, of which one bit (min < x < max) suffices.
+  // expected-remark @+1 {{gradient reads operands [0] results [] as 1-bit masks}}
   %6 = "echo.clamp"(%a) {min = 0.0 : f64, max = 6.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // expected-remark @+1 {{gradient reads operands [0] results []}}
   %7 = "echo.select"(%m, %a, %a) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>

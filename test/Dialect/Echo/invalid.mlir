@@ -1082,7 +1082,34 @@ func.func @clamp_nan_bound(%x: tensor<4x8xf32>) {
 // clamp_grad: min > max.
 func.func @clamp_grad_min_above_max(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) {
   // expected-error @+1 {{'echo.clamp_grad' op 'min' (1.00) must be at most 'max' (-1.00)}}
-  %0 = echo.clamp_grad %x, %dy {min = 1.0 : f64, max = -1.0 : f64} : tensor<4x8xf32>
+  %0 = echo.clamp_grad %x, %dy {min = 1.0 : f64, max = -1.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: 'x' is a float tensor or an i1 mask.
+func.func @clamp_grad_x_i32(%x: tensor<4x8xi32>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values or statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x8xi32>'}}
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: a float 'x' has the element type of 'dy'.
+func.func @clamp_grad_element_type(%x: tensor<4x8xf16>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op 'x' must be an i1 mask or have the element type of 'dy'}}
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: the mask has the shape of 'dy'.
+func.func @clamp_grad_mask_shape(%m: tensor<8x4xi1>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op failed to verify that all of {x, dy} have same shape}}
+  %0 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<8x4xi1>, tensor<4x8xf32>
   return
 }
 

@@ -96,7 +96,8 @@ func.func @activations_generic(%x: tensor<2x3xf32>, %m: tensor<2x3xi1>) -> tenso
 }
 
 // CHECK-LABEL: func.func @activation_gradients
-func.func @activation_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %h: tensor<4xbf16>) {
+// CHECK-SAME: %[[MASK:[^:]*]]: tensor<4x8xi1>
+func.func @activation_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %h: tensor<4xbf16>, %m: tensor<4x8xi1>) {
   // CHECK: echo.erf_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
   %0 = echo.erf_grad %x, %dy : tensor<4x8xf32>
   // CHECK: echo.silu_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
@@ -111,8 +112,11 @@ func.func @activation_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %h: t
   %5 = echo.gelu_grad %x, %dy : tensor<4x8xf32>
   // CHECK: echo.gelu_grad %{{.*}}, %{{.*}} {tanh_approximation = true} : tensor<4x8xf32>
   %6 = echo.gelu_grad %x, %dy {tanh_approximation = true} : tensor<4x8xf32>
-  // CHECK: echo.clamp_grad %{{.*}}, %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xf32>
-  %7 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+  // CHECK: echo.clamp_grad %{{.*}}, %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  %7 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  // Like relu_grad, clamp_grad takes the 1-bit mask of min < x < max.
+  // CHECK: echo.clamp_grad %[[MASK]], %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
+  %9 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
   // CHECK: echo.hardswish_grad %{{.*}}, %{{.*}} : tensor<4xbf16>
   %8 = echo.hardswish_grad %h, %h : tensor<4xbf16>
   return

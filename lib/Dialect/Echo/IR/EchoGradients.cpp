@@ -164,8 +164,11 @@ LogicalResult GeluOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
 
 LogicalResult ClampOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                      SmallVectorImpl<Value> &grads) {
-  return buildInputActivationGradient<ClampGradOp>(*this, b, resultGrads, grads,
-                                                   getMinAttr(), getMaxAttr());
+  // clamp_grad also takes a mask for x, so its result type is not inferred.
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = ClampGradOp::create(b, getLoc(), dy.getType(), getX(), dy,
+                                   getMinAttr(), getMaxAttr());
+  return success();
 }
 
 LogicalResult SelectOp::buildGradient(OpBuilder &b, ValueRange resultGrads,

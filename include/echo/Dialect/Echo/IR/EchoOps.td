@@ -98,14 +98,14 @@ def Echo_SiluOp
     : Echo_UnaryElementwiseOp<"silu", "x · sigmoid(x)", [0], [], 5> {
   let details = " SiLU (swish), `torch.nn.functional.silu`.";
 }
-// x + 3, max, min, the product and the scale by 1/6.
+// x + 3, max, min, the product and the division by 6.
 def Echo_HardswishOp : Echo_UnaryElementwiseOp<"hardswish",
     "x · min(max(x + 3, 0), 6) / 6", [0], [], 5> {
-  let details = " `torch.nn.functional.hardswish`; NaN propagates.";
+  let details = " As `torch.nn.functional.hardswish`; NaN propagates.";
 }
 def Echo_HardsigmoidOp : Echo_UnaryElementwiseOp<"hardsigmoid",
     "min(max(x + 3, 0), 6) / 6", [0], [], 4> {
-  let details = " `torch.nn.functional.hardsigmoid`; NaN propagates.";
+  let details = " As `torch.nn.functional.hardsigmoid`; NaN propagates.";
 }
 // softplus as max(x, 0) + log1p(exp(-|x|)) (|x|, negation, exp, log1p, max,
 // add: 12), tanh (6) and the product.
@@ -114,6 +114,7 @@ def Echo_MishOp : Echo_UnaryElementwiseOp<"mish",
   let details = [{ `softplus(x) = log(1 + exp(x))`,
     evaluated as `max(x, 0) + log1p(exp(−|x|))` so that it never overflows.}];
 }
+// FLOPs: GeluOp::estimateFlops, since the two forms differ.
 def Echo_GeluOp : Echo_UnaryElementwiseOp<"gelu",
     "0.5 · x · (1 + erf(x / √2))", [0], []> {
   let details = [{ With `tanh_approximation` set,
@@ -134,6 +135,13 @@ def Echo_ClampOp : Echo_UnaryElementwiseOp<"clamp",
       " {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}";
   let arguments = (ins Echo_FloatTensor:$x, F64Attr:$min, F64Attr:$max);
   let hasVerifier = 1;
+  // clamp_grad needs only `min < x < max`, as relu_grad needs `x > 0`.
+  let gradientReadBinarizable = 1;
+  let gradientReadMask = [{
+    ::mlir::echo::buildInsideMask(builder, loc, value,
+                                  getMin().convertToDouble(),
+                                  getMax().convertToDouble())
+  }];
 }
 
 def Echo_SelectOp : Echo_ForwardOp<"select", [Elementwise,
