@@ -185,8 +185,9 @@ void populateActivationPatterns(RewritePatternSet &patterns) {
   addScalar<SiluOp>(patterns, [](Scalar &s, SiluOp, ValueRange a) {
     return s.mul(a[0], s.sigmoid(a[0]));
   });
-  // x·min(max(x + 3, 0), 6)/6 and min(max(x + 3, 0), 6)/6, divided as
-  // PyTorch's kernels divide, so that the results agree to the bit.
+  // x·min(max(x + 3, 0), 6)/6 and min(max(x + 3, 0), 6)/6, divided by 6
+  // as PyTorch's kernels are (not multiplied by 1/6), so that they round
+  // alike.
   addScalar<HardswishOp>(patterns, [](Scalar &s, HardswishOp, ValueRange a) {
     Value relu6 = s.min(s.max(s.add(a[0], 3.0), 0.0), 6.0);
     return s.div(s.mul(a[0], relu6), 6.0);
