@@ -301,6 +301,28 @@ class GraphBuilder(object):
             result.name, flat, result.type))
         return result
 
+    def mask_constant(self, values, shape):
+        """An ``i1`` ``arith.constant`` of the row-major truth ``values``
+        (a mask for :meth:`select`)."""
+        texts = ["true" if v else "false" for v in values]
+        _check(len(texts) == _num_elements(shape),
+               "mask constant: %d values for shape %s", len(texts),
+               _shape_str(shape))
+        result = Value(self._fresh(), shape, "i1")
+        if len(set(texts)) == 1:
+            body = texts[0]
+        else:
+            def nest(offset, dims):
+                if not dims:
+                    return texts[offset]
+                step = _num_elements(dims[1:])
+                return "[" + ", ".join(nest(offset + i * step, dims[1:])
+                                       for i in range(dims[0])) + "]"
+            body = nest(0, list(shape))
+        self._lines.append("  %s = arith.constant dense<%s> : %s" % (
+            result.name, body, result.type))
+        return result
+
     def zeros(self, shape):
         """An ``f32`` zero tensor (initial recurrent states)."""
         return self.constant(0.0, shape)
@@ -381,6 +403,59 @@ class GraphBuilder(object):
 
     def sqrt(self, x):
         return self._unary("sqrt", x)
+
+    # The activations a PyTorch importer maps onto (docs/Contract.md,
+    # "Echo's additions").
+
+    def erf(self, x):
+        return self._unary("erf", x)
+
+    def silu(self, x):
+        """``x * sigmoid(x)``."""
+        return self._unary("silu", x)
+
+    def hardswish(self, x):
+        """``x * relu6(x + 3) / 6``."""
+        return self._unary("hardswish", x)
+
+    def hardsigmoid(self, x):
+        """``relu6(x + 3) / 6``."""
+        return self._unary("hardsigmoid", x)
+
+    def mish(self, x):
+        """``x * tanh(softplus(x))``."""
+        return self._unary("mish", x)
+
+    def gelu(self, x, tanh_approximation=False):
+        """Exact GELU, or PyTorch's ``approximate='tanh'`` form."""
+        attrs = {"tanh_approximation": bool_attr(True)} \
+            if tanh_approximation else None
+        return self._op1("gelu", [x], x.shape, x.dtype, attrs)
+
+    def clamp(self, x, min_value, max_value):
+        """``min(max(x, min_value), max_value)``; either bound may be
+        infinite."""
+        _check(float(min_value) <= float(max_value),
+               "echo.clamp: min %r must be at most max %r", min_value,
+               max_value)
+        return self._op1("clamp", [x], x.shape, x.dtype,
+                         {"min": f64_attr(min_value),
+                          "max": f64_attr(max_value)})
+
+    def relu6(self, x):
+        return self.clamp(x, 0.0, 6.0)
+
+    def hardtanh(self, x, min_value=-1.0, max_value=1.0):
+        return self.clamp(x, min_value, max_value)
+
+    def select(self, cond, a, b):
+        """``cond ? a : b`` elementwise; ``cond`` is an ``i1`` mask of the
+        shape of ``a`` and ``b``."""
+        _check(cond.dtype == "i1" and cond.shape == a.shape and
+               a.type == b.type,
+               "echo.select: bad operands %s, %s, %s", cond.type, a.type,
+               b.type)
+        return self._op1("select", [cond, a, b], a.shape, a.dtype)
 
     # -- shape and reduction ------------------------------------------------
 

@@ -4,8 +4,10 @@
 of ``[B, F]`` feature values, fed by dense data, an embedding of ids and a
 small convolutional branch (conv2d, batch norm, ReLU, max and average
 pooling, reshaped into features), grown by ops drawn from every family
-(unary and binary elementwise, broadcast, reduce_sum/reduce_max, slice,
-concat, reshape and transpose through rank 3, matmul, batch_matmul, linear,
+(unary elementwise, the importer's activations among them: erf, silu, mish,
+gelu in both forms, hardswish, hardsigmoid and clamp; binary elementwise,
+select by a constant mask, broadcast, reduce_sum/reduce_max, slice, concat,
+reshape and transpose through rank 3, matmul, batch_matmul, linear,
 softmax, layer norm, dropout) and ended by a loss that sums a cross-entropy
 with a few other scalar losses (mse, reduce_sum), so that scalar device
 results meet on the way to the loss. Shapes are small; the same seed always
@@ -63,12 +65,31 @@ class _Gen(object):
         kind = rng.choice(["unary", "binary", "binary", "linear", "matmul",
                            "broadcast", "reduce", "slice", "concat",
                            "rank3", "softmax", "layer_norm", "dropout",
-                           "batch_matmul"])
+                           "batch_matmul", "unary", "select"])
         if kind == "unary":
-            op = rng.choice(["tanh", "sigmoid", "relu", "neg", "exp"])
+            op = rng.choice(["tanh", "sigmoid", "relu", "neg", "exp", "erf",
+                             "silu", "mish", "gelu", "gelu_tanh",
+                             "hardswish", "hardsigmoid", "relu6",
+                             "hardtanh"])
             if op == "exp":  # keep values small
                 x = g.tanh(x)
-            y = getattr(g, op)(x)
+            if op in ("hardswish", "hardsigmoid", "relu6", "hardtanh"):
+                # Values cross the bounds (+-3, 0 and 6, the clamp's).
+                x = g.mul(x, g.constant(4.0, x.shape))
+            if op == "gelu_tanh":
+                y = g.gelu(x, tanh_approximation=True)
+            elif op == "hardtanh":
+                y = g.hardtanh(x, rng.choice([-1.0, -0.5]),
+                               rng.choice([0.5, 2.0]))
+            else:
+                y = getattr(g, op)(x)
+        elif kind == "select":
+            other = self.pick(f)
+            if other is None or other is x:
+                other = self.param([b, f])
+            mask = g.mask_constant([rng.random() < 0.5
+                                    for _ in range(b * f)], [b, f])
+            y = g.select(mask, x, other)
         elif kind == "binary":
             other = self.pick(f)
             if other is None or other is x:

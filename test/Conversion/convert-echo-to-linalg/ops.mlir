@@ -17,6 +17,149 @@ func.func @elementwise(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) -> tensor<4x8x
 
 // -----
 
+// The activations of the PyTorch importer are one linalg.generic each. erf
+// is math.erf (echo-approximate-math approximates it on the CPU, libdevice
+// computes it on nvvm); the gelu forms differ in erf and tanh.
+// CHECK-LABEL: func.func @activations
+// CHECK: linalg.generic
+// CHECK:   math.erf
+// CHECK-NEXT: linalg.yield
+// CHECK: linalg.generic
+// CHECK:   math.erf
+// CHECK-NOT: math.tanh
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK:   math.tanh
+// CHECK-NOT: math.erf
+// CHECK: linalg.yield
+// mish's softplus cannot overflow: max(x, 0) + log1p(exp(-|x|)).
+// CHECK: linalg.generic
+// CHECK:   arith.maximumf
+// CHECK:   math.absf
+// CHECK:   arith.negf
+// CHECK:   math.exp
+// CHECK:   math.log1p
+// CHECK:   math.tanh
+// CHECK: linalg.generic
+// CHECK:   math.exp
+// CHECK:   arith.divf
+// CHECK:   arith.mulf
+// CHECK-NOT: echo.
+func.func @activations(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.erf %x : tensor<4x8xf32>
+  %1 = echo.gelu %x : tensor<4x8xf32>
+  %2 = echo.gelu %x {tanh_approximation = true} : tensor<4x8xf32>
+  %3 = echo.mish %x : tensor<4x8xf32>
+  %4 = echo.silu %x : tensor<4x8xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// clamp, hardsigmoid and hardswish bound with maximumf/minimumf, which
+// propagate NaN as PyTorch does; a one-sided clamp keeps its infinite bound.
+// CHECK-LABEL: func.func @bounded
+// CHECK: linalg.generic
+// CHECK:   %[[LO:.*]] = arith.constant -1.500000e+00 : f32
+// CHECK:   %[[A:.*]] = arith.maximumf %{{.*}}, %[[LO]] : f32
+// CHECK:   %[[HI:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK:   arith.minimumf %[[A]], %[[HI]] : f32
+// CHECK: linalg.generic
+// CHECK:   arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic
+// CHECK:   arith.addf
+// CHECK:   arith.maximumf
+// CHECK:   arith.minimumf
+// CHECK:   arith.divf
+// CHECK: linalg.generic
+// CHECK:   arith.minimumf
+// CHECK:   arith.mulf
+// CHECK:   arith.divf
+func.func @bounded(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.clamp %x {min = -1.5 : f64, max = 2.0 : f64} : tensor<4x8xf32>
+  %1 = echo.clamp %x {min = 0xFFF0000000000000 : f64, max = 2.0 : f64} : tensor<4x8xf32>
+  %2 = echo.hardsigmoid %x : tensor<4x8xf32>
+  %3 = echo.hardswish %x : tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// The gradients at the bounds follow PyTorch's kernels: clamp_grad and
+// hardsigmoid_grad pass dy strictly inside with ordered comparisons (a NaN x
+// gives 0); hardswish_grad replaces dy·(x/3 + 1/2) by dy where x >= 3 and by
+// 0 where x < -3 (a NaN x gives NaN).
+// CHECK-LABEL: func.func @bounded_gradients
+// CHECK: linalg.generic
+// CHECK:   %[[GT:.*]] = arith.cmpf ogt, %[[X:.*]], %{{.*}} : f32
+// CHECK:   %[[LT:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f32
+// CHECK:   %[[IN:.*]] = arith.andi %[[GT]], %[[LT]] : i1
+// CHECK:   arith.select %[[IN]], %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK:   arith.cmpf ogt
+// CHECK:   arith.cmpf olt
+// CHECK:   arith.andi
+// CHECK:   arith.select
+// CHECK: linalg.generic
+// CHECK:   %[[MID:.*]] = arith.mulf %[[DY:.*]], %{{.*}} : f32
+// CHECK:   %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK:   %[[GE:.*]] = arith.cmpf oge, %{{.*}}, %[[THREE]] : f32
+// CHECK:   %[[UP:.*]] = arith.select %[[GE]], %[[DY]], %[[MID]] : f32
+// CHECK:   %[[NEG3:.*]] = arith.constant -3.000000e+00 : f32
+// CHECK:   %[[BELOW:.*]] = arith.cmpf olt, %{{.*}}, %[[NEG3]] : f32
+// CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:   arith.select %[[BELOW]], %[[ZERO]], %[[UP]] : f32
+// A clamp_grad of a mask selects by it.
+// CHECK: linalg.generic {{.*}} ins(%arg2, %arg1 : tensor<4x8xi1>, tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[M:.*]]: i1, %[[D:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: arith.cmpf
+// CHECK:   arith.select %[[M]], %[[D]], %{{.*}} : f32
+func.func @bounded_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %m: tensor<4x8xi1>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  %1 = echo.hardsigmoid_grad %x, %dy : tensor<4x8xf32>
+  %2 = echo.hardswish_grad %x, %dy : tensor<4x8xf32>
+  %3 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// select is arith.select on the mask; the other gradients are one generic
+// each over x and dy. The derivatives of mish and of gelu's tanh form take
+// tanh(u) and 1 - tanh(u)^2 from exp(-2|u|), without math.tanh, whose 1 -
+// t^2 would cancel.
+// CHECK-LABEL: func.func @select_and_gradients
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.log1p
+// CHECK-NOT: math.tanh
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.erf
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NOT: math.tanh
+// CHECK:   math.absf
+// CHECK:   math.exp
+// CHECK-NOT: echo.
+func.func @select_and_gradients(%m: tensor<4x8xi1>, %x: tensor<4x8xf32>, %dy: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.select %m, %x, %dy : tensor<4x8xi1>, tensor<4x8xf32>
+  %1 = echo.erf_grad %x, %dy : tensor<4x8xf32>
+  %2 = echo.silu_grad %x, %dy : tensor<4x8xf32>
+  %3 = echo.mish_grad %x, %dy : tensor<4x8xf32>
+  %4 = echo.gelu_grad %x, %dy : tensor<4x8xf32>
+  %5 = echo.gelu_grad %x, %dy {tanh_approximation = true} : tensor<4x8xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // The matmul family uses the named ops with transposed indexing maps; linear
 // accumulates into the broadcast bias.
 // CHECK-DAG: #[[A_T:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>

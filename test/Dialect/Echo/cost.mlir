@@ -44,3 +44,46 @@ func.func @cost(%a: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>,
   }
   return
 }
+
+// -----
+
+// The activations of the PyTorch importer: a transcendental function counts
+// as exp, log1p 4 and tanh, erf 6; other arithmetic 1 each.
+func.func @activations(%a: tensor<4x8xf32>, %m: tensor<4x8xi1>) {
+  // expected-remark @+1 {{flops = 192}}
+  %0 = echo.erf %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 256}}
+  %1 = echo.erf_grad %a, %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 160}}
+  %2 = echo.silu %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 288}}
+  %3 = echo.silu_grad %a, %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 160}}
+  %4 = echo.hardswish %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 160}}
+  %5 = echo.hardswish_grad %a, %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 128}}
+  %6 = echo.hardsigmoid %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 96}}
+  %7 = echo.hardsigmoid_grad %a, %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 608}}
+  %8 = echo.mish %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 1024}}
+  %9 = echo.mish_grad %a, %a : tensor<4x8xf32>
+  // The two forms of gelu cost differently: 10 and 14 per element.
+  // expected-remark @+1 {{flops = 320}}
+  %10 = echo.gelu %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 448}}
+  %11 = echo.gelu %a {tanh_approximation = true} : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 608}}
+  %12 = echo.gelu_grad %a, %a : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 832}}
+  %13 = echo.gelu_grad %a, %a {tanh_approximation = true} : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 64}}
+  %14 = echo.clamp %a {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 64}}
+  %15 = echo.clamp_grad %a, %a {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  // expected-remark @+1 {{flops = 32}}
+  %16 = echo.select %m, %a, %a : tensor<4x8xi1>, tensor<4x8xf32>
+  return
+}

@@ -39,6 +39,31 @@ func.func @activations(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
 
 // -----
 
+// The activations of the PyTorch importer read their input (as PyTorch's
+// backward kernels do); select reads only its mask.
+func.func @activations_added(%a: tensor<4x8xf32>, %m: tensor<4x8xi1>) {
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %0 = "echo.erf"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %1 = "echo.silu"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %2 = "echo.hardswish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %3 = "echo.hardsigmoid"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %4 = "echo.mish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %5 = "echo.gelu"(%a) {tanh_approximation = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // clamp: the input, of which one bit (min < x < max) suffices.
+  // expected-remark @+1 {{gradient reads operands [0] results [] as 1-bit masks}}
+  %6 = "echo.clamp"(%a) {min = 0.0 : f64, max = 6.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %7 = "echo.select"(%m, %a, %a) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @shapes(%x: tensor<4x8xf32>, %v: tensor<8xf32>) {
   // expected-remark @+1 {{gradient reads operands [] results []}}
   %0 = "echo.broadcast"(%v) {dimensions = array<i64: 0>} : (tensor<8xf32>) -> tensor<4x8xf32>

@@ -1004,6 +1004,172 @@ func.func @batch_norm_grad_dy_type(%x: tensor<4x3xf32>, %g: tensor<3xf32>, %dy: 
 // -----
 
 //===----------------------------------------------------------------------===//
+// Activations and select
+//===----------------------------------------------------------------------===//
+
+// erf: integer element type.
+func.func @erf_i32(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{'echo.erf' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x8xi32>'}}
+  %0 = "echo.erf"(%x) : (tensor<4x8xi32>) -> tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// silu: SameOperandsAndResultType (element type; Elementwise checks shapes).
+func.func @silu_types(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.silu' op requires the same type for all operands and results}}
+  %0 = "echo.silu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+// hardswish: dynamic dimension.
+func.func @hardswish_dynamic(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'echo.hardswish' op operand #0 must be statically shaped tensor}}
+  %0 = "echo.hardswish"(%x) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// gelu: the flag is a BoolAttr.
+func.func @gelu_flag_i64(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.gelu' op attribute 'tanh_approximation' failed to satisfy constraint: bool attribute}}
+  %0 = "echo.gelu"(%x) {tanh_approximation = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: both bounds are required.
+func.func @clamp_no_max(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op requires attribute 'max'}}
+  %0 = "echo.clamp"(%x) {min = 0.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: the bounds are F64Attr.
+func.func @clamp_f32_bound(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op attribute 'min' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = "echo.clamp"(%x) {min = 0.0 : f32, max = 6.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: min > max.
+func.func @clamp_min_above_max(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op 'min' (6.00) must be at most 'max' (0.00)}}
+  %0 = echo.clamp %x {min = 6.0 : f64, max = 0.0 : f64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: a NaN bound.
+func.func @clamp_nan_bound(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op 'min' (nan) must be at most 'max' (6.00)}}
+  %0 = echo.clamp %x {min = 0x7FF8000000000000 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: min > max.
+func.func @clamp_grad_min_above_max(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op 'min' (1.00) must be at most 'max' (-1.00)}}
+  %0 = echo.clamp_grad %x, %dy {min = 1.0 : f64, max = -1.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: 'x' is a float tensor or an i1 mask.
+func.func @clamp_grad_x_i32(%x: tensor<4x8xi32>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values or statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x8xi32>'}}
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: a float 'x' has the element type of 'dy'.
+func.func @clamp_grad_element_type(%x: tensor<4x8xf16>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op 'x' must be an i1 mask or have the element type of 'dy'}}
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: the mask has the shape of 'dy'.
+func.func @clamp_grad_mask_shape(%m: tensor<8x4xi1>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op failed to verify that all of {x, dy} have same shape}}
+  %0 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<8x4xi1>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// gelu_grad: x and dy have the same type.
+func.func @gelu_grad_types(%x: tensor<4x8xf32>, %dy: tensor<4x8xf16>) {
+  // expected-error @+1 {{'echo.gelu_grad' op requires the same type for all operands and results}}
+  %0 = "echo.gelu_grad"(%x, %dy) : (tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// mish_grad: unranked.
+func.func @mish_grad_unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{'echo.mish_grad' op operand #0 must be statically shaped tensor}}
+  %0 = "echo.mish_grad"(%x, %x) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+// select: the condition is an i1 mask.
+func.func @select_float_cond(%c: tensor<4x8xf32>, %a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x8xf32>'}}
+  %0 = "echo.select"(%c, %a, %a) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// select: the condition has the shape of the data (no broadcasting).
+func.func @select_cond_shape(%c: tensor<8xi1>, %a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.select' op failed to verify that all of {cond, a} have same shape}}
+  %0 = "echo.select"(%c, %a, %a) : (tensor<8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// select: a, b and the result have one type.
+func.func @select_types(%c: tensor<4x8xi1>, %a: tensor<4x8xf32>, %b: tensor<4x8xf16>) {
+  // expected-error @+1 {{'echo.select' op failed to verify that all of {a, b, result} have same type}}
+  %0 = "echo.select"(%c, %a, %b) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// select: the data are float tensors.
+func.func @select_i32_data(%c: tensor<4xi1>, %a: tensor<4xi32>) {
+  // expected-error @+1 {{'echo.select' op operand #1 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = "echo.select"(%c, %a, %a) : (tensor<4xi1>, tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // Shape and reduction ops
 //===----------------------------------------------------------------------===//
 

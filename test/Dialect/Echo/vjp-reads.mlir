@@ -7,6 +7,7 @@
 
 // The first undeclared read of each function:
 // UNDECLARED: error: the gradient reads result #0 that getGradientRead* does not declare (in 'echo.tanh_grad')
+// UNDECLARED: error: the gradient reads operand #0 that getGradientRead* does not declare (in 'echo.erf_grad')
 // UNDECLARED: error: the gradient reads operand #1 that getGradientRead* does not declare (in 'echo.conv2d_grad_input')
 // UNDECLARED: error: the gradient reads operand #0 that getGradientRead* does not declare (in 'echo.max_pool2d_grad')
 // UNDECLARED: error: the gradient reads operand #0 that getGradientRead* does not declare (in 'echo.reduce_max_grad')
@@ -25,6 +26,21 @@ func.func @elementwise(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
   %10 = "echo.sqrt"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %11, %12 = "echo.dropout"(%a) {ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
   %13 = "echo.softmax"(%a) {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @activations_added(%a: tensor<4x8xf32>, %m: tensor<4x8xi1>) {
+  %0 = "echo.erf"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = "echo.silu"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = "echo.hardswish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = "echo.hardsigmoid"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = "echo.mish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = "echo.gelu"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = "echo.gelu"(%a) {tanh_approximation = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = "echo.clamp"(%a) {min = -1.0 : f64, max = 1.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = "echo.select"(%m, %a, %7) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 

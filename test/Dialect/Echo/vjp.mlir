@@ -118,6 +118,57 @@ func.func @integer_operands(%ids: tensor<4xi32>, %t: tensor<10x8xf32>, %logits: 
 
 // -----
 
+// The activations of the PyTorch importer: one gradient op each, reading
+// the forward input and carrying the forward op's attributes.
+// CHECK-LABEL: func.func @activations_added
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x8xi1>, %[[B:.*]]: tensor<4x8xf32>)
+func.func @activations_added(%x: tensor<4x8xf32>, %m: tensor<4x8xi1>, %b: tensor<4x8xf32>) {
+  // CHECK: echo.erf %[[X]]
+  // CHECK-NEXT: %[[D0:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.erf_grad %[[X]], %[[D0]] {test.adjoint_of = 0 : i64}
+  %0 = "echo.erf"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.silu %[[X]]
+  // CHECK-NEXT: %[[D1:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.silu_grad %[[X]], %[[D1]] {test.adjoint_of = 0 : i64}
+  %1 = "echo.silu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.hardswish %[[X]]
+  // CHECK-NEXT: %[[D2:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.hardswish_grad %[[X]], %[[D2]] {test.adjoint_of = 0 : i64}
+  %2 = "echo.hardswish"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.hardsigmoid %[[X]]
+  // CHECK-NEXT: %[[D3:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.hardsigmoid_grad %[[X]], %[[D3]] {test.adjoint_of = 0 : i64}
+  %3 = "echo.hardsigmoid"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.mish %[[X]]
+  // CHECK-NEXT: %[[D4:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.mish_grad %[[X]], %[[D4]] {test.adjoint_of = 0 : i64}
+  %4 = "echo.mish"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.gelu %[[X]] : tensor
+  // CHECK-NEXT: %[[D5:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.gelu_grad %[[X]], %[[D5]] {test.adjoint_of = 0 : i64} : tensor
+  %5 = "echo.gelu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.gelu %[[X]] {tanh_approximation = true}
+  // CHECK-NEXT: %[[D6:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.gelu_grad %[[X]], %[[D6]] {tanh_approximation = true, test.adjoint_of = 0 : i64}
+  %6 = "echo.gelu"(%x) {tanh_approximation = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: echo.clamp %[[X]]
+  // CHECK-NEXT: %[[D7:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.clamp_grad %[[X]], %[[D7]] {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64, test.adjoint_of = 0 : i64}
+  %7 = "echo.clamp"(%x) {min = 0.0 : f64, max = 6.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // select routes the adjoint by its mask, with zeros elsewhere; the mask
+  // gets none.
+  // CHECK: echo.select %[[M]], %[[X]], %[[B]]
+  // CHECK-NEXT: %[[D8:.*]] = tensor.empty()
+  // CHECK-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<4x8xf32>
+  // CHECK-NEXT: echo.select %[[M]], %[[D8]], %[[Z]] {test.adjoint_of = 1 : i64}
+  // CHECK-NEXT: echo.select %[[M]], %[[Z]], %[[D8]] {test.adjoint_of = 2 : i64}
+  // CHECK-NOT: test.adjoint_of = 0
+  %8 = "echo.select"(%m, %x, %b) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 // Normalization gradients read x and gamma and return three adjoints.
 // CHECK-LABEL: func.func @norms
 func.func @norms(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) {

@@ -37,6 +37,22 @@ LogicalResult ReluGradOp::verify() {
   return success();
 }
 
+/// The derivative of each form of gelu (see GeluOp::estimateFlops): the
+/// exact one is Φ(x) (9) and x·φ(x) (8), their sum and the product with dy;
+/// the tanh one is the cubic (5), tanh's parts from one exp (13, see the
+/// lowering) and 8 other operations.
+int64_t GeluGradOp::estimateFlops() {
+  return estimatePerElementFlops(*this, getTanhApproximation() ? 26 : 19);
+}
+
+LogicalResult ClampGradOp::verify() {
+  Type xElement = getElementTypeOrSelf(getX().getType());
+  if (!xElement.isInteger(1) && xElement != getElementTypeOrSelf(getDy()))
+    return emitOpError() << "'x' must be an i1 mask or have the element type "
+                         << "of 'dy'";
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
 LogicalResult ReduceMaxGradOp::verify() {
   return verifyReduction(*this, getX(), getY(), getDimensions(), "'y'");
 }

@@ -108,6 +108,17 @@ LogicalResult mlir::echo::detail::verifyRatio(Operation *op, APFloat ratio) {
   return success();
 }
 
+LogicalResult mlir::echo::detail::verifyClampBounds(Operation *op, APFloat min,
+                                                    APFloat max) {
+  double lo = min.convertToDouble(), hi = max.convertToDouble();
+  // Written so that a NaN bound fails too.
+  if (!(lo <= hi))
+    return op->emitOpError()
+           << "'min' (" << llvm::formatv("{0}", lo)
+           << ") must be at most 'max' (" << llvm::formatv("{0}", hi) << ")";
+  return success();
+}
+
 /// Output extent of a sliding window; < 1 when the window does not fit, none
 /// when the arithmetic overflows int64 (absurd padding or window sizes).
 static std::optional<int64_t> windowOutputSize(int64_t input, int64_t window,

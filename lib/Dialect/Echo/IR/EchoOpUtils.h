@@ -79,6 +79,10 @@ LogicalResult verifyEpsilon(Operation *op, APFloat epsilon);
 /// Checks that the 'ratio' attribute of dropout lies in [0, 1).
 LogicalResult verifyRatio(Operation *op, APFloat ratio);
 
+/// Checks the 'min' and 'max' attributes of clamp: numbers (infinities
+/// allowed) with min <= max.
+LogicalResult verifyClampBounds(Operation *op, APFloat min, APFloat max);
+
 /// Computes the output shape [N, F, OH, OW] of a convolution of `xShape`
 /// (N×C×H×W) with `wShape` (F×C×KH×KW) and checks that it is well formed.
 /// `xName` and `wName` are how the diagnostics refer to the two operands.

@@ -26,6 +26,21 @@ using namespace mlir::echo;
 using namespace mlir::echo::detail;
 
 //===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The two forms of gelu differ in cost: x/√2, erf (6), 1 +, and the two
+/// products; or x², x³, the cubic's scale and sum, its scale by √(2/π),
+/// tanh (6), 1 +, and the two products.
+int64_t GeluOp::estimateFlops() {
+  return estimatePerElementFlops(*this, getTanhApproximation() ? 14 : 10);
+}
+
+LogicalResult ClampOp::verify() {
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
+//===----------------------------------------------------------------------===//
 // Shape and reduction ops
 //===----------------------------------------------------------------------===//
 

@@ -97,8 +97,13 @@ class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
         Echo_DifferentiableOpInterface])> {
   list<int> gradientReadsOperands = [];
   list<int> gradientReadsResults = [];
-  /// The gradient needs only `x > 0` of what it reads (ReLU).
+  /// The gradient needs only a predicate of what it reads: `x > 0` (ReLU)
+  /// unless `gradientReadMask` says otherwise.
   bit gradientReadBinarizable = 0;
+  /// The C++ expression, of `builder`, `loc` and `value`, that builds that
+  /// predicate as an `i1` value of `value`'s shape.
+  code gradientReadMask =
+      "::mlir::echo::buildPositiveMask(builder, loc, value)";
   /// Results that are stochastic masks (dropout's `i1` mask).
   list<int> stochasticMaskResults = [];
 
@@ -117,8 +122,7 @@ class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
     ::mlir::Value buildGradientReadMask(::mlir::OpBuilder &builder,
                                         ::mlir::Location loc,
                                         ::mlir::Value value) {
-      return }] # !if(gradientReadBinarizable,
-        "::mlir::echo::buildPositiveMask(builder, loc, value)",
+      return }] # !if(gradientReadBinarizable, gradientReadMask,
         "::mlir::Value()") # [{;
     }
     bool isStochasticMaskResult(unsigned index) {

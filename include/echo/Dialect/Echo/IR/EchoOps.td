@@ -45,17 +45,27 @@ def Echo_MulOp : Echo_BinaryElementwiseOp<"mul", "lhs * rhs", [0, 1], []>;
 // d(a/b)/db = -y / b: the gradient reads the divisor and the quotient.
 def Echo_DivOp : Echo_BinaryElementwiseOp<"div", "lhs / rhs", [1], [0]>;
 
-/// `echo.neg` ... `echo.sqrt`: one operand, result of the same type.
+/// `echo.neg` ... `echo.gelu`: one operand, result of the same type. Ops
+/// with attributes (`clamp`'s bounds, `gelu`'s flag) set `arguments` and
+/// `exampleAttributes`; `details` adds to the description.
 class Echo_UnaryElementwiseOp<string mnemonic, string formula,
                               list<int> readsOperands, list<int> readsResults,
                               int flops = 1>
     : Echo_ForwardOp<mnemonic, [Elementwise, SameOperandsAndResultType]> {
+  /// The attribute dictionary of the description's example, with a leading
+  /// space (`" {min = ...}"`), or empty.
+  string exampleAttributes = "";
+  /// Sentences that follow the formula in the description (attribute
+  /// semantics, NaN), each starting with a space.
+  string details = "";
+
   let summary = "elementwise " # formula;
   let description = [{
-    Computes `}] # formula # [{` element by element.
+    Computes `}] # formula # [{` element by element.}] # details # [{
 
     ```mlir
-    %y = echo.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    %y = echo.}] # mnemonic # [{ %x}] # exampleAttributes
+      # [{ : tensor<4x8xf32>
     ```
   }];
   let arguments = (ins Echo_FloatTensor:$x);
@@ -77,6 +87,86 @@ def Echo_ReluOp : Echo_UnaryElementwiseOp<"relu", "max(x, 0)", [0], []> {
   let gradientReadBinarizable = 1;
 }
 def Echo_SqrtOp : Echo_UnaryElementwiseOp<"sqrt", "sqrt(x)", [], [0], 4>;
+
+// The activations below read their input: their gradients are PyTorch's,
+// written in `x` (echo.<op>_grad in EchoGradOps.td). FLOPs count a
+// transcendental function as the ops above do (exp, log1p 4; tanh, erf 6)
+// and every other arithmetic op as 1.
+def Echo_ErfOp : Echo_UnaryElementwiseOp<"erf", "erf(x)", [0], [], 6>;
+// x · sigmoid(x): sigmoid (4) and a product.
+def Echo_SiluOp
+    : Echo_UnaryElementwiseOp<"silu", "x · sigmoid(x)", [0], [], 5> {
+  let details = " SiLU (swish), `torch.nn.functional.silu`.";
+}
+// x + 3, max, min, the product and the division by 6.
+def Echo_HardswishOp : Echo_UnaryElementwiseOp<"hardswish",
+    "x · min(max(x + 3, 0), 6) / 6", [0], [], 5> {
+  let details = " As `torch.nn.functional.hardswish`; NaN propagates.";
+}
+def Echo_HardsigmoidOp : Echo_UnaryElementwiseOp<"hardsigmoid",
+    "min(max(x + 3, 0), 6) / 6", [0], [], 4> {
+  let details = " As `torch.nn.functional.hardsigmoid`; NaN propagates.";
+}
+// softplus as max(x, 0) + log1p(exp(-|x|)) (|x|, negation, exp, log1p, max,
+// add: 12), tanh (6) and the product.
+def Echo_MishOp : Echo_UnaryElementwiseOp<"mish",
+    "x · tanh(softplus(x))", [0], [], 19> {
+  let details = [{ `softplus(x) = log(1 + exp(x))`,
+    evaluated as `max(x, 0) + log1p(exp(−|x|))` so that it never overflows.}];
+}
+// FLOPs: GeluOp::estimateFlops, since the two forms differ.
+def Echo_GeluOp : Echo_UnaryElementwiseOp<"gelu",
+    "0.5 · x · (1 + erf(x / √2))", [0], []> {
+  let details = [{ With `tanh_approximation` set,
+    computes PyTorch's `approximate='tanh'` form
+    `0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))` instead; absent or
+    false is the exact form, PyTorch's default.}];
+  let exampleAttributes = " {tanh_approximation = true}";
+  let arguments = (ins Echo_FloatTensor:$x,
+                       DefaultValuedAttr<BoolAttr, "false">:$tanh_approximation);
+  let hasCustomFlops = 1;
+}
+def Echo_ClampOp : Echo_UnaryElementwiseOp<"clamp",
+    "min(max(x, min), max)", [0], [], 2> {
+  let details = [{ `min <= max` (either may be infinite,
+    for a one-sided clamp); NaN propagates, as in `torch.clamp`. `relu6` is
+    `clamp` to [0, 6] and `hardtanh(a, b)` is `clamp` to [a, b].}];
+  let exampleAttributes =
+      " {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}";
+  let arguments = (ins Echo_FloatTensor:$x, F64Attr:$min, F64Attr:$max);
+  let hasVerifier = 1;
+  // clamp_grad needs only `min < x < max`, as relu_grad needs `x > 0`.
+  let gradientReadBinarizable = 1;
+  let gradientReadMask = [{
+    ::mlir::echo::buildInsideMask(builder, loc, value,
+                                  getMin().convertToDouble(),
+                                  getMax().convertToDouble())
+  }];
+}
+
+def Echo_SelectOp : Echo_ForwardOp<"select", [Elementwise,
+    AllTypesMatch<["a", "b", "result"]>, AllShapesMatch<["cond", "a"]>]> {
+  let summary = "elementwise choice between two tensors by a mask";
+  let description = [{
+    `result = cond ? a : b` element by element (`torch.where`; PyTorch's
+    `masked_fill` and attention masks). `cond` is an `i1` mask of the shape
+    of `a` and `b`; it is data or a constant and receives no gradient. A NaN
+    in the element not chosen does not reach the result.
+
+    ```mlir
+    %y = echo.select %m, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_MaskTensor:$cond, Echo_FloatTensor:$a,
+                       Echo_FloatTensor:$b);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $a `,` $b attr-dict `:` type($cond) `,` type($result)
+  }];
+  // da = select(cond, dy, 0), db = select(cond, 0, dy).
+  let gradientReadsOperands = [0];
+  let flopsPerElement = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Shape and reduction ops
