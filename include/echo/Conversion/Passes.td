@@ -81,8 +81,8 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
     ```mlir
     %xb = bufferization.to_buffer %x read_only : memref<..., strided<[?, ...], offset: ?>>
     %out = memref.alloc() : memref<...>
-    func.call @echo_conv2d_forward(%xb', %wb', %out', %c1, %c1, %c0, %c0)
-        : (memref<?x?x?x?xf32, strided<...>>, ..., i64, i64, i64, i64) -> ()
+    func.call @echo_conv2d_forward(%xb', %wb', %out', %c1, %c1, %c0, %c0, %c1)
+        : (memref<?x?x?x?xf32, strided<...>>, ..., i64, i64, i64, i64, i64) -> ()
     %y = bufferization.to_tensor %out restrict writable
     ```
 

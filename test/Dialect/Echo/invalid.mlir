@@ -1389,6 +1389,51 @@ func.func @conv2d_shape_strided(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 
 // -----
 
+// conv2d: 'groups' must divide the input channels.
+func.func @conv2d_groups_channels(%x: tensor<2x6x8x8xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{'x' has 6 channels, which 'groups' 4 does not divide}}
+  %0 = echo.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: 'groups' must divide the filters.
+func.func @conv2d_groups_filters(%x: tensor<2x6x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'w' has 4 filters, which 'groups' 3 does not divide}}
+  %0 = echo.conv2d %x, %w {groups = 3 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: a group count larger than the channels divides nothing.
+func.func @conv2d_groups_too_many(%x: tensor<2x6x8x8xf32>, %w: tensor<12x1x3x3xf32>) {
+  // expected-error @+1 {{'x' has 6 channels, which 'groups' 12 does not divide}}
+  %0 = echo.conv2d %x, %w {groups = 12 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<2x12x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: the filter holds C/groups input channels.
+func.func @conv2d_groups_filter_channels(%x: tensor<2x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+1 {{'w' has 6 input channels per group but 'x' has 6 in 2 groups (3 per group)}}
+  %0 = echo.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: depthwise, wrong result shape (the filters give the channels).
+func.func @conv2d_depthwise_shape(%x: tensor<2x6x8x8xf32>, %w: tensor<12x1x3x3xf32>) {
+  // expected-error @+1 {{result has shape [2, 6, 8, 8] but [2, 12, 8, 8] was expected}}
+  %0 = echo.conv2d %x, %w {groups = 6 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<2x6x8x8xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Pooling and normalization
 //===----------------------------------------------------------------------===//

@@ -76,7 +76,7 @@ LogicalResult CrossEntropyGradOp::verify() {
 LogicalResult Conv2DGradInputOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getResult()), shapeOf(getW()), getStrides(),
-                     getPadding(), "result", "w");
+                     getPadding(), getGroups(), "result", "w");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -89,7 +89,7 @@ int64_t Conv2DGradInputOp::estimateFlops() {
 LogicalResult Conv2DGradFilterOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getX()), shapeOf(getResult()), getStrides(),
-                     getPadding(), "x", "result");
+                     getPadding(), getGroups(), "x", "result");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");

@@ -257,9 +257,11 @@ LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (!dy)
     return success();
   grads[0] = Conv2DGradInputOp::create(b, getLoc(), getX().getType(), getW(),
-                                       dy, getStridesAttr(), getPaddingAttr());
+                                       dy, getStridesAttr(), getPaddingAttr(),
+                                       getGroupsAttr());
   grads[1] = Conv2DGradFilterOp::create(b, getLoc(), getW().getType(), getX(),
-                                        dy, getStridesAttr(), getPaddingAttr());
+                                        dy, getStridesAttr(), getPaddingAttr(),
+                                        getGroupsAttr());
   return success();
 }
 

@@ -148,12 +148,27 @@ inferWindowExtents(Operation *op, StringRef what, ArrayRef<int64_t> xShape,
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
     Operation *op, ArrayRef<int64_t> xShape, ArrayRef<int64_t> wShape,
-    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, StringRef xName,
-    StringRef wName) {
-  if (xShape[1] != wShape[1])
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, int64_t groups,
+    StringRef xName, StringRef wName) {
+  // Divisibility first: afterwards groups <= C, and C / groups is exact.
+  if (xShape[1] % groups != 0)
+    return op->emitOpError()
+           << "'" << xName << "' has " << xShape[1]
+           << " channels, which 'groups' " << groups << " does not divide";
+  if (wShape[0] % groups != 0)
+    return op->emitOpError()
+           << "'" << wName << "' has " << wShape[0]
+           << " filters, which 'groups' " << groups << " does not divide";
+  if (groups == 1 && xShape[1] != wShape[1])
     return op->emitOpError()
            << "'" << wName << "' has " << wShape[1] << " input channels but '"
            << xName << "' has " << xShape[1];
+  if (xShape[1] / groups != wShape[1])
+    return op->emitOpError()
+           << "'" << wName << "' has " << wShape[1]
+           << " input channels per group but '" << xName << "' has "
+           << xShape[1] << " in " << groups << " groups (" << xShape[1] / groups
+           << " per group)";
   auto extents = inferWindowExtents(op, "filter", xShape, wShape[2], wShape[3],
                                     strides, padding);
   if (failed(extents))

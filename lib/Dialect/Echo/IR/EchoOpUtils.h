@@ -80,12 +80,14 @@ LogicalResult verifyEpsilon(Operation *op, APFloat epsilon);
 LogicalResult verifyRatio(Operation *op, APFloat ratio);
 
 /// Computes the output shape [N, F, OH, OW] of a convolution of `xShape`
-/// (N×C×H×W) with `wShape` (F×C×KH×KW) and checks that it is well formed.
-/// `xName` and `wName` are how the diagnostics refer to the two operands.
+/// (N×C×H×W) with `wShape` (F×(C/groups)×KH×KW) in `groups` groups and
+/// checks that it is well formed (C and F divisible by `groups`). `xName`
+/// and `wName` are how the diagnostics refer to the two operands.
 FailureOr<SmallVector<int64_t>>
 inferConvShape(Operation *op, ArrayRef<int64_t> xShape,
                ArrayRef<int64_t> wShape, ArrayRef<int64_t> strides,
-               ArrayRef<int64_t> padding, StringRef xName, StringRef wName);
+               ArrayRef<int64_t> padding, int64_t groups, StringRef xName,
+               StringRef wName);
 
 /// Computes the output shape of a pooling of `xShape` (N×C×H×W) and checks
 /// that it is well formed.

@@ -202,13 +202,14 @@ int64_t LinearOp::estimateFlops() {
 LogicalResult Conv2DOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getX()), shapeOf(getW()), getStrides(),
-                     getPadding(), "x", "w");
+                     getPadding(), getGroups(), "x", "w");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getResult(), *shape);
 }
 
 int64_t Conv2DOp::estimateFlops() {
+  // The filter's C/groups channels: a grouped convolution costs 1/groups.
   return convFlops(shapeOf(getX()), shapeOf(getW()), shapeOf(getResult()));
 }
 

@@ -224,7 +224,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   let summary = "gradient of echo.conv2d with respect to its input";
   let description = [{
     The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
-    (F×C×KH×KW) into the forward input's type (cuDNN's backward data).
+    (F×(C/groups)×KH×KW) into the forward input's type (cuDNN's backward
+    data); `groups` as in `echo.conv2d`.
 
     ```mlir
     %dx = echo.conv2d_grad_input %w, %dy {padding = array<i64: 1, 1>,
@@ -234,7 +235,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   }];
   let arguments = (ins Echo_FloatTensor4D:$w, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$w `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -251,7 +253,7 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   let summary = "gradient of echo.conv2d with respect to its filter";
   let description = [{
     Correlates the forward input `x` with `dy` into the filter's type
-    (cuDNN's backward filter).
+    (cuDNN's backward filter); `groups` as in `echo.conv2d`.
 
     ```mlir
     %dw = echo.conv2d_grad_filter %x, %dy {padding = array<i64: 1, 1>,
@@ -261,7 +263,8 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

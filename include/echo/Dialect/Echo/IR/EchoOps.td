@@ -293,18 +293,29 @@ def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "2-D convolution (cross-correlation), NCHW";
   let description = [{
-    `x` is N×C×H×W, `w` is F×C×KH×KW; zero `padding` on both sides of each
-    spatial dimension and `strides` (height, width). The result is
+    `x` is N×C×H×W, `w` is F×(C/groups)×KH×KW; zero `padding` on both sides
+    of each spatial dimension and `strides` (height, width). The result is
     N×F×OH×OW with OH = (H + 2·padding[0] − KH) / strides[0] + 1.
+
+    `groups` (absent: 1) splits the channels into that many groups, as
+    PyTorch's `F.conv2d(groups=...)` and cuDNN's group count do: C and F
+    are divisible by it, and output channel f reads only the input
+    channels of its group, [g·C/groups, (g+1)·C/groups) with
+    g = f / (F/groups). `groups = C` is a depthwise convolution. The filter
+    [F, C/groups, KH, KW] is, row-major, [groups, F/groups, C/groups, KH, KW].
 
     ```mlir
     %y = echo.conv2d %x, %w {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>}
         : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+    %z = echo.conv2d %x, %d {groups = 3 : i64, padding = array<i64: 1, 1>,
+        strides = array<i64: 1, 1>}
+        : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x8x8xf32>
     ```
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$w,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $w attr-dict `:` functional-type(operands, results)";
 }
