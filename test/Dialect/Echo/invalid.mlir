@@ -1483,6 +1483,54 @@ func.func @avg_pool2d_shape(%x: tensor<2x3x8x8xf32>) {
 
 // -----
 
+// max_pool2d: ceil_mode rounds the output up.
+func.func @max_pool2d_ceil_shape(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{result has shape [2, 3, 3, 3] but [2, 3, 4, 4] was expected}}
+  %0 = echo.max_pool2d %x {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d: ceil_mode drops a last window that would start in the
+// padding: ceil((7 + 2 - 2) / 2) + 1 = 5, but window 4 would start at
+// 4·2 - 1 = 7, past the input; 4 windows.
+func.func @avg_pool2d_ceil_dropped(%x: tensor<2x3x7x7xf32>) {
+  // expected-error @+1 {{result has shape [2, 3, 5, 5] but [2, 3, 4, 4] was expected}}
+  %0 = echo.avg_pool2d %x {ceil_mode = true, count_include_pad = true, kernel = array<i64: 2, 2>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x7x7xf32>) -> tensor<2x3x5x5xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: with ceil_mode a window larger than the input may fit (it is
+// clipped), but not one that leaves no window at all.
+func.func @max_pool2d_ceil_fit(%x: tensor<2x3x1x8xf32>) {
+  // expected-error @+1 {{the 3x2 window does not fit the padded 1x8 input}}
+  %0 = echo.max_pool2d %x {ceil_mode = true, kernel = array<i64: 3, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x1x8xf32>) -> tensor<2x3x1x4xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: the result is N×C×output_size.
+func.func @adaptive_avg_pool2d_shape(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{result has shape [2, 3, 3, 2] but [2, 3, 3, 3] was expected}}
+  %0 = echo.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x2xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d_grad: 'dy' has the batch and channels of the result.
+func.func @adaptive_avg_pool2d_grad_dy(%dy: tensor<2x4x3x3xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 4, 3, 3] but [2, 3, 3, 3] was expected}}
+  %0 = echo.adaptive_avg_pool2d_grad %dy : (tensor<2x4x3x3xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
 // batch_norm: epsilon must be positive (zero).
 func.func @batch_norm_epsilon_zero(%x: tensor<2x3x8x8xf32>, %g: tensor<3xf32>) {
   // expected-error @+1 {{'epsilon' must be positive}}
@@ -1586,6 +1634,42 @@ func.func @dropout_ratio_negative(%x: tensor<4x8xf32>) {
 func.func @dropout_ratio_one(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{'ratio' must be in [0, 1), got 1}}
   %0, %1 = echo.dropout %x {ratio = 1.000000e+00 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must be dims of 'x'.
+func.func @dropout_broadcast_dims_range(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' entry 4 is out of range [0, 4)}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 2, 4>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must be sorted and unique.
+func.func @dropout_broadcast_dims_order(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' must be strictly increasing}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 3, 2>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must not repeat a dim.
+func.func @dropout_broadcast_dims_repeated(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' must be strictly increasing}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 2, 2>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must leave a dim to draw along.
+func.func @dropout_broadcast_dims_all(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' names every dimension of 'x'; at least one must keep its own draws}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 0, 1>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
   return
 }
 

@@ -100,8 +100,9 @@ int64_t Conv2DGradFilterOp::estimateFlops() {
 }
 
 LogicalResult MaxPool2DGradOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      *this, shapeOf(getX()), getKernel(), getStrides(), getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(*this, shapeOf(getX()), getKernel(), getStrides(),
+                     getPadding(), getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -112,8 +113,9 @@ int64_t MaxPool2DGradOp::estimateFlops() {
 }
 
 LogicalResult AvgPool2DGradOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      *this, shapeOf(getResult()), getKernel(), getStrides(), getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(*this, shapeOf(getResult()), getKernel(), getStrides(),
+                     getPadding(), getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -121,6 +123,16 @@ LogicalResult AvgPool2DGradOp::verify() {
 
 int64_t AvgPool2DGradOp::estimateFlops() {
   return poolFlops(getDy(), getKernel());
+}
+
+LogicalResult AdaptiveAvgPool2DGradOp::verify() {
+  ArrayRef<int64_t> dx = shapeOf(getResult()), dy = shapeOf(getDy());
+  return verifyResultShape(*this, getDy(), {dx[0], dx[1], dy[2], dy[3]},
+                           "'dy'");
+}
+
+int64_t AdaptiveAvgPool2DGradOp::estimateFlops() {
+  return adaptivePoolFlops(getResult(), getDy());
 }
 
 LogicalResult BatchNormGradOp::verify() {

@@ -274,16 +274,25 @@ LogicalResult MaxPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (Value dy = prepare(*this, resultGrads, grads))
     grads[0] = MaxPool2DGradOp::create(b, getLoc(), getX().getType(), getX(),
                                        dy, getKernelAttr(), getStridesAttr(),
-                                       getPaddingAttr());
+                                       getPaddingAttr(), getCeilModeAttr());
   return success();
 }
 
 LogicalResult AvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                          SmallVectorImpl<Value> &grads) {
   if (Value dy = prepare(*this, resultGrads, grads))
-    grads[0] = AvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy,
-                                       getKernelAttr(), getStridesAttr(),
-                                       getPaddingAttr());
+    grads[0] = AvgPool2DGradOp::create(
+        b, getLoc(), getX().getType(), dy, getKernelAttr(), getStridesAttr(),
+        getPaddingAttr(), getCeilModeAttr(), getCountIncludePadAttr());
+  return success();
+}
+
+LogicalResult
+AdaptiveAvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] =
+        AdaptiveAvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy);
   return success();
 }
 
