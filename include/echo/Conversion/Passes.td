@@ -25,9 +25,10 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     `echo.dropout` draws its mask from a counter-based generator: element
     `i` (row-major) of a dropout with seed `s` is kept iff
     `mix(i + s * 0x9E3779B97F4A7C15) >> 40 >= round(ratio * 2^24)`, where
-    `mix` is the SplitMix64 finalizer. The mask is a pure function of
-    (seed, index), so a recomputed dropout (on any target) gives the same
-    bits.
+    `mix` is the SplitMix64 finalizer. With `broadcast_dims`, `i` is the
+    element's row-major index over the shape without those dims, so one
+    draw is shared along them. The mask is a pure function of (seed,
+    index), so a recomputed dropout (on any target) gives the same bits.
 
     `max_pool2d_grad` routes each adjoint to the first maximum of its window
     (row-major); `reduce_max_grad` to every element equal to the maximum.

@@ -711,6 +711,96 @@ func.func @conv2d_padding_count(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 
 // -----
 
+// conv2d: groups must be positive.
+func.func @conv2d_groups_zero(%x: tensor<2x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "echo.conv2d"(%x, %w) {groups = 0 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: groups is an I64Attr.
+func.func @conv2d_groups_i32(%x: tensor<2x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "echo.conv2d"(%x, %w) {groups = 2 : i32, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_filter: groups must be positive.
+func.func @conv2d_grad_filter_groups(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "echo.conv2d_grad_filter"(%x, %dy) {groups = -2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: ceil_mode is a BoolAttr.
+func.func @max_pool2d_ceil_mode_int(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'ceil_mode' failed to satisfy constraint: bool attribute}}
+  %0 = "echo.max_pool2d"(%x) {ceil_mode = 1 : i64, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d_grad: count_include_pad is a BoolAttr.
+func.func @avg_pool2d_grad_count_include_pad_int(%dy: tensor<2x3x4x4xf32>) {
+  // expected-error @+1 {{attribute 'count_include_pad' failed to satisfy constraint: bool attribute}}
+  %0 = "echo.avg_pool2d_grad"(%dy) {count_include_pad = 1 : i64, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: output_size must have 2 entries.
+func.func @adaptive_avg_pool2d_size_count(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'output_size' failed to satisfy constraint: i64 dense array attribute with exactly 2 elements whose value is positive}}
+  %0 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: output_size must be positive.
+func.func @adaptive_avg_pool2d_size_zero(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'output_size' failed to satisfy constraint: i64 dense array attribute with exactly 2 elements whose value is positive}}
+  %0 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 0, 3>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x0x3xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: output_size is required.
+func.func @adaptive_avg_pool2d_size_missing(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{requires attribute 'output_size'}}
+  %0 = "echo.adaptive_avg_pool2d"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d_grad: 'dy' must be 4D.
+func.func @adaptive_avg_pool2d_grad_rank(%dy: tensor<6x3x3xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped 4D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<6x3x3xf32>'}}
+  %0 = "echo.adaptive_avg_pool2d_grad"(%dy) : (tensor<6x3x3xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims is a DenseI64ArrayAttr.
+func.func @dropout_broadcast_dims_kind(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'broadcast_dims' failed to satisfy constraint: i64 dense array attribute}}
+  %0, %1 = "echo.dropout"(%x) {broadcast_dims = [2, 3], ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
 // conv2d: strides are required.
 func.func @conv2d_strides_missing(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{requires attribute 'strides'}}
@@ -1890,6 +1980,60 @@ func.func @avg_pool2d_grad_padding(%dy: tensor<2x3x4x4xf32>) {
 func.func @avg_pool2d_grad_dy(%dy: tensor<2x3x4x4xf32>) {
   // expected-error @+1 {{'dy' has shape [2, 3, 4, 4] but [2, 3, 7, 7] was expected}}
   %0 = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_input: 'groups' must divide the result's channels.
+func.func @conv2d_grad_input_groups(%w: tensor<4x2x3x3xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{'result' has 6 channels, which 'groups' 4 does not divide}}
+  %0 = echo.conv2d_grad_input %w, %dy {groups = 4 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x2x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_input: the filter holds C/groups input channels.
+func.func @conv2d_grad_input_groups_channels(%w: tensor<4x2x3x3xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{'w' has 2 input channels per group but 'result' has 6 in 2 groups (3 per group)}}
+  %0 = echo.conv2d_grad_input %w, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x2x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_filter: 'groups' must divide the result's filters.
+func.func @conv2d_grad_filter_groups_filters(%x: tensor<2x6x8x8xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{'result' has 4 filters, which 'groups' 3 does not divide}}
+  %0 = echo.conv2d_grad_filter %x, %dy {groups = 3 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_filter: grouped, 'dy' shape.
+func.func @conv2d_grad_filter_groups_dy(%x: tensor<2x6x8x8xf32>, %dy: tensor<2x6x8x8xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 6, 8, 8] but [2, 4, 8, 8] was expected}}
+  %0 = echo.conv2d_grad_filter %x, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x6x8x8xf32>) -> tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+// max_pool2d_grad: ceil_mode, 'dy' shape.
+func.func @max_pool2d_grad_ceil_dy(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 3, 3, 3] but [2, 3, 4, 4] was expected}}
+  %0 = echo.max_pool2d_grad %x, %dy {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x3x3x3xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d_grad: ceil_mode, 'dy' shape.
+func.func @avg_pool2d_grad_ceil_dy(%dy: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 3, 3, 3] but [2, 3, 4, 4] was expected}}
+  %0 = echo.avg_pool2d_grad %dy {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x3x3xf32>) -> tensor<2x3x8x8xf32>
   return
 }
 
