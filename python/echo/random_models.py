@@ -2,8 +2,10 @@
 
 ``generate(seed)`` returns the text of one model: a random DAG over a pool
 of ``[B, F]`` feature values, fed by dense data, an embedding of ids and a
-small convolutional branch (conv2d, batch norm, ReLU, max and average
-pooling, reshaped into features), grown by ops drawn from every family
+small convolutional branch (a dense, grouped or depthwise conv2d, batch
+norm, ReLU, sometimes a channel-wise dropout, then max, average or adaptive
+average pooling with or without ceil_mode and count_include_pad, reshaped
+into features), grown by ops drawn from every family
 (unary elementwise, the importer's activations among them: erf, silu, mish,
 gelu in both forms, hardswish, hardsigmoid and clamp; binary elementwise,
 select by a constant mask, broadcast, reduce_sum/reduce_max, slice, concat,
@@ -48,14 +50,28 @@ class _Gen(object):
             ids = g.data("ids", [b], "i32")
             self.pool.append(g.embedding(ids, self.param([vocab, width])))
         if rng.random() < 0.5:
-            img = g.data("img", [b, 2, 6, 6])
-            h = g.conv2d(img, self.param([3, 2, 3, 3]), padding=(1, 1))
-            h = g.batch_norm(h, self.param([3]), self.param([3]))
+            img = g.data("img", [b, 4, 6, 6])
+            # Dense, grouped (2 groups of 2 channels) or depthwise (a filter
+            # pair per channel).
+            groups, filters = rng.choice([(1, 3), (2, 4), (4, 8)])
+            h = g.conv2d(img, self.param([filters, 4 // groups, 3, 3]),
+                         padding=(1, 1), groups=groups)
+            h = g.batch_norm(h, self.param([filters]), self.param([filters]))
             h = g.relu(h)
-            if rng.random() < 0.5:
-                h = g.max_pool2d(h, (2, 2), (2, 2))
+            if rng.random() < 0.3:  # Dropout2d: one draw per channel
+                h, _ = g.dropout(h, 0.2, broadcast_dims=[2, 3])
+            # 6x6 maps: a 3/2 max pool has a third, clipped window with
+            # ceil_mode; a 3/3 average pool with padding 1 has three.
+            kind = rng.choice(["max", "max", "avg", "avg", "adaptive"])
+            ceil_mode = rng.random() < 0.5
+            if kind == "max":
+                h = g.max_pool2d(h, (3, 3), (2, 2), ceil_mode=ceil_mode)
+            elif kind == "avg":
+                h = g.avg_pool2d(h, (3, 3), (3, 3), padding=(1, 1),
+                                 ceil_mode=ceil_mode,
+                                 count_include_pad=rng.random() < 0.5)
             else:
-                h = g.avg_pool2d(h, (3, 3), (3, 3), padding=(1, 1))
+                h = g.adaptive_avg_pool2d(h, rng.choice([(2, 2), (4, 4)]))
             self.pool.append(g.reshape(h, [b, _numel(h.shape[1:])]))
 
     def step(self):

@@ -312,10 +312,14 @@ Value keepScale(OpBuilder &b, Location loc, Value keep, Type type,
 }
 
 /// Row-major linear index of the current iteration of a generic whose
-/// parallel loops span `shape`, as i64.
-Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+/// parallel loops span `shape`, as i64, over the loops not in `skipped`
+/// (dropout's broadcast dims: the index is the same all along them).
+Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> skipped = {}) {
   Value linear = indexConst(b, loc, 0);
   for (auto [d, size] : llvm::enumerate(shape)) {
+    if (llvm::is_contained(skipped, static_cast<int64_t>(d)))
+      continue;
     Value idx = linalg::IndexOp::create(b, loc, d);
     linear = arith::MulIOp::create(b, loc, linear, indexConst(b, loc, size));
     linear = arith::AddIOp::create(b, loc, linear, idx);
@@ -359,6 +363,8 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
     auto maskType = cast<RankedTensorType>(op.getMask().getType());
     double ratio = op.getRatio().convertToDouble();
     auto seed = static_cast<int64_t>(op.getSeed());
+    ArrayRef<int64_t> broadcast =
+        op.getBroadcastDims().value_or(ArrayRef<int64_t>());
     AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
     SmallVector<utils::IteratorType> iters(type.getRank(),
                                            utils::IteratorType::parallel);
@@ -368,8 +374,8 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
                    emptyTensor(rewriter, loc, maskType)},
         ArrayRef<AffineMap>{id, id, id}, iters,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value keep = dropoutKeep(b, l, linearIndex(b, l, type.getShape()),
-                                   seed, ratio);
+          Value keep = dropoutKeep(
+              b, l, linearIndex(b, l, type.getShape(), broadcast), seed, ratio);
           Value y = arith::MulFOp::create(
               b, l, args[0], keepScale(b, l, keep, args[0].getType(), ratio));
           linalg::YieldOp::create(b, l, ValueRange{y, keep});

@@ -245,6 +245,52 @@ func.func @conv_pool_norm_gradients(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3x
   return
 }
 
+// Grouped and depthwise convolution, ceil_mode and count_include_pad
+// pooling, adaptive average pooling and dropout with a shared mask, in the
+// generic form of the contract (an importer's output) and back.
+// CHECK-LABEL: func.func @conv_pool_dropout_options
+// GENERIC-LABEL: sym_name = "conv_pool_dropout_options"
+func.func @conv_pool_dropout_options(%x: tensor<2x6x8x8xf32>, %w: tensor<4x3x3x3xf32>,
+                                     %d: tensor<6x1x3x3xf32>, %dy: tensor<2x4x8x8xf32>,
+                                     %dp: tensor<2x6x4x4xf32>, %da: tensor<2x6x3x3xf32>,
+                                     %dq: tensor<2x6x5x5xf32>, %w6: tensor<4x6x3x3xf32>) {
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // GENERIC: "echo.conv2d"(%{{.*}}, %{{.*}}) <{groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>}>
+  %0 = "echo.conv2d"(%x, %w) {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {groups = 6 : i64, {{.*}}} : (tensor<2x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x8x8xf32>
+  %1 = echo.conv2d %x, %d {groups = 6 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.conv2d_grad_input %{{.*}}, %{{.*}} {groups = 2 : i64, {{.*}}} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  %2 = echo.conv2d_grad_input %w, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.conv2d_grad_filter %{{.*}}, %{{.*}} {groups = 2 : i64, {{.*}}} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  %3 = echo.conv2d_grad_filter %x, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  // 8 = 2·3 + 3 - 1: ceil_mode adds a window clipped at the input's end.
+  // CHECK: echo.max_pool2d %{{.*}} {ceil_mode = true, kernel = array<i64: 3, 3>, {{.*}}} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  // GENERIC: "echo.max_pool2d"(%{{.*}}) <{ceil_mode = true, kernel = array<i64: 3, 3>
+  %4 = "echo.max_pool2d"(%x) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  // 5 = ceil((8 + 2 - 3) / 2) + 1: the last window starts on the input's
+  // last row.
+  // CHECK: echo.avg_pool2d %{{.*}} {ceil_mode = true, count_include_pad = true, {{.*}}} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  // GENERIC: "echo.avg_pool2d"(%{{.*}}) <{ceil_mode = true, count_include_pad = true,
+  %5 = "echo.avg_pool2d"(%x) {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  // CHECK: echo.max_pool2d_grad %{{.*}}, %{{.*}} {ceil_mode = true, {{.*}}} : (tensor<2x6x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<2x6x8x8xf32>
+  %6 = echo.max_pool2d_grad %x, %dp {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.avg_pool2d_grad %{{.*}} {ceil_mode = true, count_include_pad = true, {{.*}}} : (tensor<2x6x5x5xf32>) -> tensor<2x6x8x8xf32>
+  %7 = echo.avg_pool2d_grad %dq {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x5x5xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.adaptive_avg_pool2d %{{.*}} {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  // GENERIC: "echo.adaptive_avg_pool2d"(%{{.*}}) <{output_size = array<i64: 3, 3>}>
+  %8 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  // CHECK: echo.adaptive_avg_pool2d_grad %{{.*}} : (tensor<2x6x3x3xf32>) -> tensor<2x6x8x8xf32>
+  %9 = echo.adaptive_avg_pool2d_grad %da : (tensor<2x6x3x3xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: %{{.*}}, %{{.*}} = echo.dropout %{{.*}} {broadcast_dims = array<i64: 2, 3>, ratio = 2.000000e-01 : f64, seed = 8 : i64} : (tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x6x8x8xi1>)
+  // GENERIC: "echo.dropout"(%{{.*}}) <{broadcast_dims = array<i64: 2, 3>, ratio = 2.000000e-01 : f64, seed = 8 : i64}>
+  %10, %11 = "echo.dropout"(%x) {broadcast_dims = array<i64: 2, 3>, ratio = 2.000000e-01 : f64, seed = 8 : i64} : (tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x6x8x8xi1>)
+  // Absent attributes keep their defaults (groups 1, flags false) and
+  // print as absent.
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x6x3x3xf32>)
+  %12 = "echo.conv2d"(%x, %w6) {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @recompute_and_masks
 func.func @recompute_and_masks(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %m: tensor<3x5xi1>)
     -> (tensor<4x8xf32>, tensor<3x5xi1>) {

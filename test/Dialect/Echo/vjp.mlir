@@ -101,6 +101,34 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 
+// The gradients of a grouped convolution keep its group count; pooling
+// gradients keep ceil_mode and count_include_pad; adaptive pooling's reads
+// only its adjoint.
+// CHECK-LABEL: func.func @conv_pool_options
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+func.func @conv_pool_options(%x: tensor<2x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // CHECK: echo.conv2d %[[X]], %[[W]]
+  // CHECK-NEXT: %[[DY:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.conv2d_grad_input %[[W]], %[[DY]] {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 0 : i64} : (tensor<4x3x3x3xf32>, tensor<2x4x4x4xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK-NEXT: echo.conv2d_grad_filter %[[X]], %[[DY]] {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 1 : i64} : (tensor<2x6x8x8xf32>, tensor<2x4x4x4xf32>) -> tensor<4x3x3x3xf32>
+  %y = "echo.conv2d"(%x, %w) {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
+  // CHECK: echo.max_pool2d %[[X]]
+  // CHECK-NEXT: %[[DM:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.max_pool2d_grad %[[X]], %[[DM]] {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>, test.adjoint_of = 0 : i64}
+  %m = "echo.max_pool2d"(%x) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  // CHECK: echo.avg_pool2d %[[X]]
+  // CHECK-NEXT: %[[DA:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.avg_pool2d_grad %[[DA]] {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, test.adjoint_of = 0 : i64} : (tensor<2x6x5x5xf32>) -> tensor<2x6x8x8xf32>
+  %a = "echo.avg_pool2d"(%x) {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  // CHECK: echo.adaptive_avg_pool2d %[[X]]
+  // CHECK-NEXT: %[[DP:.*]] = tensor.empty()
+  // CHECK-NEXT: echo.adaptive_avg_pool2d_grad %[[DP]] {test.adjoint_of = 0 : i64} : (tensor<2x6x3x3xf32>) -> tensor<2x6x8x8xf32>
+  %p = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  return
+}
+
+// -----
+
 // Integer operands (ids, labels) get no adjoint.
 // CHECK-LABEL: func.func @integer_operands
 // CHECK-SAME: (%[[IDS:.*]]: tensor<4xi32>, %[[T:.*]]: tensor<10x8xf32>, %[[L:.*]]: tensor<4x10xf32>)

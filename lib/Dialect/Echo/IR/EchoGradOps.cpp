@@ -92,7 +92,7 @@ LogicalResult CrossEntropyGradOp::verify() {
 LogicalResult Conv2DGradInputOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getResult()), shapeOf(getW()), getStrides(),
-                     getPadding(), "result", "w");
+                     getPadding(), getGroups(), "result", "w");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -105,7 +105,7 @@ int64_t Conv2DGradInputOp::estimateFlops() {
 LogicalResult Conv2DGradFilterOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getX()), shapeOf(getResult()), getStrides(),
-                     getPadding(), "x", "result");
+                     getPadding(), getGroups(), "x", "result");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -116,8 +116,9 @@ int64_t Conv2DGradFilterOp::estimateFlops() {
 }
 
 LogicalResult MaxPool2DGradOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      *this, shapeOf(getX()), getKernel(), getStrides(), getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(*this, shapeOf(getX()), getKernel(), getStrides(),
+                     getPadding(), getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -128,8 +129,9 @@ int64_t MaxPool2DGradOp::estimateFlops() {
 }
 
 LogicalResult AvgPool2DGradOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      *this, shapeOf(getResult()), getKernel(), getStrides(), getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(*this, shapeOf(getResult()), getKernel(), getStrides(),
+                     getPadding(), getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -137,6 +139,16 @@ LogicalResult AvgPool2DGradOp::verify() {
 
 int64_t AvgPool2DGradOp::estimateFlops() {
   return poolFlops(getDy(), getKernel());
+}
+
+LogicalResult AdaptiveAvgPool2DGradOp::verify() {
+  ArrayRef<int64_t> dx = shapeOf(getResult()), dy = shapeOf(getDy());
+  return verifyResultShape(*this, getDy(), {dx[0], dx[1], dy[2], dy[3]},
+                           "'dy'");
+}
+
+int64_t AdaptiveAvgPool2DGradOp::estimateFlops() {
+  return adaptivePoolFlops(getResult(), getDy());
 }
 
 LogicalResult BatchNormGradOp::verify() {

@@ -328,9 +328,11 @@ LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (!dy)
     return success();
   grads[0] = Conv2DGradInputOp::create(b, getLoc(), getX().getType(), getW(),
-                                       dy, getStridesAttr(), getPaddingAttr());
+                                       dy, getStridesAttr(), getPaddingAttr(),
+                                       getGroupsAttr());
   grads[1] = Conv2DGradFilterOp::create(b, getLoc(), getW().getType(), getX(),
-                                        dy, getStridesAttr(), getPaddingAttr());
+                                        dy, getStridesAttr(), getPaddingAttr(),
+                                        getGroupsAttr());
   return success();
 }
 
@@ -343,16 +345,25 @@ LogicalResult MaxPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (Value dy = prepare(*this, resultGrads, grads))
     grads[0] = MaxPool2DGradOp::create(b, getLoc(), getX().getType(), getX(),
                                        dy, getKernelAttr(), getStridesAttr(),
-                                       getPaddingAttr());
+                                       getPaddingAttr(), getCeilModeAttr());
   return success();
 }
 
 LogicalResult AvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                          SmallVectorImpl<Value> &grads) {
   if (Value dy = prepare(*this, resultGrads, grads))
-    grads[0] = AvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy,
-                                       getKernelAttr(), getStridesAttr(),
-                                       getPaddingAttr());
+    grads[0] = AvgPool2DGradOp::create(
+        b, getLoc(), getX().getType(), dy, getKernelAttr(), getStridesAttr(),
+        getPaddingAttr(), getCeilModeAttr(), getCountIncludePadAttr());
+  return success();
+}
+
+LogicalResult
+AdaptiveAvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] =
+        AdaptiveAvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy);
   return success();
 }
 

@@ -84,10 +84,11 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   }]) # echoInterfaceDecls # echoExtraDecls;
 }
 
-/// The i64 arguments of the convolution library calls: strides (h, w), then
-/// padding (h, w).
+/// The i64 arguments of the convolution library calls: strides (h, w),
+/// padding (h, w), then the group count.
 defvar Echo_ConvLibraryCallScalars =
-    "{getStrides()[0], getStrides()[1], getPadding()[0], getPadding()[1]}";
+    "{getStrides()[0], getStrides()[1], getPadding()[0], getPadding()[1], " #
+    "static_cast<int64_t>(getGroups())}";
 
 /// A forward op that `echo-autodiff` differentiates. The gradient of the op
 /// reads exactly the operands and results listed here; `buildGradient` is
@@ -150,5 +151,8 @@ def Echo_PositivePair : ConfinedAttr<DenseI64ArrayAttr,
 /// Two non-negative integers (zero padding on both sides), height then width.
 def Echo_NonNegativePair : ConfinedAttr<DenseI64ArrayAttr,
     [DenseArrayCount<2>, DenseArrayNonNegative<DenseI64ArrayAttr>]>;
+
+/// A positive integer (a convolution's group count).
+def Echo_PositiveI64 : ConfinedAttr<I64Attr, [IntPositive]>;
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOBASE_TD

@@ -315,7 +315,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   let summary = "gradient of echo.conv2d with respect to its input";
   let description = [{
     The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
-    (F×C×KH×KW) into the forward input's type (cuDNN's backward data).
+    (F×(C/groups)×KH×KW) into the forward input's type (cuDNN's backward
+    data); `groups` as in `echo.conv2d`.
 
     ```mlir
     %dx = echo.conv2d_grad_input %w, %dy {padding = array<i64: 1, 1>,
@@ -325,7 +326,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   }];
   let arguments = (ins Echo_FloatTensor4D:$w, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$w `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -342,7 +344,7 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   let summary = "gradient of echo.conv2d with respect to its filter";
   let description = [{
     Correlates the forward input `x` with `dy` into the filter's type
-    (cuDNN's backward filter).
+    (cuDNN's backward filter); `groups` as in `echo.conv2d`.
 
     ```mlir
     %dw = echo.conv2d_grad_filter %x, %dy {padding = array<i64: 1, 1>,
@@ -352,7 +354,8 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -366,6 +369,7 @@ def Echo_MaxPool2DGradOp : Echo_GradOp<"max_pool2d_grad",
   let description = [{
     Routes each element of `dy` to the first maximum of its window in `x`
     (row-major within the window); overlapping windows accumulate.
+    `ceil_mode` as in `echo.max_pool2d`.
 
     ```mlir
     %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>,
@@ -375,7 +379,8 @@ def Echo_MaxPool2DGradOp : Echo_GradOp<"max_pool2d_grad",
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$kernel, Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -386,8 +391,10 @@ def Echo_AvgPool2DGradOp : Echo_GradOp<"avg_pool2d_grad",
     [AllElementTypesMatch<["dy", "result"]>]> {
   let summary = "gradient of echo.avg_pool2d";
   let description = [{
-    Spreads each element of `dy` evenly over the non-padding positions of its
-    window, into the forward input's type. Reads no forward value.
+    Spreads each element of `dy` evenly over the positions its window
+    counts, into the forward input's type: its input positions get
+    `dy / count`, with the count of `echo.avg_pool2d` (`ceil_mode`,
+    `count_include_pad` as there). Reads no forward value.
 
     ```mlir
     %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>,
@@ -397,7 +404,30 @@ def Echo_AvgPool2DGradOp : Echo_GradOp<"avg_pool2d_grad",
   }];
   let arguments = (ins Echo_FloatTensor4D:$dy, Echo_PositivePair:$kernel,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCustomFlops = 1;
+}
+
+def Echo_AdaptiveAvgPool2DGradOp : Echo_GradOp<"adaptive_avg_pool2d_grad",
+    [AllElementTypesMatch<["dy", "result"]>]> {
+  let summary = "gradient of echo.adaptive_avg_pool2d";
+  let description = [{
+    Spreads each element of `dy` (N×C×OH×OW) evenly over its window of the
+    forward input, into the result type (N×C×H×W, the input's); windows of
+    `echo.adaptive_avg_pool2d` (the output size is `dy`'s). Overlapping
+    windows accumulate. Reads no forward value.
+
+    ```mlir
+    %dx = echo.adaptive_avg_pool2d_grad %dy
+        : (tensor<2x3x3x3xf32>) -> tensor<2x3x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$dy);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

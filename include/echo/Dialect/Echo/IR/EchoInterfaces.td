@@ -189,7 +189,8 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
     InterfaceMethod<
       /*desc=*/[{
         Returns the integer arguments that follow the buffers (transposes,
-        strides, padding, whether the call accumulates into its output).
+        strides, padding, a convolution's group count, whether the call
+        accumulates into its output).
       }],
       /*retTy=*/"::llvm::SmallVector<int64_t>",
       /*methodName=*/"getLibraryCallScalars">,
