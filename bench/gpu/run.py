@@ -9,7 +9,11 @@ times) and `device_peak_bytes`. When PyTorch is importable it also trains
 the same architecture in PyTorch (eager; torch.utils.checkpoint around each
 decoder step; torch.compile) and records torch.cuda.max_memory_allocated()
 and the median step time. Writes bench/results/gpu.json and prints the
-markdown table that docs/results.md shows.
+markdown table that docs/results.md shows. The JSON names the machine
+(bench/machine.py's record without the CPU calibration: the CPU, and the
+GPUs nvidia-smi lists, else PyTorch's device name) and, for bundles, the
+machine that compiled them (its full record, written by --make-bundles as
+DIR/machine.json).
 
 Usage: bench/gpu/run.py [--build build] [--steps 10] [--no-torch]
                         [--make-bundles DIR | --bundles DIR]
@@ -32,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.dirname(HERE))
 from echo import models  # noqa: E402
+import machine  # noqa: E402
 from recompute import CONFIGS  # noqa: E402
 
 # Each run: its echo-run flags (the bundle directory is nmt-<name>).
@@ -146,6 +151,22 @@ def run_torch(cfg, steps):
     return results
 
 
+def device_record():
+    """The GPU machine: its CPU and GPUs, uncalibrated (the step runs on the
+    GPU); the GPU's name from PyTorch where nvidia-smi gives none."""
+    rec = machine.for_bench(measure=False)
+    if not rec["gpus"]:
+        try:
+            import torch
+            if torch.cuda.is_available():
+                rec["gpus"] = [{"name": torch.cuda.get_device_name(),
+                                "source": "torch"}]
+                rec["summary"] = machine.summary(rec)
+        except ImportError:
+            pass
+    return rec
+
+
 def markdown(results):
     rows = ["| run | device peak (MiB) | step time (ms) |", "|---|---|---|"]
     for name, r in list(results["echo"].items()) + \
@@ -172,6 +193,16 @@ def main():
     args = ap.parse_args()
     builder, cfg, _ = CONFIGS["nmt"]
     results = {"config": cfg, "echo": {}}
+    if args.make_bundles:
+        os.makedirs(args.make_bundles, exist_ok=True)
+        with open(os.path.join(args.make_bundles, "machine.json"), "w") as f:
+            json.dump(machine.for_bench(), f, indent=2)
+    else:
+        results["machine"] = device_record()
+        compiled_on = os.path.join(args.bundles or "", "machine.json")
+        if args.bundles and os.path.exists(compiled_on):
+            with open(compiled_on) as f:
+                results["compiled_on"] = json.load(f)
     echo_run = os.path.join(args.build, "bin", "echo-run")
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "nmt.mlir")
