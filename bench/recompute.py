@@ -204,6 +204,8 @@ def machine_text(results, full=False):
     rec = results.get("machine") if isinstance(results, dict) else None
     if not rec:
         return "a machine not recorded"
+    if isinstance(rec, str):  # before the record: platform.processor()
+        return rec
     if "summary" not in rec:
         return "%s (%s)" % (rec["cpu"], rec["recorded"] if full else
                             "recorded after the fact; see Machines")
