@@ -25,11 +25,13 @@ a number assumed for some other machine. The record has:
     CPUs), a lower bound on what the machine does on a GEMM, beside the peak;
   - `triad_gbps`: a STREAM-like triad over arrays several times the
     last-level cache, all CPUs, best pass (STREAM's byte count);
-  with the load average before and after and `cpu_share`, the FMA kernel's
-  wall-clock rate over its CPU-time rate: the share of the CPUs the
-  calibration had. A figure is `busy` when the 1-minute load was at least
-  half a load per CPU or cpu_share below 0.85: the wall-clock figures, SGEMM
-  and the triad, are then low.
+  each with `others`, the share of the machine's CPU time that other
+  processes took while it ran (/proc/stat's busy time less the
+  calibration's own), and the FMA kernel with `cpu_share`, its wall-clock
+  rate over its CPU-time rate (the share of the CPUs it had). A figure is
+  `busy` when others took more than 10% (or cpu_share is below 0.85): the
+  wall-clock figures, SGEMM and the triad, are then low. The load average
+  before and after is recorded too (it lags by a minute).
 
 The calibration takes 5-10 s. It is cached per machine, keyed by the CPU
 model, its flags and the number of usable CPUs, in
@@ -55,6 +57,7 @@ import datetime
 import hashlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -377,6 +380,35 @@ def triad_array_mib(llc_bytes):
     return mib
 
 
+class Others:
+    """The share of the machine's CPU time that processes other than this
+    one and its children took between `start` and `stop` (/proc/stat)."""
+
+    @staticmethod
+    def sample():
+        with open("/proc/stat") as f:
+            cells = [int(x) for x in f.readline().split()[1:]]
+        # user nice system idle iowait irq softirq steal: idle and iowait
+        # are free; steal went to other guests.
+        total = sum(cells[:8])
+        busy = total - cells[3] - cells[4]
+        own = resource.getrusage(resource.RUSAGE_CHILDREN)
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        hz = os.sysconf("SC_CLK_TCK")
+        ours = (own.ru_utime + own.ru_stime + me.ru_utime + me.ru_stime) * hz
+        return total, busy, ours
+
+    def __enter__(self):
+        self.start = self.sample()
+        return self
+
+    def __exit__(self, *exc):
+        end = self.sample()
+        total, busy, ours = (e - s for e, s in zip(end, self.start))
+        self.share = round(max(0.0, busy - ours) / total, 3) if total else 0.0
+        return False
+
+
 def calibrate(cpu, fast=False):
     """Measures the FMA peak, OpenBLAS's SGEMM and the triad bandwidth."""
     plan = FAST if fast else FULL
@@ -393,12 +425,15 @@ def calibrate(cpu, fast=False):
     with tempfile.TemporaryDirectory() as tmp:
         fma = os.path.join(tmp, "fma_peak")
         m["compile_flags"] = build(cc, "fma_peak.c", fma)
-        widths = measure_fma(fma, threads, plan["fma_runs"], plan["fma_ms"])
+        with Others() as others:
+            widths = measure_fma(fma, threads, plan["fma_runs"],
+                                 plan["fma_ms"])
         m["fma"] = {"by_width": widths,
                     "gflops": max(w["cpu_time_gflops"]
                                   for w in widths.values()),
                     "wall_gflops": max(w["wall_gflops"]
-                                       for w in widths.values())}
+                                       for w in widths.values()),
+                    "others": others.share}
         # The share of the CPUs the calibration had: where other work took
         # some, the wall-clock figures (SGEMM, triad) are low.
         m["cpu_share"] = round(m["fma"]["wall_gflops"] / m["fma"]["gflops"],
@@ -406,17 +441,22 @@ def calibrate(cpu, fast=False):
         try:
             sgemm = os.path.join(tmp, "sgemm")
             build(cc, "sgemm.c", sgemm, ["-lopenblas"])
-            m["sgemm"] = measure_sgemm(sgemm, threads, plan["sgemm"])
+            with Others() as others:
+                m["sgemm"] = measure_sgemm(sgemm, threads, plan["sgemm"])
+            m["sgemm"]["others"] = others.share
         except MachineError as e:
             m["sgemm"] = {"error": str(e).splitlines()[0]}
         triad = os.path.join(tmp, "stream_triad")
         build(cc, "stream_triad.c", triad)
         mib = plan.get("triad_mib") or triad_array_mib(cpu.get("llc_bytes"))
-        m["triad"] = measure_triad(triad, threads, mib, plan["triad_passes"])
+        with Others() as others:
+            m["triad"] = measure_triad(triad, threads, mib,
+                                       plan["triad_passes"])
+        m["triad"]["others"] = others.share
     m["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    busy = load_before[0] >= 0.5 * threads or m["cpu_share"] < 0.85
     for group in ("fma", "sgemm", "triad"):
-        m[group].update(date=date, busy=busy)
+        m[group].update(date=date, busy=m[group].get("others", 0) > 0.1 or
+                        m["cpu_share"] < 0.85)
     m["seconds"] = round(time.time() - start, 2)
     return figures(m)
 

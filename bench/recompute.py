@@ -179,6 +179,7 @@ def write_markdown(results):
         cfg = ", ".join(f"{k}={v}" for k, v in e["config"].items())
         lines.append(f"- {name}: {cfg}")
     lines += ["", "## echo-recompute compile time", "",
+              "Measured on %s." % machine_text(results), "",
               "| training-step ops | echo-recompute ms |", "|---|---|"]
     for s in results["scaling"]:
         lines.append("| %d | %.1f |" % (s["train_step_ops"],
@@ -547,7 +548,8 @@ def plan_markdown(p):
                                  r["planned_over_lower_bound"], r["buffers"],
                                  r["in_place"], r["plan_pass_ms"]))
     lines += ["", "Pass time on synthetic steps (a forward chain, every value "
-              "stashed for the backward chain):", "",
+              "stashed for the backward chain; measured on %s):"
+              % machine_text(p), "",
               "| buffers | echo-plan-buffers ms |", "|---|---|"]
     for r in p["scaling"]:
         lines.append("| %d | %.1f |" % (r["buffers"], r["plan_pass_ms"]))
