@@ -25,13 +25,13 @@ a number assumed for some other machine. The record has:
     CPUs), a lower bound on what the machine does on a GEMM, beside the peak;
   - `triad_gbps`: a STREAM-like triad over arrays several times the
     last-level cache, all CPUs, best pass (STREAM's byte count);
-  each with `others`, the share of the machine's CPU time that other
-  processes took while it ran (/proc/stat's busy time less the
-  calibration's own), and the FMA kernel with `cpu_share`, its wall-clock
-  rate over its CPU-time rate (the share of the CPUs it had). A figure is
-  `busy` when others took more than 10% (or cpu_share is below 0.85): the
-  wall-clock figures, SGEMM and the triad, are then low. The load average
-  before and after is recorded too (it lags by a minute).
+  each with `own_share`, the share of the machine's CPU time (all CPUs,
+  /proc/stat) the measurement itself had, and `others`, the share other
+  processes took (niced ones included, though they yield most of it). A
+  figure is `busy` when own_share is below 0.85: the wall-clock figures,
+  SGEMM and the triad, are then low (the FMA peak, taken over each thread's
+  CPU time, is not). The load average before and after is recorded too (it
+  lags by a minute).
 
 The calibration takes 5-10 s. It is cached per machine, keyed by the CPU
 model, its flags and the number of usable CPUs, in
@@ -380,9 +380,10 @@ def triad_array_mib(llc_bytes):
     return mib
 
 
-class Others:
-    """The share of the machine's CPU time that processes other than this
-    one and its children took between `start` and `stop` (/proc/stat)."""
+class CpuShare:
+    """Between entering and leaving: the share of the machine's CPU time
+    (all CPUs, /proc/stat) that this process and its children had (`own`),
+    and that other processes took (`others`)."""
 
     @staticmethod
     def sample():
@@ -392,10 +393,10 @@ class Others:
         # are free; steal went to other guests.
         total = sum(cells[:8])
         busy = total - cells[3] - cells[4]
-        own = resource.getrusage(resource.RUSAGE_CHILDREN)
-        me = resource.getrusage(resource.RUSAGE_SELF)
         hz = os.sysconf("SC_CLK_TCK")
-        ours = (own.ru_utime + own.ru_stime + me.ru_utime + me.ru_stime) * hz
+        ours = sum(r.ru_utime + r.ru_stime for r in (
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+            resource.getrusage(resource.RUSAGE_SELF))) * hz
         return total, busy, ours
 
     def __enter__(self):
@@ -403,10 +404,15 @@ class Others:
         return self
 
     def __exit__(self, *exc):
-        end = self.sample()
-        total, busy, ours = (e - s for e, s in zip(end, self.start))
-        self.share = round(max(0.0, busy - ours) / total, 3) if total else 0.0
+        total, busy, ours = (e - s for e, s in zip(self.sample(), self.start))
+        self.own = round(min(1.0, ours / total), 3) if total else 1.0
+        self.others = (round(max(0.0, busy - ours) / total, 3) if total
+                       else 0.0)
         return False
+
+    def record(self, group):
+        group.update(own_share=self.own, others=self.others)
+        return group
 
 
 def calibrate(cpu, fast=False):
@@ -425,38 +431,34 @@ def calibrate(cpu, fast=False):
     with tempfile.TemporaryDirectory() as tmp:
         fma = os.path.join(tmp, "fma_peak")
         m["compile_flags"] = build(cc, "fma_peak.c", fma)
-        with Others() as others:
+        with CpuShare() as share:
             widths = measure_fma(fma, threads, plan["fma_runs"],
                                  plan["fma_ms"])
         m["fma"] = {"by_width": widths,
                     "gflops": max(w["cpu_time_gflops"]
                                   for w in widths.values()),
                     "wall_gflops": max(w["wall_gflops"]
-                                       for w in widths.values()),
-                    "others": others.share}
-        # The share of the CPUs the calibration had: where other work took
-        # some, the wall-clock figures (SGEMM, triad) are low.
-        m["cpu_share"] = round(m["fma"]["wall_gflops"] / m["fma"]["gflops"],
-                               3)
+                                       for w in widths.values())}
+        share.record(m["fma"])
         try:
             sgemm = os.path.join(tmp, "sgemm")
             build(cc, "sgemm.c", sgemm, ["-lopenblas"])
-            with Others() as others:
+            with CpuShare() as share:
                 m["sgemm"] = measure_sgemm(sgemm, threads, plan["sgemm"])
-            m["sgemm"]["others"] = others.share
+            share.record(m["sgemm"])
         except MachineError as e:
             m["sgemm"] = {"error": str(e).splitlines()[0]}
         triad = os.path.join(tmp, "stream_triad")
         build(cc, "stream_triad.c", triad)
         mib = plan.get("triad_mib") or triad_array_mib(cpu.get("llc_bytes"))
-        with Others() as others:
+        with CpuShare() as share:
             m["triad"] = measure_triad(triad, threads, mib,
                                        plan["triad_passes"])
-        m["triad"]["others"] = others.share
+        share.record(m["triad"])
     m["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     for group in ("fma", "sgemm", "triad"):
-        m[group].update(date=date, busy=m[group].get("others", 0) > 0.1 or
-                        m["cpu_share"] < 0.85)
+        m[group].update(date=date,
+                        busy=m[group].get("own_share", 1.0) < 0.85)
     m["seconds"] = round(time.time() - start, 2)
     return figures(m)
 
