@@ -7,8 +7,9 @@ Runs `echo-run --report` on the bundled LSTM and NMT models and on N×N×N
 bench/results/cpu_step.json with the median step time of each (the best of
 `--repeat` runs: other work sharing the machine only slows a run), the
 GFLOP/s of the linear steps, their share of the machine's measured FMA
-peak and their ratio to OpenBLAS's own SGEMM on the machine. A linear
-model's loss is sum(linear(x, w, b)) with x data, so a step is two N^3 GEMMs
+peak and their ratio to OpenBLAS's own SGEMM at the same N (bare
+cblas_sgemm calls, the best of a few before each run, so that both see the
+same conditions). A linear model's loss is sum(linear(x, w, b)) with x data, so a step is two N^3 GEMMs
 (forward Y = X·Wᵀ and dW = dYᵀ·X; no dX since x is data) plus O(N^2) work:
 FLOPs = 2 · 2 · N^3.
 
@@ -55,26 +56,31 @@ def run(echo_run, model, steps, extra=()):
         return json.load(open(report))[0]
 
 
-def best_run(echo_run, model, steps, repeat, extra=()):
+def best_run(echo_run, model, steps, repeat, extra=(), before=None):
     """The run with the smallest median step time of `repeat` runs, and
-    every run's median."""
-    runs = [run(echo_run, model, steps, extra) for _ in range(repeat)]
+    every run's median; `before()` is called before each run."""
+    runs = []
+    for _ in range(repeat):
+        if before:
+            before()
+        runs.append(run(echo_run, model, steps, extra))
     best = min(runs, key=lambda r: r["step_time_ms"])
     best["runs_step_time_ms"] = [r["step_time_ms"] for r in runs]
     return best
 
 
-def linear_entry(n, step_time_ms, record):
+def linear_entry(n, step_time_ms, record, sgemm_gflops=None):
     """A linear N³ step's figures against the machine record: GFLOP/s, the
-    share of the measured FMA peak, and the ratio to OpenBLAS's SGEMM."""
+    share of the measured FMA peak, and the ratio to OpenBLAS's SGEMM at
+    the same N (`sgemm_gflops`, measured beside the runs)."""
     flops = 2 * 2 * n ** 3
     gflops = flops / (step_time_ms * 1e-3) / 1e9
     entry = {"step_time_ms": step_time_ms, "flops": flops,
              "gflops_per_s": gflops,
              "share_of_peak": machine.share_of_peak(gflops, record)}
-    sgemm = record["measured"].get("sgemm_gflops")
-    if sgemm:
-        entry["over_openblas_sgemm"] = gflops / sgemm
+    if sgemm_gflops:
+        entry["openblas_sgemm_gflops"] = sgemm_gflops
+        entry["over_openblas_sgemm"] = gflops / sgemm_gflops
     return entry
 
 
@@ -83,7 +89,8 @@ def recompute_shares(results, record):
     for key, r in results.items():
         if key.startswith("linear_"):
             n = int(key.split("_")[1])
-            r.update(linear_entry(n, r["step_time_ms"], record))
+            r.update(linear_entry(n, r["step_time_ms"], record,
+                                  r.get("openblas_sgemm_gflops")))
     return results
 
 
@@ -118,20 +125,31 @@ def main():
         results["models"][name] = {"step_time_ms": r["step_time_ms"],
                                    "runs_step_time_ms": r["runs_step_time_ms"],
                                    "final_loss": r["losses"][-1]}
-    for n in SIZES:
-        with tempfile.NamedTemporaryFile("w", suffix=".mlir",
-                                         delete=False) as f:
-            f.write(linear_model(n))
-        try:
+    with tempfile.TemporaryDirectory() as tmp:
+        sgemm_bin = machine.sgemm_binary(tmp)
+        threads = record["cpu"]["usable_cpus"]
+        for n in SIZES:
+            model = os.path.join(tmp, f"linear{n}.mlir")
+            with open(model, "w") as f:
+                f.write(linear_model(n))
+            sgemm = []
+
+            def measure_sgemm():
+                if sgemm_bin:
+                    sgemm.append(machine.measure_sgemm(
+                        sgemm_bin, threads, [(n, 3)])["gflops"])
+
+            runs = {}
             for calls in ("library", "generated"):
                 extra = [] if calls == "library" else ["--library-calls=false"]
-                r = best_run(echo_run, f.name, args.steps, args.repeat, extra)
-                entry = linear_entry(n, r["step_time_ms"], record)
+                runs[calls] = best_run(echo_run, model, args.steps,
+                                       args.repeat, extra, measure_sgemm)
+            for calls, r in runs.items():
+                entry = linear_entry(n, r["step_time_ms"], record,
+                                     max(sgemm, default=None))
                 entry["runs_step_time_ms"] = r["runs_step_time_ms"]
                 entry["compile_ms"] = r["compile_ms"]
                 results[f"linear_{n}_{calls}"] = entry
-        finally:
-            os.unlink(f.name)
     above = shares_above_peak(results)
     if above:
         # The cached calibration was low: measure again (kept at its best).

@@ -358,6 +358,19 @@ def measure_sgemm(binary, threads, sizes):
     return result
 
 
+def sgemm_binary(directory):
+    """OpenBLAS's SGEMM driver built into `directory`, for benches that set
+    their GEMMs beside it under the same conditions; None without
+    OpenBLAS or a compiler."""
+    try:
+        cc, _ = compiler()
+        binary = os.path.join(directory, "sgemm")
+        build(cc, "sgemm.c", binary, ["-lopenblas"])
+        return binary
+    except MachineError:
+        return None
+
+
 def measure_triad(binary, threads, array_mib, passes):
     r = run_json([binary, str(threads), str(array_mib), str(passes)])[0]
     return {"gbps": r["bytes_per_pass"] / min(r["pass_wall_s"]) / 1e9,

@@ -243,7 +243,8 @@ def cpu_step_markdown():
              "Measured on %s. Step time: the fastest of %d runs' median of "
              "%d steps. Share of peak: the step's GFLOP/s over the machine's "
              "measured FMA peak (fp32 FMAs on all cores, `bench/machine.py`); "
-             "vs SGEMM: over OpenBLAS's own best large SGEMM on the machine."
+             "vs SGEMM: over bare OpenBLAS SGEMM calls at the same N, "
+             "measured before each run (the best of them)."
              % (machine_text(c), c.get("repeat", 1), c["steps"]), "",
              "| workload | step time ms | GFLOP/s | share of the measured peak"
              " | vs OpenBLAS SGEMM | compile ms |", "|---|---|---|---|---|---|"]
