@@ -27,11 +27,10 @@ a number assumed for some other machine. The record has:
     last-level cache, all CPUs, best pass (STREAM's byte count);
   each with `own_share`, the share of the machine's CPU time (all CPUs,
   /proc/stat) the measurement itself had, and `others`, the share other
-  processes took (niced ones included, though they yield most of it). A
-  figure is `busy` when own_share is below 0.85: the wall-clock figures,
-  SGEMM and the triad, are then low (the FMA peak, taken over each thread's
-  CPU time, is not). The load average before and after is recorded too (it
-  lags by a minute).
+  processes took (niced ones included). A figure is `busy` when own_share
+  is below 0.85: the wall-clock figures, SGEMM and the triad, are then low
+  (the FMA peak, taken over each thread's CPU time, is not). The load
+  average before and after is recorded too (it lags by a minute).
 
 The calibration takes 5-10 s. It is cached per machine, keyed by the CPU
 model, its flags and the number of usable CPUs, in
