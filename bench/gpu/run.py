@@ -11,7 +11,10 @@ the same architectures in PyTorch (eager; torch.utils.checkpoint around
 each decoder step or block; torch.compile with --torch-compile) and records
 torch.cuda.max_memory_allocated() and the median step time. Writes
 bench/results/gpu.json and prints the markdown table that docs/results.md
-shows.
+shows. The JSON names the machine (bench/machine.py's record without the
+CPU calibration: the CPU, and the GPUs nvidia-smi lists, else PyTorch's
+device name) and, for bundles, the machine that compiled them (its full
+record, written by --make-bundles as DIR/machine.json).
 
 Usage: bench/gpu/run.py [--build build] [--steps 10] [--no-torch]
                         [--torch-compile] [--models nmt,transformer]
@@ -35,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.dirname(HERE))
 from echo import models  # noqa: E402
+import machine  # noqa: E402
 from recompute import CONFIGS  # noqa: E402
 
 # Each run: its echo-run flags (the bundle directory is nmt-<name>).
@@ -218,6 +222,22 @@ def run_torch_transformer(cfg, steps, variants):
     return time_torch(Transformer, data, steps, variants)
 
 
+def device_record():
+    """The GPU machine: its CPU and GPUs, uncalibrated (the step runs on the
+    GPU); the GPU's name from PyTorch where nvidia-smi gives none."""
+    rec = machine.for_bench(measure=False)
+    if not rec["gpus"]:
+        try:
+            import torch
+            if torch.cuda.is_available():
+                rec["gpus"] = [{"name": torch.cuda.get_device_name(),
+                                "source": "torch"}]
+                rec["summary"] = machine.summary(rec)
+        except ImportError:
+            pass
+    return rec
+
+
 TORCH = {"nmt": run_torch_nmt, "transformer": run_torch_transformer}
 
 
@@ -258,6 +278,16 @@ def main():
         if m not in TORCH:
             ap.error(f"unknown model '{m}' (nmt, transformer)")
     results = {"models": {}}
+    if args.make_bundles:
+        os.makedirs(args.make_bundles, exist_ok=True)
+        with open(os.path.join(args.make_bundles, "machine.json"), "w") as f:
+            json.dump(machine.for_bench(), f, indent=2)
+    else:
+        results["machine"] = device_record()
+        compiled_on = os.path.join(args.bundles or "", "machine.json")
+        if args.bundles and os.path.exists(compiled_on):
+            with open(compiled_on) as f:
+                results["compiled_on"] = json.load(f)
     echo_run = os.path.join(args.build, "bin", "echo-run")
     variants = ["eager", "checkpoint"] + (["compile"] if args.torch_compile
                                           else [])
