@@ -80,12 +80,43 @@ struct EchoMapToGPUPass
     for (linalg::LinalgOp op : linalgOps) {
       if (!op.hasPureBufferSemantics())
         return op.emitOpError("echo-map-to-gpu: expects bufferized IR");
+      op = parallelDimsFirst(op, rewriter);
       rewriter.setInsertionPoint(op);
       if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
         return op.emitOpError("echo-map-to-gpu: cannot lower to loops");
       rewriter.eraseOp(op);
     }
     return success();
+  }
+
+  /// A generic op whose reduction dimension comes before a parallel one (a
+  /// bias gradient: column sums over rows) would lower to an outer scf.for,
+  /// and the whole op would run in one thread. Interchanged so that its
+  /// parallel dimensions come first (in their order, then the reductions in
+  /// theirs), it maps to blocks and threads, each thread running its own
+  /// reduction in the same order as before: the sums are bitwise the same.
+  static linalg::LinalgOp parallelDimsFirst(linalg::LinalgOp op,
+                                            IRRewriter &rewriter) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic)
+      return op;
+    SmallVector<utils::IteratorType> iterators =
+        generic.getIteratorTypesArray();
+    SmallVector<unsigned> order;
+    for (unsigned d = 0; d < iterators.size(); ++d)
+      if (linalg::isParallelIterator(iterators[d]))
+        order.push_back(d);
+    if (order.empty() || order.size() == iterators.size())
+      return op;
+    for (unsigned d = 0; d < iterators.size(); ++d)
+      if (!linalg::isParallelIterator(iterators[d]))
+        order.push_back(d);
+    if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+      return op;
+    FailureOr<linalg::GenericOp> swapped =
+        linalg::interchangeGenericOp(rewriter, generic, order);
+    return succeeded(swapped) ? cast<linalg::LinalgOp>(swapped->getOperation())
+                              : op;
   }
 
   LogicalResult mapTopLevelOps(func::FuncOp func, IRRewriter &rewriter) {

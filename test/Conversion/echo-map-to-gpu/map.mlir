@@ -51,9 +51,9 @@ func.func @small_copy(%x: memref<10xf32>, %arena: memref<64xi8>) {
   return
 }
 
-// A sequential scatter (an embedding gradient): the loop and the store
-// before it go into one single-thread launch, the row loop inside made
-// sequential.
+// A sequential scatter (an embedding gradient; rows may repeat an id): the
+// loop and the store before it go into one single-thread launch, the row
+// loop inside made sequential.
 // CHECK-LABEL: func.func @scatter
 // CHECK: arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
@@ -139,6 +139,33 @@ func.func @scalar_sum(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>) {
   %y = memref.load %b[] : memref<f32>
   %s = arith.addf %x, %y : f32
   memref.store %s, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// A reduction over the outer dimension (a bias gradient: the column sums of
+// a [rows, cols] matrix) is interchanged first: its parallel dimension goes
+// outermost and to blocks and threads, each thread summing its column in
+// order (the same order of additions as before), not one thread for all.
+// CHECK-LABEL: func.func @column_sums
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     scf.if
+// CHECK:       scf.for
+// CHECK:         arith.addf
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @column_sums(%x: memref<4096x8000xf32>, %y: memref<8000xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<4096x8000xf32>) outs(%y : memref<8000xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
   return
 }
 
