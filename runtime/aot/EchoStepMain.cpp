@@ -15,7 +15,8 @@
 // bundle whose files differ, draws the same parameters and data as echo-run
 // (EchoHostData.h), runs the steps and writes the same report as
 // `echo-run --report`: the memory report echo-run computed at compile time
-// plus losses, step_time_ms and, on CUDA, the device and device_peak_bytes.
+// plus losses, step_time_ms and, on CUDA, the device, device_peak_bytes and
+// cuDNN's algorithm for each convolution (conv_algorithms).
 // `--dump` writes the first step's results as out<k>.npy, like echo-run.
 //
 // A bundle for target=cuda also holds libEchoCudaRuntime.so (found through
@@ -61,6 +62,7 @@
 #pragma weak echoCudaHostPoolPeakBytes
 #pragma weak echoCudaTimerStart
 #pragma weak echoCudaTimerStop
+#pragma weak echoCudaConvAlgorithms
 // Absent from CUDA bundles and from CPU steps without library calls.
 #pragma weak echoCpuInit
 #pragma weak echoCpuGetError
@@ -414,6 +416,9 @@ int main(int argc, char **argv) {
       json +=
           ",\"host_pool_bytes\":" +
           std::to_string(echoCudaHostPoolBytes ? echoCudaHostPoolBytes() : 0);
+      // cuDNN's choices (algorithm, workspace) for each convolution.
+      if (echoCudaConvAlgorithms)
+        json += std::string(",\"conv_algorithms\":") + echoCudaConvAlgorithms();
     } else {
       json += ",\"measured_peak_bytes\":" + std::to_string(measuredPeak);
       json +=

@@ -48,10 +48,17 @@ def compare(tag, cpu, cpu_dump, gpu, gpu_dump, failures):
             failures.append(f"{tag}: loss of step {step} {b} on cuda vs {a} "
                             "on cpu")
     worst = 0.0
-    for out in sorted(os.listdir(cpu_dump)):
+    outs = sorted(os.listdir(cpu_dump))
+    # A result that is zero in exact arithmetic (a key bias's gradient under
+    # softmax: q·b is the same for every key) holds rounding noise on both
+    # sides; it is compared against the scale of the step's results.
+    scale = max(np.linalg.norm(np.load(os.path.join(cpu_dump, out)))
+                for out in outs)
+    for out in outs:
         a = np.load(os.path.join(cpu_dump, out)).astype(np.float64)
         b = np.load(os.path.join(gpu_dump, out)).astype(np.float64)
-        err = np.linalg.norm(a - b) / max(np.linalg.norm(a), 1e-12)
+        err = np.linalg.norm(a - b) / max(np.linalg.norm(a), 1e-5 * scale,
+                                          1e-12)
         worst = max(worst, err)
         if err > 1e-3:
             failures.append(f"{tag}: {out} differs by {err:.2e}")
