@@ -1,18 +1,31 @@
 #!/bin/bash
 # Runs on the GPU machine, from the bundles of bench/gpu/make-bundles.sh (no
-# MLIR needed): the CUDA-against-CPU check of every bundled model, then the
-# paper-size NMT and Transformer benchmark (Echo bundles and PyTorch), the
-# generated kernels' share of HBM bandwidth (Nsight Compute, when ncu is
-# there), then the runtime's injected faults. Writes check.txt, bench.txt,
-# faults.txt, gpu.json, kernels.txt/.json and the CUDA runs' reports
-# (cuda-reports.tar: cuDNN's algorithm choices are in them) to $OUT (the
-# device tool's output folder), else bench/results.
+# MLIR needed), these stages in order ($ECHO_GPU_STAGES, default all):
+#   check    the CUDA-against-CPU check of every bundled model (check.txt)
+#   bench    the paper-size NMT and Transformer, Echo bundles and PyTorch
+#            (bench.txt, gpu.json)
+#   faults   the runtime's injected faults on the real device (faults.txt)
+#   resnet   the paper-size ResNet (echo): step time, device peak and
+#            cuDNN's algorithm for each convolution (resnet.json), and its
+#            slowest generated kernels (resnet-kernels.json)
+#   kernels  the generated kernels' share of HBM bandwidth under Nsight
+#            Compute, when ncu is there (kernels.txt, kernels.json)
+# Files go to $OUT (the device tool's output folder), else bench/results;
+# every stage is bounded in time and the later ones run when one fails.
 #
-# Usage: bench/gpu/device.sh [BUNDLES]   (default: gpu-bundles/)
+# Usage: bench/gpu/device.sh [BUNDLES]   (default: gpu-bundles/; a .tar.xz
+# of make-bundles.sh is unpacked first)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bundles=${1:-$root/gpu-bundles}
+if [ -f "$bundles" ]; then
+  mkdir -p /tmp/echo-bundles
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$bundles" /tmp/echo-bundles || exit 1
+  bundles=/tmp/echo-bundles
+fi
 out=${OUT:-$root/bench/results}
+stages=" ${ECHO_GPU_STAGES:-check bench faults resnet kernels} "
 mkdir -p "$out"
 # cuBLAS and cuDNN: the toolkit's, else those of PyTorch's nvidia-* wheels.
 dirs=$(find /usr/local/cuda/lib64 /usr/local/cuda/targets /opt/torch \
@@ -23,21 +36,44 @@ echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 nvidia-smi -L
 python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())" || true
 export PYTHONUNBUFFERED=1
-python3 "$bundles/check_cuda.py" --bundles "$bundles/check" 2>&1 |
-  tee "$out/check.txt"
-check=${PIPESTATUS[0]}
-tar -C "$bundles/check" -cf "$out/cuda-reports.tar" \
-  $(cd "$bundles/check" && ls *.cuda.json 2>/dev/null)
-python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
-  --output "$out/gpu.json" 2>&1 | tee "$out/bench.txt"
-bench=${PIPESTATUS[0]}
+status=0
+stage() { [[ "$stages" == *" $1 "* ]] && echo "== $1 ($(date +%T))"; }
+
+if stage check; then
+  timeout 300 python3 "$bundles/check_cuda.py" --bundles "$bundles/check" \
+    2>&1 | tee "$out/check.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  tar -C "$bundles/check" -cf "$out/cuda-reports.tar" \
+    $(cd "$bundles/check" && ls *.cuda.json 2>/dev/null)
+fi
+
+if stage bench; then
+  timeout 420 python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
+    --timeout 120 --output "$out/gpu.json" 2>&1 | tee "$out/bench.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+# Each fault must end the step with its message and a non-zero exit.
+if stage faults; then
+  step=$(find "$bundles/check" -name echo-step | head -n 1)
+  for f in device-bytes=4096 fail-launch=1 no-cublas compute-capability=8.0; do
+    if ECHO_CUDA_FAULTS=$f timeout 60 "$step" --quiet > /tmp/fault.txt 2>&1
+    then
+      echo "fault $f: FAILED (exit 0)"
+    else
+      echo "fault $f: $(tail -n 1 /tmp/fault.txt)"
+    fi
+  done 2>&1 | tee "$out/faults.txt"
+  grep -q FAILED "$out/faults.txt" && status=1
+fi
+
 # Echo's generated kernels against HBM bandwidth: one step of each echo
 # bundle under Nsight Compute (bounded: the first kernels of the step).
-if command -v ncu > /dev/null; then
+if stage kernels && command -v ncu > /dev/null; then
   for m in transformer nmt; do
     [ -x "$bundles/$m-echo/echo-step" ] || continue
-    timeout 240 ncu --clock-control none --print-units base --csv \
-      -k regex:_train_kernel_ --launch-count 400 --metrics \
+    timeout 100 ncu --clock-control none --print-units base --csv \
+      -k regex:_train_kernel_ --launch-count 200 --metrics \
 gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed \
       "$bundles/$m-echo/echo-step" --steps=1 --quiet > "/tmp/ncu-$m.csv" 2>&1
@@ -45,21 +81,34 @@ dram__throughput.avg.pct_of_peak_sustained_elapsed \
     python3 "$root/bench/gpu/kernels.py" "/tmp/ncu-$m.csv" \
       --output "/tmp/kernels-$m.json" || tail -n 20 "/tmp/ncu-$m.csv"
   done 2>&1 | tee "$out/kernels.txt"
-  python3 -c 'import json,sys; json.dump({m: json.load(open(f"/tmp/kernels-{m}.json")) for m in ("transformer","nmt") if __import__("os").path.exists(f"/tmp/kernels-{m}.json")}, open(sys.argv[1],"w"), indent=1)' "$out/kernels.json"
+  python3 - "$out/kernels.json" <<'PY'
+import json, os, sys
+json.dump({m: json.load(open(f"/tmp/kernels-{m}.json"))
+           for m in ("transformer", "nmt")
+           if os.path.exists(f"/tmp/kernels-{m}.json")},
+          open(sys.argv[1], "w"), indent=1)
+PY
 fi
-# The runtime's faults on the real device (ECHO_CUDA_FAULTS): each must end
-# the step with its message and a non-zero exit.
-faults=0
-step=$(find "$bundles/check" -name echo-step | head -n 1)
-if [ -n "$step" ]; then
-  for f in device-bytes=4096 fail-launch=1 no-cublas compute-capability=8.0; do
-    if ECHO_CUDA_FAULTS=$f "$step" --quiet > /tmp/fault.txt 2>&1; then
-      echo "fault $f: FAILED (exit 0)"; faults=1
-    else
-      echo "fault $f: $(tail -n 1 /tmp/fault.txt)"
-    fi
-  done 2>&1 | tee "$out/faults.txt"
-  grep -q FAILED "$out/faults.txt" && faults=1
+
+if stage resnet && [ -x "$bundles/resnet-paper-echo/echo-step" ]; then
+  SECONDS=0
+  timeout 60 "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \
+    --report="$out/resnet.json" > /tmp/resnet.txt 2>&1
+  rc=$?
+  echo "resnet paper echo: exit $rc after $SECONDS s"
+  tail -n 5 /tmp/resnet.txt
+  [ $rc = 0 ] || status=1
+  # Where its time goes: the slowest of its first generated kernels.
+  if command -v ncu > /dev/null; then
+    timeout 90 ncu --clock-control none --print-units base --csv \
+      -k regex:_train_kernel_ --launch-count 150 --metrics \
+gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed \
+      "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \
+      > /tmp/ncu-resnet.csv 2>&1
+    python3 "$root/bench/gpu/kernels.py" /tmp/ncu-resnet.csv \
+      --output "$out/resnet-kernels.json" || tail -n 20 /tmp/ncu-resnet.csv
+  fi
 fi
-echo "check exit $check, bench exit $bench, faults $faults"
-exit $((check || bench || faults))
+echo "== done ($(date +%T)), status $status"
+exit $status

@@ -108,6 +108,10 @@ def main():
                   f"{s['bytes_per_second'] / 1e12:.2f} TB/s"
                   + (f" = {s['share_of_copy_bandwidth']:.1%} of a copy's"
                      if copy_bps else ""))
+    for k in result["slowest"][:5]:
+        print(f"  {k['name']}: {k['ns'] / 1e3:.1f} us, "
+              f"{(k.get('read', 0) + k.get('write', 0)) / 1e6:.2f} MB, "
+              f"{k.get('pct', 0):.0f}% of peak bandwidth")
     if args.output:
         with open(args.output, "w") as f:
             json.dump(result, f, indent=2)

@@ -53,11 +53,12 @@ STRATEGIES = {
 }
 
 
-def run_echo(command, steps, tmp, strategy):
+def run_echo(command, steps, tmp, strategy, timeout=None):
     """Runs `command` (echo-run --target=cuda, or a bundle's echo-step)."""
     report = os.path.join(tmp, f"{strategy}.json")
     subprocess.run(command + [f"--steps={steps}", "--quiet",
-                              f"--report={report}"], check=True)
+                              f"--report={report}"], check=True,
+                   timeout=timeout)
     with open(report) as f:
         r = json.load(f)[0]
     return {"step_time_ms": r["step_time_ms"],
@@ -261,6 +262,8 @@ def main():
     ap.add_argument("--torch-compile", action="store_true",
                     help="also time torch.compile (minutes of compilation "
                          "on the unrolled NMT)")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds for each run of a step's --steps")
     ap.add_argument("--models", default="nmt,transformer",
                     help="comma-separated: nmt, transformer")
     ap.add_argument("--make-bundles", metavar="DIR",
@@ -311,11 +314,16 @@ def main():
                 else:
                     command = [echo_run, model, "--target=cuda"] + flags
                 try:
-                    runs["echo"][s] = run_echo(command, args.steps, tmp, s)
+                    runs["echo"][s] = run_echo(command, args.steps, tmp, s,
+                                               args.timeout)
                 except subprocess.CalledProcessError as e:
                     print(f"{name} {s}: the step exited with {e.returncode}",
                           file=sys.stderr)
                     runs["echo"][s] = {"failed": e.returncode}
+                except subprocess.TimeoutExpired:
+                    print(f"{name} {s}: the steps took over {args.timeout} s",
+                          file=sys.stderr)
+                    runs["echo"][s] = {"failed": "timeout"}
             if args.make_bundles or args.no_torch:
                 continue
             try:
