@@ -363,12 +363,53 @@ def EchoDistinctResults : Pass<"echo-distinct-results", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def EchoUpdateInPlace : Pass<"echo-update-in-place", "::mlir::ModuleOp"> {
+  let summary = "Drop the step results that are arguments updated in place";
+  let description = [{
+    Runs on bufferized IR, after one-shot bufferization and before
+    `buffer-results-to-out-params`, on the functions that carry
+    `echo.updated_arguments` (steps with an optimizer inside, built by
+    `echo-autodiff optimizer=momentum|adam|adamw`): it lists, per result,
+    the argument whose new value the result is.
+
+    Such a result is normally the argument's own buffer: the update op is
+    lowered destination-passing onto the parameter and state tensors, and
+    one-shot bufferization writes in place when nothing reads the old value
+    afterwards. The result is then redundant, and upstream's
+    `drop-equivalent-buffer-results` removes it. That pass leaves public
+    functions alone (their callers are unknown), so this one calls it
+    (`bufferization::dropEquivalentBufferResults`) with those steps made
+    private for the call. The step then reads and updates its parameters
+    and states in place and returns what is left: the loss.
+
+    A result that one-shot bufferization had to write elsewhere (a reader
+    of the old value after the update made writing in place a conflict) is
+    first copied into its argument at the end of the step (`memref.copy`)
+    and the argument returned in its place, with a warning: the step stays
+    correct and in place for its caller, at the cost of one more buffer of
+    that size. The attribute is removed.
+
+    ```mlir
+    // Before: return %loss, %arg1, %alloc : memref<f32>, memref<4xf32>, ...
+    // After:  return %loss : memref<f32>   (memref.copy %alloc, %arg3 first)
+    ```
+  }];
+  let statistics = [
+    Statistic<"numInPlace", "in-place", "Results written in place, dropped">,
+    Statistic<"numCopiedBack", "copied-back",
+              "Results copied into their argument, then dropped">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{
-    Removes `echo.param` and `echo.arena` from function arguments,
-    `echo.train_step`, `echo.recompute_strategy`, `echo.memory_stats` and
-    `echo.buffer_plan` from functions, and `echo.arena` from allocations.
+    Removes `echo.param`, `echo.optimizer_state`, `echo.hyper` and
+    `echo.arena` from function arguments, `echo.train_step`,
+    `echo.recompute_strategy`, `echo.memory_stats`, `echo.buffer_plan` and
+    `echo.updated_arguments` from functions, and `echo.arena` from
+    allocations.
     The pipelines run it right before conversion to the LLVM dialect, where
     the markers would be copied onto `llvm.func`s that the Echo dialect
     cannot check.
