@@ -337,8 +337,12 @@ struct StepManifest {
           t.role = ArgRole::Data;
         else if (role == "state")
           t.role = ArgRole::State;
-        else if (role == "hyper")
+        else if (role == "hyper" && t.hyper.find_first_of("0123456789-.") != 0)
           t.role = ArgRole::Hyper;
+        else if (role == "hyper")
+          return bad("role 'hyper' is followed by the hyperparameter's name, "
+                     "not '" +
+                     t.hyper + "'");
         else
           return bad("role '" + role +
                      "' is not param, data, state or hyper NAME");

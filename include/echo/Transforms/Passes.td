@@ -52,6 +52,21 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
     With `optimizer=sgd`, the step returns the updated parameters
     `p - lr * dp` instead of the gradients.
 
+    With `optimizer=momentum|adam|adamw` the optimizer runs inside the step
+    (`echo.momentum_update`, `echo.adam_update`): after the model's
+    arguments the step takes the optimizer state (per parameter, in
+    parameter order, the parameter's type, marked `echo.optimizer_state`:
+    momentum its velocity, adam/adamw `exp_avg` then `exp_avg_sq`) and the
+    hyperparameters as 0-d f32 arguments marked `echo.hyper = "<name>"`
+    (momentum: lr, momentum, weight_decay; adam/adamw: lr, beta1, beta2,
+    eps, weight_decay, step), and returns the loss, the new parameters and
+    the new states (`echo.updated_arguments` says which argument each result
+    replaces). Each update is placed right after the last of its gradient's
+    final accumulation and the last op reading the old parameter, so that
+    the gradients are never all live at once; the lowering writes it in
+    place (`echo-update-in-place`). `lr` is not read: the learning rate is
+    an argument.
+
     A model whose `@f_train` already exists and is marked `echo.train_step`
     is left alone, so the pass is idempotent; any other symbol named
     `@f_train` is an error.
@@ -64,11 +79,14 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
   let options = [
     Option<"optimizer", "optimizer", "::mlir::echo::Optimizer",
            /*default=*/"::mlir::echo::Optimizer::None",
-           "What the step returns for each parameter: 'none' (its gradient) "
-           "or 'sgd' (the parameter after one SGD step)",
+           "What the step returns for each parameter: 'none' (its gradient), "
+           "'sgd' (the parameter after one SGD step), or 'momentum', "
+           "'adam', 'adamw' (the optimizer inside the step, on state and "
+           "hyperparameters it takes as arguments)",
            "ECHO_OPTIMIZER_VALUES">,
     Option<"lr", "lr", "double", /*default=*/"0.01",
-           "Learning rate of optimizer=sgd">,
+           "Learning rate of optimizer=sgd (momentum, adam and adamw take "
+           "it as an argument)">,
   ];
   let statistics = [
     Statistic<"numSteps", "train-steps", "Number of training steps built">,
