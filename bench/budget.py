@@ -34,6 +34,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import machine  # noqa: E402
 import recompute  # noqa: E402
 
 MODELS = ["nmt", "transformer", "resnet", "deepspeech2"]
@@ -133,6 +134,7 @@ def main():
     results = {"points": args.points, "models": {}}
     if os.path.exists(args.out):
         results = json.load(open(args.out))
+    record = machine.for_bench()
     paper = json.load(open(os.path.join(ROOT, "bench", "results",
                                         "cpu_paper.json")))["models"]
     os.makedirs(os.path.join(ROOT, "docs", "budget"), exist_ok=True)
@@ -200,6 +202,7 @@ def main():
                 print(name, "run", r, file=sys.stderr, flush=True)
             entry["runs"] = runs
             results["models"][name] = entry
+            machine.attach(results, record, [entry])
             strategies = {s: p[s] for s in STRATEGIES if s in p}
             if entry["step_flops"]:
                 plot(name, entry, strategies,

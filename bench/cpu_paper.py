@@ -27,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from echo import models  # noqa: E402
+import machine  # noqa: E402
 import recompute  # noqa: E402
 
 MODELS = ["nmt", "transformer", "resnet", "deepspeech2"]
@@ -71,6 +72,8 @@ def main():
     if os.path.exists(args.out):  # keep rows of models not re-run
         results = json.load(open(args.out))
         results["steps"] = args.steps
+    record = machine.for_bench()
+    measured = []  # the rows of this run, stamped with its machine
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
             builder, kwargs, _ = recompute.CONFIGS[name]
@@ -80,6 +83,7 @@ def main():
             for strategy in args.strategies.split(","):
                 r = echo_run(run_bin, path, strategy, args.steps)
                 entry[strategy] = r
+                measured.append(r)
                 print(name, strategy, {k: r[k] for k in
                                        ("compile_ms", "step_time_ms",
                                         "peak_live_bytes",
@@ -104,7 +108,9 @@ def main():
                        "compile_mlir_ms": r["compile_mlir_ms"],
                        "compile_llvm_ms": r["compile_llvm_ms"]}
                 results["scaling"].append(row)
+                measured.append(row)
                 print("scaling", row, file=sys.stderr, flush=True)
+    machine.attach(results, record, measured)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

@@ -11,7 +11,9 @@ chain of test/Tools/echo-ilp.mlir):
    estimated bytes after echo's rewrite, and the budget strategy's FLOPs at
    those same bytes (the `ratio`; above 1 the budget strategy recomputes
    more than the ILP) or that it has no plan that small.
-3. bench/results/ilp.json, and a markdown table on stdout.
+3. bench/results/ilp.json ({"machine": bench/machine.py's record,
+   "models": [...]}; solve times are the machine's), and a markdown table
+   on stdout.
 
 The comparison is on the estimate (MemoryAnalysis.h), where both plans are
 rewritten by the same code; the target is a ratio <= 1.1 on graphs
@@ -23,9 +25,13 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import machine  # noqa: E402
+
 MODELS = {
     "chain": "test/Tools/echo-ilp.mlir",
     "mlp": "models/mlp.mlir",
@@ -53,6 +59,7 @@ def main():
     args = parser.parse_args()
     tool = os.path.join(args.build, "bin", "echo-ilp")
 
+    record = machine.for_bench()
     results = []
     for name in args.models.split(","):
         model = os.path.join(ROOT, MODELS[name])
@@ -71,7 +78,7 @@ def main():
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     path = os.path.join(ROOT, "bench", "results", "ilp.json")
     with open(path, "w") as f:
-        json.dump(results, f, indent=1)
+        json.dump({"machine": record, "models": results}, f, indent=1)
 
     print("| model | ops | may be recomputed | budget | ILP (solve s) | "
           "ILP recompute FLOPs / estimated bytes | budget strategy at those "

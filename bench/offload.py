@@ -29,6 +29,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import machine  # noqa: E402
 import recompute  # noqa: E402
 
 LINKS = [25, 50]
@@ -120,6 +121,8 @@ def main():
     results = {"links_gbps": LINKS, "models": {}}
     if os.path.exists(args.out):
         results = json.load(open(args.out))
+    record = machine.for_bench()
+    measured = []  # the rows of this run, stamped with its machine
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
             builder, kwargs, _ = recompute.CONFIGS[name]
@@ -147,11 +150,13 @@ def main():
                 print(name, link, "budget", rows["budget+offload smallest"],
                       flush=True)
                 entry["compile"][str(link)] = rows
+                measured.extend(rows.values())
             if not args.no_run:
                 for label, flags in RUNS.items():
                     if args.runs and label not in args.runs.split(","):
                         continue
                     entry["measured"][label] = run(echo_run, model, flags)
+                    measured.append(entry["measured"][label])
                     print(name, "run", label, entry["measured"][label],
                           flush=True)
                 none = entry["measured"].get("none", {}).get("losses")
@@ -159,6 +164,7 @@ def main():
                     if "losses" in r:
                         r["bitwise_as_none"] = r["losses"] == none
             results["models"][name] = entry
+    machine.attach(results, record, measured)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
     print("wrote", args.out)

@@ -25,6 +25,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import machine  # noqa: E402
 import recompute  # noqa: E402
 
 BUFFERIZE = [
@@ -109,7 +110,8 @@ def main():
                     help="only the bundled models and the scaling runs")
     args = ap.parse_args()
     echo_opt = os.path.join(args.build, "bin", "echo-opt")
-    results = {"bundled": {}, "paper": {}, "scaling": []}
+    results = {"machine": machine.for_bench(), "bundled": {}, "paper": {},
+               "scaling": []}
     with tempfile.TemporaryDirectory() as tmp:
         models_dir = os.path.join(ROOT, "models")
         for name in sorted(os.listdir(models_dir)):

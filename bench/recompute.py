@@ -21,6 +21,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from echo import models  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import machine  # noqa: E402
 
 STRATEGIES = ["none", "mirror", "sublinear", "echo"]
 ALG1 = "echo_heavy_budget_0"
@@ -90,7 +92,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
     echo_opt = os.path.join(args.build, "bin", "echo-opt")
-    results = {"models": {}, "scaling": []}
+    results = {"machine": machine.for_bench(), "models": {}, "scaling": []}
     with tempfile.TemporaryDirectory() as tmp:
         for name, (builder, kwargs, paper) in CONFIGS.items():
             path = os.path.join(tmp, builder + ".mlir")
@@ -141,6 +143,9 @@ def write_markdown(results):
         "edit by hand. Memory is Echo's static estimate (`echo-memory-report`,",
         "`peak_live_bytes`: tensors live from definition to last use in op",
         "order, parameters and data included), not a GPU measurement.",
+    ]
+    lines += machines_markdown()
+    lines += [
         "",
         "## Recomputation at paper-like sizes",
         "",
@@ -174,6 +179,7 @@ def write_markdown(results):
         cfg = ", ".join(f"{k}={v}" for k, v in e["config"].items())
         lines.append(f"- {name}: {cfg}")
     lines += ["", "## echo-recompute compile time", "",
+              "Measured on %s." % machine_text(results), "",
               "| training-step ops | echo-recompute ms |", "|---|---|"]
     for s in results["scaling"]:
         lines.append("| %d | %.1f |" % (s["train_step_ops"],
@@ -181,22 +187,7 @@ def write_markdown(results):
     plan = os.path.join(ROOT, "bench", "results", "plan_buffers.json")
     if os.path.exists(plan):
         lines += plan_markdown(json.load(open(plan)))
-    cpu = os.path.join(ROOT, "bench", "results", "cpu_step.json")
-    if os.path.exists(cpu):
-        c = json.load(open(cpu))
-        lines += ["", "## CPU step time (bundled models, `bench/cpu_step.py`)",
-                  "", "| workload | step time ms | GFLOP/s | share of peak |"
-                  " compile ms |", "|---|---|---|---|---|"]
-        for name, r in c["models"].items():
-            lines.append("| %s | %.3f | | | |" % (name, r["step_time_ms"]))
-        for key, r in c.items():
-            if key.startswith("linear_"):
-                _, n, calls = key.split("_")
-                lines.append("| linear %s³, %s GEMMs | %.1f | %.1f | %.0f%% |"
-                             " %.0f |" % (n, calls, r["step_time_ms"],
-                                          r["gflops_per_s"],
-                                          100 * r["share_of_peak"],
-                                          r["compile_ms"]))
+    lines += cpu_step_markdown()
     lines += cpu_paper_markdown()
     lines += side_by_side_markdown()
     lines += memory_side_by_side_markdown()
@@ -206,6 +197,72 @@ def write_markdown(results):
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def machine_text(results, full=False):
+    """The machine a results file was measured on, for the text beside its
+    figures: bench/machine.py's record (summary, date, measured figures), or
+    the note added after the fact to results that predate the records (in
+    full, or pointing to the Machines section)."""
+    rec = results.get("machine") if isinstance(results, dict) else None
+    if not rec:
+        return "a machine not recorded"
+    if isinstance(rec, str):  # before the record: platform.processor()
+        return rec
+    if "summary" not in rec:
+        return "%s (%s)" % (rec["cpu"], rec["recorded"] if full else
+                            "recorded after the fact; see Machines")
+    date = (rec.get("at_run") or rec.get("measured") or {}).get("date", "")
+    text = rec["summary"] + (", " + date[:10] if date else "")
+    if rec.get("measured", {}).get("fma_peak_gflops"):
+        text += "; " + machine.peaks(rec)
+    return text
+
+
+def machines_markdown():
+    """Which machine each results file was measured on."""
+    lines = ["", "## Machines", "",
+             "Each results file names the machine it was measured on "
+             "(`\"machine\"`: bench/machine.py's record, with the measured "
+             "FMA peak, OpenBLAS's SGEMM and the triad bandwidth; results "
+             "older than the record carry a note made after the fact). Times "
+             "depend on it; bytes, FLOPs and ratios measured within one run "
+             "travel.", "", "| results | machine |", "|---|---|"]
+    directory = os.path.join(ROOT, "bench", "results")
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".json"):
+            lines.append("| `bench/results/%s` | %s |" % (
+                name, machine_text(load_result(name[:-5]), full=True)))
+    return lines
+
+
+def cpu_step_markdown():
+    """The CPU step section (bench/cpu_step.py's JSON)."""
+    c = load_result("cpu_step")
+    if c is None:
+        return []
+    lines = ["", "## CPU step time (bundled models, `bench/cpu_step.py`)", "",
+             "Measured on %s. Step time: the fastest of %d runs' median of "
+             "%d steps. Share of peak: the step's GFLOP/s over the machine's "
+             "measured FMA peak (fp32 FMAs on all cores, `bench/machine.py`); "
+             "vs SGEMM: over bare OpenBLAS SGEMM calls at the same N, "
+             "measured before each run (the best of them)."
+             % (machine_text(c), c.get("repeat", 1), c["steps"]), "",
+             "| workload | step time ms | GFLOP/s | share of the measured peak"
+             " | vs OpenBLAS SGEMM | compile ms |", "|---|---|---|---|---|---|"]
+    for name, r in c["models"].items():
+        lines.append("| %s | %.3f | | | | |" % (name, r["step_time_ms"]))
+    for key, r in c.items():
+        if key.startswith("linear_"):
+            _, n, calls = key.split("_")
+            lines.append("| linear %s³, %s GEMMs | %.1f | %.1f | %.0f%% | %s |"
+                         " %.0f |" % (n, calls, r["step_time_ms"],
+                                      r["gflops_per_s"],
+                                      100 * r["share_of_peak"],
+                                      "%.2f×" % r["over_openblas_sgemm"]
+                                      if "over_openblas_sgemm" in r else "",
+                                      r["compile_ms"]))
+    return lines
 
 
 def load_result(name):
@@ -232,8 +289,8 @@ def cpu_paper_markdown():
              "arena, oneDNN's workspace, all counted by one allocator), "
              "none's measured bytes over the strategy's, the tensor-level "
              "estimate (`peak_live_bytes`) and the planned arena; "
-             "recompute FLOPs as a share of the step's FLOPs." % (
-                 c["cores"], c["steps"]), "",
+             "recompute FLOPs as a share of the step's FLOPs. Measured on "
+             "%s." % (c["cores"], c["steps"], machine_text(c)), "",
              "| model | strategy | compile s (MLIR + LLVM) | step s | "
              "step / none | measured MiB | none / this | estimate MiB | "
              "arena MiB | recompute % | first loss |",
@@ -327,9 +384,10 @@ def side_by_side_markdown():
              "(`bench/peers/cpu_side_by_side.py`)", "",
              "The same model in PyTorch %s (bench/peers/torch_models.py), the "
              "same initial weights and data (.npy), %d threads, %d SGD steps "
-             "each, one after the other in one run. Losses with dropout off "
-             "show the computation is the same; times are with dropout." % (
-                 c["torch"], c["threads"], c["steps"]), "",
+             "each, one after the other in one run, on %s. Losses with "
+             "dropout off show the computation is the same; times are with "
+             "dropout." % (c["torch"], c["threads"], c["steps"],
+                           machine_text(c)), "",
              "| model | loss rel. diff (dropout off) | Echo none s | "
              "Echo echo s | PyTorch eager s | Echo / PyTorch | echo / none |"
              " Echo compile s |", "|---|---|---|---|---|---|---|---|"]
@@ -360,7 +418,8 @@ def memory_side_by_side_markdown():
              "(bench/peers/alloc_counter.c) over the second step, each "
              "variant in its own process: eager, `torch.utils.checkpoint` per "
              "time step (NMT) or layer (Transformer), and functorch's min-cut "
-             "rematerialization partitioner." % c["torch"], "",
+             "rematerialization partitioner. Measured on %s." % (
+                 c["torch"], machine_text(c)), "",
              "| model | run | measured MiB | vs PyTorch eager |",
              "|---|---|---|---|"]
     for name, e in c["models"].items():
@@ -396,8 +455,8 @@ def budget_markdown():
              "got a step within it, a smaller budget never a larger step, "
              "and only the budget below the smallest candidate was refused. "
              "Then `echo-run --budget` at two of those budgets: the bytes the "
-             "run measured (libraries' workspace reserved and counted).",
-             "",
+             "run measured (libraries' workspace reserved and counted). "
+             "Measured on %s." % machine_text(b), "",
              "| model | none MiB | smallest MiB (none / it) | its recompute "
              "FLOPs | candidates | budgets swept: met and monotone | s to "
              "compile one budget (to planned buffers, median) | echo-run: "
@@ -470,7 +529,12 @@ def gpu_markdown():
             "and below PyTorch eager's; echo step time ≤ 1.05 × none's."]
     sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
     from run import markdown  # noqa: E402
-    return lines + markdown(json.load(open(path))).splitlines()
+    g = json.load(open(path))
+    lines.append("Measured on %s." % machine_text(g))
+    if g.get("compiled_on"):
+        lines.append("Compiled on %s." % machine_text(
+            {"machine": g["compiled_on"]}))
+    return lines + [""] + markdown(g).splitlines()
 
 
 def plan_markdown(p):
@@ -506,7 +570,8 @@ def plan_markdown(p):
                                  r["planned_over_lower_bound"], r["buffers"],
                                  r["in_place"], r["plan_pass_ms"]))
     lines += ["", "Pass time on synthetic steps (a forward chain, every value "
-              "stashed for the backward chain):", "",
+              "stashed for the backward chain; measured on %s):"
+              % machine_text(p), "",
               "| buffers | echo-plan-buffers ms |", "|---|---|"]
     for r in p["scaling"]:
         lines.append("| %d | %.1f |" % (r["buffers"], r["plan_pass_ms"]))

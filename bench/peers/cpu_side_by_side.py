@@ -32,7 +32,9 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import machine  # noqa: E402
 import torch_models  # noqa: E402
 
 PAPER = {
@@ -118,8 +120,9 @@ def main():
     echo_run = os.path.join(args.build, "bin", "echo-run")
     configs = SMALL if args.small else PAPER
     threads = os.cpu_count()
-    results = {"threads": threads, "steps": args.steps, "lr": LR,
-               "torch": torch.__version__, "models": {}}
+    results = {"machine": machine.for_bench(), "threads": threads,
+               "steps": args.steps, "lr": LR, "torch": torch.__version__,
+               "models": {}}
     for name in args.models.split(","):
         kwargs = configs[name]
         entry = {"config": kwargs}

@@ -40,7 +40,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, HERE)
+import machine  # noqa: E402
 
 STRATEGIES = ["none", "mirror", "sublinear", "echo"]
 
@@ -191,8 +193,8 @@ def main():
     args = ap.parse_args()
     echo_run = os.path.join(args.build, "bin", "echo-run")
     configs = sbs.SMALL if args.small else sbs.PAPER
-    results = {"torch": torch.__version__, "threads": os.cpu_count(),
-               "models": {}}
+    results = {"machine": machine.for_bench(), "torch": torch.__version__,
+               "threads": os.cpu_count(), "models": {}}
     with tempfile.TemporaryDirectory() as tmp:
         counter = build_counter(tmp)
         for name in args.models.split(","):
