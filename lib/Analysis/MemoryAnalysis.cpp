@@ -23,20 +23,34 @@ int64_t mlir::echo::getTensorBytes(Type type) {
   return getCheckedTensorBytes(type).value_or(kMaxTensorBytes);
 }
 
+/// True when `result` is written over a function argument in place (an
+/// optimizer's new parameter or state): its bytes are the argument's, which
+/// the step counts already.
+static bool updatesArgumentInPlace(OpResult result) {
+  auto update = dyn_cast<InPlaceUpdateOpInterface>(result.getOwner());
+  if (!update)
+    return false;
+  auto arg = dyn_cast<BlockArgument>(update.getUpdatedOperand(result).get());
+  return arg && arg.getOwner()->isEntryBlock() &&
+         isa<func::FuncOp>(arg.getOwner()->getParentOp());
+}
+
 namespace {
 /// Live bytes over the ops of one block: values defined in the block live
 /// from their op to their last use, projected onto the block. Returns the
 /// per-op timeline; `excluded` values (a region's yielded values, counted
-/// by the parent) are left out.
+/// by the parent) are left out, and so are new values of arguments written
+/// in place.
 SmallVector<int64_t> blockTimeline(const OpOrder &order,
                                    const DenseSet<Value> &excluded) {
   ArrayRef<Operation *> ops = order.getOps();
   int64_t n = ops.size();
   SmallVector<int64_t> delta(n + 1, 0);
   for (int64_t i = 0; i < n; ++i) {
-    for (Value v : ops[i]->getResults()) {
+    for (OpResult v : ops[i]->getResults()) {
       // Host copies are not device bytes (MemoryStats::offload counts them).
-      if (excluded.contains(v) || isHostResident(v))
+      if (excluded.contains(v) || isHostResident(v) ||
+          updatesArgumentInPlace(v))
         continue;
       int64_t bytes = getTensorBytes(v.getType());
       if (!bytes)
@@ -149,6 +163,10 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
     return stats;
   TrainingStep step(func);
   stats.peakLiveBytes = stepTimeline(step, stats.timeline);
+  for (BlockArgument arg : func.getArguments())
+    if (func.getArgAttr(arg.getArgNumber(),
+                        EchoDialect::getOptimizerStateAttrName()))
+      stats.optimizerStateBytes += getTensorBytes(arg.getType());
   stats.offload = computeOffloadStats(func, step);
 
   int64_t lossIndex = step.getLossPosition();
@@ -200,6 +218,7 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"strategy", strategy},
       {"peak_live_bytes", peakLiveBytes},
       {"feature_map_bytes", featureMapBytes},
+      {"optimizer_state_bytes", optimizerStateBytes},
       {"planned_bytes", plannedBytes ? llvm::json::Value(*plannedBytes)
                                      : llvm::json::Value(nullptr)},
       {"step_bytes", nullptr},
@@ -249,6 +268,8 @@ DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
       b.getNamedAttr("strategy", b.getStringAttr(strategy)),
       b.getNamedAttr("peak_live_bytes", b.getI64IntegerAttr(peakLiveBytes)),
       b.getNamedAttr("feature_map_bytes", b.getI64IntegerAttr(featureMapBytes)),
+      b.getNamedAttr("optimizer_state_bytes",
+                     b.getI64IntegerAttr(optimizerStateBytes)),
       b.getNamedAttr("recomputed_ops", b.getI64IntegerAttr(recomputedOps)),
       b.getNamedAttr("forward_flops", b.getI64IntegerAttr(forwardFlops)),
       b.getNamedAttr("backward_flops", b.getI64IntegerAttr(backwardFlops)),
@@ -300,6 +321,10 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
     return failure();
   stats.timeline.assign(timeline.asArrayRef().begin(),
                         timeline.asArrayRef().end());
+  // Absent from statistics recorded before the optimizer state was counted.
+  if (attr.contains("optimizer_state_bytes") &&
+      !getInt("optimizer_state_bytes", stats.optimizerStateBytes))
+    return failure();
   if (attr.contains("offload")) {
     auto offload = attr.getAs<DictionaryAttr>("offload");
     if (!offload)

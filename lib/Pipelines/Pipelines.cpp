@@ -169,6 +169,10 @@ void mlir::echo::buildEchoBufferizationPipeline(
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A step with an optimizer inside writes its new parameters and state
+  // into the arguments' buffers; those results are dropped (upstream's
+  // drop-equivalent-buffer-results), so only the loss is returned.
+  pm.addPass(createEchoUpdateInPlace());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;

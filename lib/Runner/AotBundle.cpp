@@ -218,12 +218,33 @@ mlir::echo::describeAotStep(func::FuncOp step, const AotBundleOptions &options,
     t.dtype = *dtype;
     t.shape.assign(type->getShape().begin(), type->getShape().end());
     if (isArg) {
-      t.isParam = argInfo[i].isParam;
-      t.range = argInfo[i].range;
+      const AotArgument &info = argInfo[i];
+      t.role = info.isParam         ? host::ArgRole::Param
+               : info.isState       ? host::ArgRole::State
+               : info.hyper.empty() ? host::ArgRole::Data
+                                    : host::ArgRole::Hyper;
+      t.hyper = info.hyper;
+      t.range = info.range;
       m.args.push_back(std::move(t));
     } else {
       m.outs.push_back(std::move(t));
     }
+  }
+  // The values of the hyperparameters the step takes, but for lr (its own
+  // line) and the step count (the driver's).
+  for (const char *key : host::StepManifest::hyperKeys()) {
+    if (llvm::none_of(argInfo,
+                      [&](const AotArgument &a) { return a.hyper == key; }))
+      continue;
+    auto value = options.hypers.find(key);
+    if (value == options.hypers.end())
+      return aotError(llvm::formatv("@{0} takes hyperparameter '{1}', which "
+                                    "has no value",
+                                    step.getSymName(), key));
+    host::StepManifest::Hyper h;
+    h.key = key;
+    h.value = value->second;
+    m.hypers.push_back(h);
   }
   if (hasArena) {
     FailureOr<MemRefType> arena = getPassedType(step, numOperands - 1);

@@ -138,8 +138,9 @@ LogicalResult CudaStep::allocate(ArrayRef<HostTensor> hostArgs,
   return allocate(arena, arenaBytes, {arenaBytes}); // memref<Nxi8>
 }
 
-LogicalResult CudaStep::call(ArrayRef<HostTensor> hostArgs,
-                             MutableArrayRef<HostTensor> hostOuts, double &ms) {
+LogicalResult CudaStep::call(MutableArrayRef<HostTensor> hostArgs,
+                             MutableArrayRef<HostTensor> hostOuts, double &ms,
+                             ArrayRef<unsigned> updatedArgs) {
   for (auto [b, t] : llvm::zip(args, hostArgs))
     if (failed(cuda.copyToDevice(b.ptr, t.data(), b.bytes)))
       return cuda.fail();
@@ -155,6 +156,9 @@ LogicalResult CudaStep::call(ArrayRef<HostTensor> hostArgs,
     return cuda.fail();
   for (auto [b, t] : llvm::zip(outs, hostOuts))
     if (failed(cuda.copyToHost(t.data(), b.ptr, b.bytes)))
+      return cuda.fail();
+  for (unsigned i : updatedArgs)
+    if (failed(cuda.copyToHost(hostArgs[i].data(), args[i].ptr, args[i].bytes)))
       return cuda.fail();
   return success();
 }

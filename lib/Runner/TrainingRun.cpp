@@ -6,7 +6,10 @@
 // the ahead-of-time driver so that both train bit-identically); the same
 // batch is used at every step. The step returns gradients (or, with
 // optimizer=sgd, updated parameters); with gradients the runner applies
-// `p -= lr * g` itself between steps.
+// `p -= lr * g` itself between steps. With an optimizer inside the step
+// (momentum, adam, adamw) the step also takes the optimizer's state (zeros
+// at first) and its hyperparameters (from the flags, the step count 1, 2,
+// ...), updates parameters and state in place and returns the loss alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +44,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 using namespace mlir;
@@ -87,7 +91,8 @@ public:
   TrainingRun(MLIRContext &context, const TrainingRunOptions &options)
       : context(context), options(options),
         onGPU(options.target == Target::NVVM),
-        usesCpuRuntime(!onGPU && options.libraryCalls) {}
+        usesCpuRuntime(!onGPU && options.libraryCalls),
+        inPlace(isStatefulOptimizer(options.optimizer)) {}
 
   /// Option combinations that cannot work, before any work is done.
   LogicalResult checkOptions();
@@ -129,7 +134,18 @@ private:
   void setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
                           Optimizer optimizer) const;
   /// Writes `results` as DIR/outN.npy.
+  LogicalResult writeResults(StringRef dir,
+                             ArrayRef<const HostTensor *> results);
+  /// Writes `results` as DIR/outN.npy.
   LogicalResult writeResults(StringRef dir, ArrayRef<HostTensor> results);
+  /// A step with an optimizer inside: the hyperparameter arguments for step
+  /// `index` (0-based).
+  void setHyperparameters(unsigned index);
+  /// The arguments a step with an optimizer inside updates in place: the
+  /// parameters, then the states, in argument order.
+  SmallVector<unsigned> getUpdatedArgs() const;
+  /// Checks that the training step takes the arguments drawn for it.
+  LogicalResult checkStepArguments(func::FuncOp step) const;
   /// Compiles the f64 reference of the step into step64 and forward64.
   LogicalResult compileReference();
   LogicalResult checkFirstGradients();
@@ -151,6 +167,11 @@ private:
 
   SmallVector<HostTensor> args, outs;
   SmallVector<unsigned> paramArgs;
+  /// An optimizer inside the step: its state arguments, and its
+  /// hyperparameter arguments with their names.
+  SmallVector<unsigned> stateArgs;
+  SmallVector<std::pair<unsigned, std::string>> hyperArgs;
+  bool inPlace = false;
   SmallVector<AotArgument> argInfo;
   /// The data of --check-gradients and --reference-dump, in f64, before any
   /// update.
@@ -212,13 +233,27 @@ LogicalResult TrainingRun::checkOptions() {
   if (!std::isfinite(options.linkBandwidth))
     return error("--link-bandwidth must be finite, got " +
                  formatNumber(options.linkBandwidth));
-  if (options.checkGradients && options.optimizer == Optimizer::Sgd)
+  if (options.checkGradients && options.optimizer != Optimizer::None)
     return error("--check-gradients needs --optimizer=none (the step must "
                  "return gradients)");
   if (!options.referenceDump.empty() &&
-      (onGPU || options.optimizer == Optimizer::Sgd))
+      (onGPU || options.optimizer != Optimizer::None))
     return error("--reference-dump runs on --target=cpu with "
                  "--optimizer=none (the f64 reference returns gradients)");
+  // The hyperparameters the step will take, in PyTorch's ranges.
+  for (StringRef name : getOptimizerHyperNames(options.optimizer)) {
+    double value = name == "lr"             ? options.lr
+                   : name == "momentum"     ? options.momentum
+                   : name == "beta1"        ? options.beta1
+                   : name == "beta2"        ? options.beta2
+                   : name == "eps"          ? options.eps
+                   : name == "weight_decay" ? options.weightDecay
+                                            : 1.0;
+    std::string why = host::checkHyperparameter(name.str(), value);
+    if (!why.empty())
+      return error("--" + (name == "weight_decay" ? "weight-decay" : name) +
+                   ": " + why);
+  }
   EchoPipelineOptions pipeline;
   setPipelineOptions(pipeline, true, options.optimizer);
   if (failed(validateEchoPipelineOptions(pipeline, error)))
@@ -326,7 +361,7 @@ LogicalResult TrainingRun::prepareArguments() {
                         getIntegerRange(model.getArgument(i)))
                   : host::ArgumentDraw::forFloat(isParam, t.getShape());
     draw.fill(t.data(), t.getNumElements(), options.seed, i);
-    argInfo.push_back({isParam, isInteger ? draw.range : 0});
+    argInfo.push_back({isParam, isInteger ? draw.range : 0, false, ""});
     if (!options.inputs.empty()) {
       SmallString<128> path(options.inputs);
       llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
@@ -348,9 +383,80 @@ LogicalResult TrainingRun::prepareArguments() {
       args64.push_back(std::move(c));
     }
   }
+  // An optimizer inside the step: its state per parameter (zeros, or from
+  // --inputs like any argument), then its hyperparameters (set before each
+  // step), as echo-autodiff appends them.
+  for (unsigned i : paramArgs) {
+    for (size_t k = 0; k < getOptimizerStateNames(options.optimizer).size();
+         ++k) {
+      unsigned index = args.size();
+      HostTensor t(args[i].getType());
+      argInfo.push_back({false, 0, /*isState=*/true, ""});
+      if (!options.inputs.empty()) {
+        SmallString<128> path(options.inputs);
+        llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
+        if (llvm::sys::fs::exists(path) && failed(readNpy(path, t, index)))
+          return failure();
+      }
+      stateArgs.push_back(index);
+      args.push_back(std::move(t));
+    }
+  }
+  for (StringRef name : getOptimizerHyperNames(options.optimizer)) {
+    hyperArgs.push_back({static_cast<unsigned>(args.size()), name.str()});
+    argInfo.push_back({false, 0, false, name.str()});
+    args.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
+  }
+  setHyperparameters(0);
   outs.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
-  for (unsigned i : paramArgs)
-    outs.emplace_back(args[i].getType());
+  if (!inPlace)
+    for (unsigned i : paramArgs)
+      outs.emplace_back(args[i].getType());
+  return success();
+}
+
+void TrainingRun::setHyperparameters(unsigned index) {
+  for (auto &[arg, name] : hyperArgs) {
+    double value = name == "lr"             ? options.lr
+                   : name == "momentum"     ? options.momentum
+                   : name == "beta1"        ? options.beta1
+                   : name == "beta2"        ? options.beta2
+                   : name == "eps"          ? options.eps
+                   : name == "weight_decay" ? options.weightDecay
+                                            : double(index + 1); // step
+    args[arg].set(0, value);
+  }
+}
+
+SmallVector<unsigned> TrainingRun::getUpdatedArgs() const {
+  if (!inPlace)
+    return {};
+  SmallVector<unsigned> updated(paramArgs);
+  llvm::append_range(updated, stateArgs);
+  return updated;
+}
+
+LogicalResult TrainingRun::checkStepArguments(func::FuncOp step) const {
+  // echo-autodiff appends the state and the hyperparameters; the runner
+  // drew them by the same convention (Options.h).
+  if (step.getNumArguments() != args.size())
+    return error(llvm::formatv("@{0} takes {1} arguments, but echo-run drew "
+                               "{2} for --optimizer={3}",
+                               step.getSymName(), step.getNumArguments(),
+                               args.size(),
+                               stringifyOptimizer(options.optimizer)));
+  for (auto [i, t] : llvm::enumerate(args)) {
+    bool isState = static_cast<bool>(
+        step.getArgAttr(i, EchoDialect::getOptimizerStateAttrName()));
+    auto hyper =
+        step.getArgAttrOfType<StringAttr>(i, EchoDialect::getHyperAttrName());
+    const AotArgument &info = argInfo[i];
+    if (step.getArgumentTypes()[i] != t.getType() || isState != info.isState ||
+        (hyper ? hyper.getValue() : StringRef()) != info.hyper)
+      return error(llvm::formatv("argument {0} of @{1} is not what echo-run "
+                                 "drew for it ({2})",
+                                 i, step.getSymName(), t.getType()));
+  }
   return success();
 }
 
@@ -373,6 +479,8 @@ LogicalResult TrainingRun::compileStep(bool probe) {
   auto trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
   if (!trainFunc)
     return error("no training step @" + trainName);
+  if (failed(checkStepArguments(trainFunc)))
+    return failure();
   // Only the step runs: the model's own forward function is not compiled
   // (a fifth of the LLVM code of a paper-size step).
   if (auto model = trainModule->lookupSymbol<func::FuncOp>(modelName))
@@ -418,6 +526,11 @@ LogicalResult TrainingRun::emitBundle() {
   bundle.seed = options.seed;
   bundle.optimizer = options.optimizer;
   bundle.lr = options.lr;
+  bundle.hypers["momentum"] = options.momentum;
+  bundle.hypers["beta1"] = options.beta1;
+  bundle.hypers["beta2"] = options.beta2;
+  bundle.hypers["eps"] = options.eps;
+  bundle.hypers["weight_decay"] = options.weightDecay;
   // The manifest describes the step from its bufferized signature, the last
   // form that still has memref types and the arena's attribute.
   FailureOr<host::StepManifest> signature =
@@ -429,16 +542,24 @@ LogicalResult TrainingRun::emitBundle() {
 }
 
 LogicalResult TrainingRun::writeResults(StringRef dir,
-                                        ArrayRef<HostTensor> results) {
+                                        ArrayRef<const HostTensor *> results) {
   if (auto ec = llvm::sys::fs::create_directories(dir))
     return error("cannot create " + dir + ": " + ec.message());
   for (auto [k, t] : llvm::enumerate(results)) {
     SmallString<128> path(dir);
     llvm::sys::path::append(path, "out" + std::to_string(k) + ".npy");
-    if (failed(writeNpy(path, t)))
+    if (failed(writeNpy(path, *t)))
       return failure();
   }
   return success();
+}
+
+LogicalResult TrainingRun::writeResults(StringRef dir,
+                                        ArrayRef<HostTensor> results) {
+  SmallVector<const HostTensor *> pointers;
+  for (const HostTensor &t : results)
+    pointers.push_back(&t);
+  return writeResults(dir, pointers);
 }
 
 LogicalResult TrainingRun::compileReference() {
@@ -519,10 +640,12 @@ LogicalResult TrainingRun::train() {
   }
 
   bool sgdInGraph = options.optimizer == Optimizer::Sgd;
+  SmallVector<unsigned> updatedArgs = getUpdatedArgs();
   for (unsigned i = 0; i < options.steps; ++i) {
+    setHyperparameters(i);
     if (gpuStep) {
       double ms = 0;
-      if (failed(gpuStep->call(args, outs, ms)))
+      if (failed(gpuStep->call(args, outs, ms, updatedArgs)))
         return failure();
       times.push_back(ms);
     } else {
@@ -551,8 +674,15 @@ LogicalResult TrainingRun::train() {
     if (!std::isfinite(loss))
       return error(
           llvm::formatv("the loss of step {0} is not finite ({1})", i, loss));
+    // With an optimizer inside, the step's results are the loss and the
+    // arguments it updated: the parameters, then the states.
+    SmallVector<const HostTensor *> results;
+    for (const HostTensor &t : outs)
+      results.push_back(&t);
+    for (unsigned arg : updatedArgs)
+      results.push_back(&args[arg]);
     if (i == 0 && !options.dump.empty() &&
-        failed(writeResults(options.dump, outs)))
+        failed(writeResults(options.dump, results)))
       return failure();
     if (i == 0 && !options.referenceDump.empty() && failed(dumpReference()))
       return failure();
@@ -560,6 +690,9 @@ LogicalResult TrainingRun::train() {
       return failure();
 
     // Advance the parameters (an integer one has no gradient: it stays).
+    // An optimizer inside the step has done so in place.
+    if (inPlace)
+      continue;
     for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
       HostTensor &p = args[argIndex];
       if (p.isF32())
@@ -592,8 +725,15 @@ LogicalResult TrainingRun::reserveWorkspace() {
     argPtrs.push_back(&t);
   for (HostTensor &t : outs)
     outPtrs.push_back(&t);
+  // A step with an optimizer inside updates its arguments: the probe must
+  // leave them as they were drawn.
+  SmallVector<std::pair<unsigned, HostTensor>> saved;
+  for (unsigned arg : getUpdatedArgs())
+    saved.push_back({arg, args[arg].copy(HostTensor::Counted::No)});
   if (failed(jit->call(argPtrs, outPtrs)) || failed(cpu.check()))
     return failure();
+  for (auto &[arg, copy] : saved)
+    std::memcpy(args[arg].data(), copy.data(), copy.getByteSize());
   budgetReserve = static_cast<int64_t>(cpu.getWorkspaceBytes());
   jit.reset();
   return success();

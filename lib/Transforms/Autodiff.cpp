@@ -7,6 +7,12 @@
 // knowledge (which adjoints exist, which forward values they read) lives on
 // the ops; this pass only orders, accumulates and returns the adjoints.
 //
+// With a stateful optimizer (momentum, adam, adamw) the step also takes the
+// optimizer's state and hyperparameters and updates each parameter as soon
+// as its gradient is final and nothing reads the old value any more
+// (placeInPlaceUpdates), so that the gradients of all parameters are never
+// live at once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "echo/Dialect/Echo/IR/EchoOps.h"
@@ -54,6 +60,15 @@ public:
 private:
   /// Adds `grad` to the adjoint of `value`.
   void accumulate(OpBuilder &b, Location loc, Value value, Value grad);
+
+  /// A stateful optimizer: appends the state and hyperparameter arguments
+  /// to `train` and builds one update op per parameter (`params`, with
+  /// `grads`) at `b`; returns the new parameters, then the new states, and
+  /// sets `echo.updated_arguments`.
+  SmallVector<Value> buildUpdates(OpBuilder &b, Location loc,
+                                  func::FuncOp train,
+                                  ArrayRef<BlockArgument> params,
+                                  ArrayRef<Value> grads);
 
   Optimizer optimizer;
   double lr;
@@ -116,24 +131,38 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
 
   // Results: the loss, then one value per parameter in argument order.
   SmallVector<Value> results{loss};
+  SmallVector<BlockArgument> params;
+  SmallVector<Value> grads;
   for (BlockArgument arg : train.getArguments()) {
     if (!isParamArgument(train, arg.getArgNumber()))
       continue;
     Value grad = adjoints.lookup(arg);
     if (!grad)
       grad = splatConstant(b, loc, arg.getType(), 0.0);
-    if (optimizer == Optimizer::Sgd) {
-      Value step =
-          MulOp::create(b, loc, splatConstant(b, loc, arg.getType(), lr), grad);
-      grad = SubOp::create(b, loc, arg, step);
+    params.push_back(arg);
+    grads.push_back(grad);
+  }
+  if (isStatefulOptimizer(optimizer)) {
+    llvm::append_range(results, buildUpdates(b, loc, train, params, grads));
+  } else {
+    for (auto [arg, grad] : llvm::zip_equal(params, grads)) {
+      Value result = grad;
+      if (optimizer == Optimizer::Sgd) {
+        Value step = MulOp::create(
+            b, loc, splatConstant(b, loc, arg.getType(), lr), grad);
+        result = SubOp::create(b, loc, arg, step);
+      }
+      results.push_back(result);
     }
-    results.push_back(grad);
   }
   func::ReturnOp::create(b, loc, results);
   ret.erase();
   train.setFunctionType(FunctionType::get(train.getContext(),
                                           train.getArgumentTypes(),
                                           ValueRange(results).getTypes()));
+  // Each update right after its gradient's last accumulation and the old
+  // parameter's last reader.
+  placeInPlaceUpdates(body);
 
   // Adjoints built for operands that do not depend on a parameter (e.g. the
   // data input of a linear layer) are dead; drop them.
@@ -150,6 +179,68 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
   }
   int64_t numOps = std::distance(body.begin(), body.end()) - 1;
   return numOps - numForward;
+}
+
+SmallVector<Value>
+TrainStepBuilder::buildUpdates(OpBuilder &b, Location loc, func::FuncOp train,
+                               ArrayRef<BlockArgument> params,
+                               ArrayRef<Value> grads) {
+  MLIRContext *ctx = train.getContext();
+  Block &body = train.front();
+  auto append = [&](Type type, NamedAttribute marker) {
+    unsigned index = train.getNumArguments();
+    (void)train.insertArgument(index, type, DictionaryAttr::get(ctx, marker),
+                               loc);
+    return body.getArgument(index);
+  };
+  // The state, per parameter in parameter order, then the hyperparameters.
+  ArrayRef<StringLiteral> stateNames = getOptimizerStateNames(optimizer);
+  SmallVector<SmallVector<Value>> states;
+  for (BlockArgument param : params) {
+    states.emplace_back();
+    for (size_t k = 0; k < stateNames.size(); ++k)
+      states.back().push_back(
+          append(param.getType(),
+                 NamedAttribute(EchoDialect::getOptimizerStateAttrName(),
+                                UnitAttr::get(ctx))));
+  }
+  SmallVector<Value> hypers;
+  auto scalar = RankedTensorType::get({}, Float32Type::get(ctx));
+  for (StringRef name : getOptimizerHyperNames(optimizer))
+    hypers.push_back(
+        append(scalar, NamedAttribute(EchoDialect::getHyperAttrName(),
+                                      StringAttr::get(ctx, name))));
+
+  SmallVector<Value> newParams, newStates;
+  for (auto [param, grad, state] : llvm::zip_equal(params, grads, states)) {
+    Type type = param.getType();
+    Operation *update;
+    if (optimizer == Optimizer::Momentum)
+      update =
+          MomentumUpdateOp::create(b, loc, type, type, param, grad, state[0],
+                                   hypers[0], hypers[1], hypers[2]);
+    else
+      update = AdamUpdateOp::create(
+          b, loc, type, type, type, param, grad, state[0], state[1], hypers[0],
+          hypers[1], hypers[2], hypers[3], hypers[4], hypers[5],
+          b.getBoolAttr(optimizer == Optimizer::AdamW));
+    newParams.push_back(update->getResult(0));
+    llvm::append_range(newStates, update->getResults().drop_front());
+  }
+
+  // Which argument each result replaces: the loss none, then the
+  // parameters, then the states in argument order.
+  SmallVector<int64_t> updated{-1};
+  for (BlockArgument param : params)
+    updated.push_back(param.getArgNumber());
+  for (ArrayRef<Value> state : states)
+    for (Value s : state)
+      updated.push_back(cast<BlockArgument>(s).getArgNumber());
+  train->setAttr(EchoDialect::getUpdatedArgumentsAttrName(),
+                 DenseI64ArrayAttr::get(ctx, updated));
+  SmallVector<Value> results = newParams;
+  llvm::append_range(results, newStates);
+  return results;
 }
 
 namespace {

@@ -49,6 +49,52 @@ llvm::StringRef mlir::echo::stringifyOptimizer(Optimizer optimizer) {
     return "none";
   case Optimizer::Sgd:
     return "sgd";
+  case Optimizer::Momentum:
+    return "momentum";
+  case Optimizer::Adam:
+    return "adam";
+  case Optimizer::AdamW:
+    return "adamw";
+  }
+  llvm_unreachable("unknown optimizer");
+}
+
+bool mlir::echo::isStatefulOptimizer(Optimizer optimizer) {
+  return !getOptimizerStateNames(optimizer).empty();
+}
+
+llvm::ArrayRef<llvm::StringLiteral>
+mlir::echo::getOptimizerStateNames(Optimizer optimizer) {
+  static constexpr llvm::StringLiteral momentum[] = {"momentum_buffer"};
+  static constexpr llvm::StringLiteral adam[] = {"exp_avg", "exp_avg_sq"};
+  switch (optimizer) {
+  case Optimizer::None:
+  case Optimizer::Sgd:
+    return {};
+  case Optimizer::Momentum:
+    return momentum;
+  case Optimizer::Adam:
+  case Optimizer::AdamW:
+    return adam;
+  }
+  llvm_unreachable("unknown optimizer");
+}
+
+llvm::ArrayRef<llvm::StringLiteral>
+mlir::echo::getOptimizerHyperNames(Optimizer optimizer) {
+  static constexpr llvm::StringLiteral momentum[] = {"lr", "momentum",
+                                                     "weight_decay"};
+  static constexpr llvm::StringLiteral adam[] = {"lr",  "beta1",        "beta2",
+                                                 "eps", "weight_decay", "step"};
+  switch (optimizer) {
+  case Optimizer::None:
+  case Optimizer::Sgd:
+    return {};
+  case Optimizer::Momentum:
+    return momentum;
+  case Optimizer::Adam:
+  case Optimizer::AdamW:
+    return adam;
   }
   llvm_unreachable("unknown optimizer");
 }

@@ -26,8 +26,11 @@ struct EchoStripMarkersPass
       func->removeAttr(EchoDialect::getMemoryStatsAttrName());
       func->removeAttr(EchoDialect::getOffloadScheduleAttrName());
       func->removeAttr(EchoDialect::getBufferPlanAttrName());
+      func->removeAttr(EchoDialect::getUpdatedArgumentsAttrName());
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
         func.removeArgAttr(i, EchoDialect::getParamAttrName());
+        func.removeArgAttr(i, EchoDialect::getOptimizerStateAttrName());
+        func.removeArgAttr(i, EchoDialect::getHyperAttrName());
         func.removeArgAttr(i, EchoDialect::getArenaAttrName());
       }
     });

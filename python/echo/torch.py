@@ -31,6 +31,24 @@ Batch norm: the step normalizes with the batch's statistics, as PyTorch
 does in training, but does not update ``running_mean``/``running_var``;
 call :meth:`Step.update_batch_norm_statistics` with a batch (or a few)
 before evaluating a model that has them.
+
+For the last bytes, the optimizer can run inside the step::
+
+    step = echo.torch.compile_step(model, (x,), y, optimizer="adam", lr=1e-3)
+    for x, y in loader:
+        loss = step(x, labels=y)      # forward, backward and Adam's update
+
+``optimizer="momentum"|"adam"|"adamw"`` (torch.optim's SGD with momentum,
+Adam, AdamW) updates each of the module's parameters in place as soon as
+its gradient is final, so the gradients of all parameters are never held
+at once and none is written to ``p.grad``. The step keeps the optimizer's
+state (zeros at first; :meth:`Step.optimizer_state` and
+:meth:`Step.load_optimizer_state` read and write it in the layout of the
+equivalent ``torch.optim`` optimizer's ``state_dict()``); its
+hyperparameters are arguments of the compiled step, so ``step.lr = ...``
+(an LR schedule) or other betas change nothing compiled. Under
+torch.distributed such a step is refused: each rank would update from its
+own gradients before they are averaged.
 """
 
 import ctypes
@@ -45,6 +63,7 @@ import torch
 
 from echo import data_parallel
 from echo.frontend import import_module
+from echo.step_optimizer import STATE_NAMES, OptimizerState
 
 __all__ = ["CompileError", "Step", "compile_step", "find_tool"]
 
@@ -86,7 +105,8 @@ def _spec(tensor):
 
 class _Signature(object):
     """The step's arguments and results (the manifest echo-run compiled into
-    the library: ``arg I DTYPE ROLE RANGE RANK DIMS...``, ``out K DTYPE RANK
+    the library: ``arg I DTYPE ROLE RANGE RANK DIMS...`` where ROLE is
+    ``param``, ``data``, ``state`` or ``hyper NAME``, and ``out K DTYPE RANK
     DIMS...``)."""
 
     def __init__(self, text):
@@ -94,9 +114,13 @@ class _Signature(object):
         for line in text.splitlines():
             words = line.split()
             if words and words[0] == "arg":
+                hyper = None
+                if words[3] == "hyper":
+                    hyper = words[4]
+                    del words[4]
                 rank = int(words[5])
                 self.args.append({"dtype": words[2], "role": words[3],
-                                  "range": int(words[4]),
+                                  "hyper": hyper, "range": int(words[4]),
                                   "shape": tuple(int(d) for d in
                                                  words[6:6 + rank])})
             elif words and words[0] == "out":
@@ -146,7 +170,8 @@ class _Library(object):
 class Step(object):
     """The callable :func:`compile_step` returns."""
 
-    def __init__(self, module, loss, options, accumulate_grad, name):
+    def __init__(self, module, loss, options, accumulate_grad, name,
+                 optimizer=None):
         self.module = module
         self.loss = loss
         self.options = options
@@ -157,6 +182,62 @@ class Step(object):
         # torch.distributed data parallelism: gradient buckets (created at
         # the first step of a process group).
         self._buckets = None
+        # The optimizer inside the step, if any (step_optimizer.py).
+        self._optimizer = optimizer
+
+    # -- the optimizer inside the step -------------------------------------
+
+    def _optimizer_or_raise(self):
+        if self._optimizer is None:
+            raise RuntimeError("this step was compiled without an optimizer "
+                               "(compile_step(optimizer=...))")
+        return self._optimizer
+
+    @property
+    def lr(self):
+        """The learning rate of the optimizer inside the step (settable:
+        the next step uses the new value; nothing is recompiled)."""
+        return self._optimizer_or_raise().lr
+
+    @lr.setter
+    def lr(self, value):
+        self._optimizer_or_raise().lr = value
+
+    @property
+    def optimizer_hyperparameters(self):
+        """The hyperparameters of the optimizer inside the step, as a dict
+        (``lr``, ``momentum``, ``betas``, ``eps``, ``weight_decay``); set
+        them with :meth:`set_optimizer_hyperparameters`."""
+        o = self._optimizer_or_raise()
+        return {"lr": o.lr, "momentum": o.momentum, "betas": o.betas,
+                "eps": o.eps, "weight_decay": o.weight_decay}
+
+    def set_optimizer_hyperparameters(self, **values):
+        """Sets hyperparameters of the optimizer inside the step (the keys
+        of :attr:`optimizer_hyperparameters`) for the next steps."""
+        o = self._optimizer_or_raise()
+        for key, value in values.items():
+            if key not in self.optimizer_hyperparameters:
+                raise TypeError("unknown hyperparameter %r" % key)
+            setattr(o, key, tuple(value) if key == "betas" else value)
+        o.check()
+
+    def optimizer_state(self):
+        """The state of the optimizer inside the step (copies), laid out as
+        the ``state_dict()`` of the equivalent ``torch.optim`` optimizer:
+        ``{"state": {i: {"exp_avg": ..., "exp_avg_sq": ..., "step": ...}},
+        "param_groups": [{"lr": ..., ...}]}`` (``momentum_buffer`` for
+        momentum), parameters numbered in ``named_parameters()`` order."""
+        return self._optimizer_or_raise().state_dict(self._parameters())
+
+    def load_optimizer_state(self, state):
+        """Loads a state saved by :meth:`optimizer_state`, or the
+        ``state_dict()`` of the equivalent ``torch.optim`` optimizer over
+        ``module.parameters()``: the next step continues from it."""
+        self._optimizer_or_raise().load_state_dict(state, self._parameters())
+
+    def _parameters(self):
+        return [p for _, p in self.module.named_parameters()]
 
     # -- compiling ----------------------------------------------------------
 
@@ -182,6 +263,14 @@ class Step(object):
                 "named_parameters() (%s)" % (
                     [a["shape"] for a in wanted],
                     [tuple(p.shape) for p in params]))
+        states = [a["shape"] for a in library.signature.args
+                  if a["role"] == "state"]
+        if self._optimizer is not None and states != [
+                tuple(p.shape) for p in params
+                for _ in STATE_NAMES[self._optimizer.kind]]:
+            raise CompileError("the compiled step's optimizer state (%s) is "
+                               "not %s's for the module's parameters" % (
+                                   states, self._optimizer.kind))
         self._libraries[key] = library
         if self._first is None:
             self._first = library
@@ -194,6 +283,8 @@ class Step(object):
             flags.append("--budget=" + str(self.options["budget"]))
         if self.options.get("offload") is not None:
             flags.append("--offload=" + self.options["offload"])
+        if self._optimizer is not None:
+            flags.append("--optimizer=" + self._optimizer.kind)
         digest = hashlib.sha1()
         for part in [text, echo_run, str(os.path.getmtime(echo_run))] + flags:
             digest.update(part.encode())
@@ -230,8 +321,9 @@ class Step(object):
 
     def __call__(self, *inputs, labels=None):
         """Runs one step: returns the loss (a 0-d tensor) and writes every
-        parameter's gradient into ``p.grad``. ``labels`` may also be the
-        last positional argument."""
+        parameter's gradient into ``p.grad``, or, with an optimizer inside
+        the step, updates the parameters in place (and writes no gradient).
+        ``labels`` may also be the last positional argument."""
         if labels is None:
             if not inputs:
                 raise TypeError("step() needs the inputs and the labels")
@@ -254,6 +346,14 @@ class Step(object):
             if p.dtype != torch.float32:
                 raise ValueError("the step's parameters are f32; %s is %s" %
                                  (tuple(p.shape), p.dtype))
+        if self._optimizer is not None:
+            if data_parallel.active():
+                raise ValueError(
+                    "an optimizer inside the step with torch.distributed: "
+                    "each rank would update its parameters from its own "
+                    "gradients before they are averaged; compile the step "
+                    "without optimizer= and use a torch.optim optimizer")
+            return self._run_with_optimizer(library, data, params)
         arg_tensors = data + [p.detach().contiguous() for p in params]
         loss = torch.empty((), dtype=torch.float32)
         if data_parallel.active():
@@ -289,6 +389,40 @@ class Step(object):
                 p.grad.copy_(scratch)
         caller_bytes = sum(t.numel() * t.element_size()
                            for t in arg_tensors + [loss] + grads)
+        library.measured = {
+            "measured_step_peak_bytes": int(library.lib.echo_step_peak_bytes()),
+            "argument_and_result_bytes": caller_bytes,
+            "library_workspace_bytes":
+                int(library.lib.echo_step_workspace_bytes())}
+        return loss
+
+    def _run_with_optimizer(self, library, data, params):
+        """One step with the optimizer inside: parameters and state are
+        updated where they are (a parameter that is not contiguous through
+        a contiguous copy, copied back)."""
+        o = self._optimizer
+        o.check()
+        own = [p.detach() for p in params]
+        work = [t if t.is_contiguous() else t.contiguous() for t in own]
+        hypers = []
+        for a in library.signature.args:
+            if a["role"] == "hyper":
+                hypers.append(torch.tensor(o.hyper_value(a["hyper"]),
+                                           dtype=torch.float32))
+        arg_tensors = data + work + o.tensors(params) + hypers
+        if len(arg_tensors) != len(library.signature.args):
+            raise CompileError("the compiled step takes %d arguments, not %d"
+                               % (len(library.signature.args),
+                                  len(arg_tensors)))
+        loss = torch.empty((), dtype=torch.float32)
+        with torch.no_grad():
+            library.run(arg_tensors, [loss])
+            for t, w in zip(own, work):
+                if w is not t:
+                    t.copy_(w)
+        o.count += 1
+        caller_bytes = sum(t.numel() * t.element_size()
+                           for t in arg_tensors + [loss])
         library.measured = {
             "measured_step_peak_bytes": int(library.lib.echo_step_peak_bytes()),
             "argument_and_result_bytes": caller_bytes,
@@ -336,7 +470,8 @@ class Step(object):
 def compile_step(module, example_inputs, example_labels,
                  loss="cross_entropy", strategy="echo", budget=None,
                  offload=None, target="cpu", accumulate_grad=False,
-                 name=None):
+                 name=None, optimizer=None, lr=None, momentum=0.9,
+                 betas=(0.9, 0.999), eps=1e-8, weight_decay=None):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
@@ -347,6 +482,12 @@ def compile_step(module, example_inputs, example_labels,
     ``"mse"``. ``strategy``: Echo's recompute strategy (none, mirror,
     sublinear, echo, budget), ``budget``: strategy budget's bound (bytes,
     "512MiB", a fraction), ``offload``: none|heavy|all. ``target``: "cpu".
+    ``optimizer``: None (gradients into ``p.grad``), or "momentum", "adam",
+    "adamw" run inside the step (torch.optim's SGD with momentum,
+    dampening 0 and no Nesterov; Adam; AdamW), with ``lr`` (needed for
+    momentum; Adam's 1e-3 otherwise), ``momentum``, ``betas``, ``eps`` and
+    ``weight_decay`` (torch.optim's defaults: 0, AdamW's 1e-2; L2 for
+    momentum and adam, decoupled for adamw).
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
     if loss not in _LOSSES:
@@ -366,7 +507,15 @@ def compile_step(module, example_inputs, example_labels,
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     options = {"strategy": strategy, "budget": budget, "offload": offload}
+    state = None
+    if optimizer is not None:
+        if accumulate_grad:
+            raise ValueError("accumulate_grad needs optimizer=None (with the "
+                             "optimizer inside the step no gradient is "
+                             "written)")
+        state = OptimizerState(optimizer, lr, momentum, betas, eps,
+                               weight_decay)
     step = Step(module, loss, options, accumulate_grad,
-                name or type(module).__name__.lower())
+                name or type(module).__name__.lower(), state)
     step._compile(tuple(example_inputs), example_labels)
     return step

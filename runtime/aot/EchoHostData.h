@@ -17,6 +17,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,20 @@ inline void updateParameter(float *p, const float *result, int64_t n,
                : static_cast<float>(double(p[e]) - lr * double(result[e]));
 }
 
+/// Checks the value of the optimizer hyperparameter `name` against the range
+/// PyTorch's torch.optim accepts (lr, momentum, eps, weight_decay >= 0;
+/// 0 <= beta < 1; finite): an error message naming it, empty when it is in
+/// range. (The step count is the driver's own.)
+inline std::string checkHyperparameter(const std::string &name, double value) {
+  bool fraction = name == "beta1" || name == "beta2";
+  if (std::isfinite(value) && value >= 0 && (!fraction || value < 1))
+    return "";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%g", value);
+  return name + " must be " +
+         (fraction ? "in [0, 1)" : "a finite number >= 0") + ", got " + buf;
+}
+
 /// The header (magic, version 1.0, padded dictionary) of a C-order .npy
 /// file of dtype `descr` ("<f4", "<f8", "<i4") and `shape`.
 inline std::string npyHeader(const std::string &descr,
@@ -191,9 +206,8 @@ inline bool parseNpy(const char *bytes, uint64_t size, NpyArray &out,
   // The dictionary: {'key': value, ...} with string, bool and tuple values.
   size_t pos = 0;
   auto skipSpace = [&] {
-    while (pos < header.size() &&
-           (header[pos] == ' ' || header[pos] == '\t' || header[pos] == '\n' ||
-            header[pos] == '\r'))
+    while (pos < header.size() && (header[pos] == ' ' || header[pos] == '\t' ||
+                                   header[pos] == '\n' || header[pos] == '\r'))
       ++pos;
   };
   auto accept = [&](char c) {
@@ -287,7 +301,9 @@ inline bool parseNpy(const char *bytes, uint64_t size, NpyArray &out,
     return fail("unexpected text after the header dictionary");
   if (!haveDescr || !haveOrder || !haveShape)
     return fail(std::string("header lacks '") +
-                (!haveDescr ? "descr" : !haveOrder ? "fortran_order" : "shape") +
+                (!haveDescr   ? "descr"
+                 : !haveOrder ? "fortran_order"
+                              : "shape") +
                 "'");
   int64_t itemSize = npyItemSize(out.descr);
   if (!itemSize) {

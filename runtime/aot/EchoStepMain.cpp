@@ -18,6 +18,11 @@
 // plus losses, step_time_ms and, on CUDA, the device, device_peak_bytes and
 // cuDNN's algorithm for each convolution (conv_algorithms).
 // `--dump` writes the first step's results as out<k>.npy, like echo-run.
+// A step with an optimizer inside (arguments with the roles `state` and
+// `hyper NAME`) starts its state at zero, gets its hyperparameters from the
+// manifest (and the step count, 1, 2, ...) and updates parameters and state
+// in place; its dump is the loss, then the updated parameters and states in
+// argument order.
 //
 // A bundle for target=cuda also holds libEchoCudaRuntime.so (found through
 // the executable's $ORIGIN rpath), one for target=cpu libEchoCpuRuntime.so
@@ -276,8 +281,23 @@ int main(int argc, char **argv) {
     mlir::echo::host::ArgumentDraw draw =
         t.dtype == "i32"
             ? mlir::echo::host::ArgumentDraw::forInteger(t.range)
-            : mlir::echo::host::ArgumentDraw::forFloat(t.isParam, t.shape);
-    draw.fill(t.host.get(), t.numElements(), m.seed, i);
+            : mlir::echo::host::ArgumentDraw::forFloat(t.isParam(), t.shape);
+    // The optimizer's state starts at zero (allocate() zeroes); the
+    // hyperparameters are set before each step.
+    if (t.role == mlir::echo::host::ArgRole::Data ||
+        t.role == mlir::echo::host::ArgRole::Param)
+      draw.fill(t.host.get(), t.numElements(), m.seed, i);
+  }
+  // A step with an optimizer inside updates its parameters and state in
+  // place and returns the loss alone.
+  bool inPlace = false;
+  for (const Tensor &t : args) {
+    inPlace |= t.role == mlir::echo::host::ArgRole::State;
+    double value;
+    if (t.role == mlir::echo::host::ArgRole::Hyper &&
+        !m.hyperValue(t.hyper, 1, value))
+      return fail("the step takes hyperparameter '" + t.hyper +
+                  "', which the manifest does not set");
   }
   for (Tensor &t : outs)
     t.allocate();
@@ -329,6 +349,12 @@ int main(int argc, char **argv) {
   size_t measuredPeak = 0, measuredHostPeak = 0;
   std::vector<double> losses, times;
   for (unsigned step = 0; step < steps; ++step) {
+    for (Tensor &t : args) {
+      double value = 0;
+      if (t.role == mlir::echo::host::ArgRole::Hyper &&
+          m.hyperValue(t.hyper, step + 1, value))
+        t.f32()[0] = static_cast<float>(value);
+    }
     double ms = 0;
     if (onGPU) {
       for (Tensor &t : args)
@@ -341,6 +367,14 @@ int main(int argc, char **argv) {
         return Device::error();
       for (Tensor &t : outs)
         if (echoCudaCopyToHost(t.host.get(), t.device, t.bytes()) != 0)
+          return Device::error();
+      // Updated in place on the device: the host copies follow, for the
+      // next upload and the dump.
+      for (Tensor &t : args)
+        if (inPlace &&
+            (t.role == mlir::echo::host::ArgRole::Param ||
+             t.role == mlir::echo::host::ArgRole::State) &&
+            echoCudaCopyToHost(t.host.get(), t.device, t.bytes()) != 0)
           return Device::error();
     } else {
       allocator.resetPeak();
@@ -368,18 +402,29 @@ int main(int argc, char **argv) {
     if (step == 0 && !dump.empty()) {
       if (!makeDirectories(dump))
         return fail("cannot create " + dump + ": " + std::strerror(errno));
-      for (size_t k = 0; k < outs.size(); ++k) {
+      // The results; with an optimizer inside, the loss and then the
+      // parameters and states it updated, in argument order.
+      std::vector<const Tensor *> dumped;
+      for (const Tensor &t : outs)
+        dumped.push_back(&t);
+      for (const Tensor &t : args)
+        if (inPlace && (t.role == mlir::echo::host::ArgRole::Param ||
+                        t.role == mlir::echo::host::ArgRole::State))
+          dumped.push_back(&t);
+      for (size_t k = 0; k < dumped.size(); ++k) {
         std::string path = dump + "/out" + std::to_string(k) + ".npy";
-        if (!writeNpy(path, outs[k]))
+        if (!writeNpy(path, *dumped[k]))
           return fail("cannot write " + path);
       }
     }
+    if (inPlace)
+      continue;
     // Advance the parameters: results 1.. are the gradients (or, with the
     // in-graph SGD, the updated parameters) of the parameters in order. An
     // integer parameter has no gradient: it stays.
     size_t k = 1;
     for (Tensor &p : args) {
-      if (!p.isParam)
+      if (!p.isParam())
         continue;
       if (k >= outs.size())
         return fail("the step returns fewer results than there are "

@@ -4,7 +4,8 @@
 //
 // The manifest of an `echo-run --emit-aot` bundle: the step's arguments and
 // results (dtype, role, the range integers are drawn in, shape), the arena,
-// the target, the seed and the optimizer, and a hash that names the step.
+// the target, the seed and the optimizer with its hyperparameters, and a
+// hash that names the step.
 // echo-run prints it twice from one StepManifest: into DIR/manifest.txt, and
 // into the step's object as the string `echo_step_signature`. echo-step
 // parses both with the same parser and refuses a manifest that differs from
@@ -20,6 +21,7 @@
 #ifndef ECHO_RUNTIME_AOT_ECHOSTEPMANIFEST_H
 #define ECHO_RUNTIME_AOT_ECHOSTEPMANIFEST_H
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -32,19 +34,57 @@
 // In the dialect's namespace (this header itself needs no MLIR).
 namespace mlir::echo::host {
 
+/// What an argument of a compiled step is, and how a driver fills it.
+enum class ArgRole {
+  /// Data, drawn from the seed.
+  Data,
+  /// An `echo.param`, drawn from the seed and advanced between steps (by
+  /// the driver, or in place by a step with an optimizer inside).
+  Param,
+  /// An optimizer's state (`echo.optimizer_state`): zeros at first,
+  /// updated in place by the step.
+  State,
+  /// An optimizer hyperparameter (`echo.hyper`), a 0-d f32 the driver sets
+  /// before every step.
+  Hyper,
+};
+
+/// The word a manifest spells `role` with (`hyper` is followed by the
+/// hyperparameter's name).
+inline const char *roleName(ArgRole role) {
+  switch (role) {
+  case ArgRole::Data:
+    return "data";
+  case ArgRole::Param:
+    return "param";
+  case ArgRole::State:
+    return "state";
+  case ArgRole::Hyper:
+    return "hyper";
+  }
+  return "data";
+}
+
 /// One argument or result of a compiled step.
 struct StepTensor {
   /// "f32" or "i32": 4-byte elements.
   std::string dtype;
-  /// Arguments: an `echo.param` (the driver advances it between steps) or
-  /// data.
-  bool isParam = false;
+  /// Arguments: what the driver puts there.
+  ArgRole role = ArgRole::Data;
+  /// ArgRole::Hyper: the hyperparameter's name (`lr`, `beta1`, `step`, ...).
+  std::string hyper;
   /// Integer arguments: values are drawn in [0, range), the bound every use
   /// accepts (embedding ids < V, labels < C); 0 for floats and results.
   int64_t range = 0;
   std::vector<int64_t> shape;
   /// The line it was read from (0: not read from text).
   unsigned line = 0;
+
+  bool isParam() const { return role == ArgRole::Param; }
+  /// The role as printed: `data`, `param`, `state` or `hyper NAME`.
+  std::string roleText() const {
+    return role == ArgRole::Hyper ? "hyper " + hyper : roleName(role);
+  }
 
   /// The number of elements, or -1 when it does not fit in int64 (only a
   /// manifest that the step refused can say so).
@@ -71,8 +111,10 @@ inline std::string formatShape(const std::vector<int64_t> &shape) {
 
 /// The manifest of a bundle (see the file comment).
 struct StepManifest {
-  /// The format version on the first line (`echo-step-bundle 2`).
-  static constexpr int kVersion = 2;
+  /// The format version on the first line (`echo-step-bundle 3`; 3 added
+  /// the roles `state` and `hyper NAME` and the optimizer's
+  /// hyperparameters).
+  static constexpr int kVersion = 3;
   /// The most dims an argument may have (no model comes close; it bounds
   /// what a manifest line can make the parser hold).
   static constexpr size_t kMaxRank = 16;
@@ -83,6 +125,42 @@ struct StepManifest {
   std::string model, target, chip, optimizer;
   uint64_t seed = 0;
   double lr = 0;
+  /// The hyperparameters besides `lr` that the step takes as arguments
+  /// (other than the step count, which the driver counts), in the order
+  /// printed; one line each, and none for an optimizer without them.
+  struct Hyper {
+    const char *key;
+    double value = 0;
+    unsigned line = 0;
+  };
+  std::vector<Hyper> hypers;
+
+  /// The keys of the hyperparameter lines a manifest may hold, in order.
+  static const std::vector<const char *> &hyperKeys() {
+    static const std::vector<const char *> keys = {"momentum", "beta1", "beta2",
+                                                   "eps", "weight_decay"};
+    return keys;
+  }
+  /// The value of hyperparameter `name` of the step for step `count`
+  /// (1-based): `lr`, the step count itself for `step`, else its line;
+  /// false when the manifest has none.
+  bool hyperValue(const std::string &name, uint64_t count,
+                  double &value) const {
+    if (name == "lr") {
+      value = lr;
+      return true;
+    }
+    if (name == "step") {
+      value = static_cast<double>(count);
+      return true;
+    }
+    for (const Hyper &h : hypers)
+      if (name == h.key) {
+        value = h.value;
+        return true;
+      }
+    return false;
+  }
   /// >= 0: the step takes one device buffer of this many bytes last.
   int64_t arenaBytes = -1;
   std::vector<StepTensor> args, outs;
@@ -121,6 +199,8 @@ struct StepManifest {
     os << "seed " << seed << "\n";
     os << "optimizer " << optimizer << "\n";
     os << "lr " << formatLr(lr) << "\n";
+    for (const Hyper &h : hypers)
+      os << h.key << " " << formatLr(h.value) << "\n";
     os << "arena_bytes " << arenaBytes << "\n";
     auto shape = [&](const StepTensor &t) {
       os << t.shape.size();
@@ -130,8 +210,8 @@ struct StepManifest {
     };
     for (size_t i = 0; i < args.size(); ++i) {
       const StepTensor &t = args[i];
-      os << "arg " << i << " " << t.dtype << " "
-         << (t.isParam ? "param" : "data") << " " << t.range << " ";
+      os << "arg " << i << " " << t.dtype << " " << t.roleText() << " "
+         << t.range << " ";
       shape(t);
     }
     for (size_t k = 0; k < outs.size(); ++k) {
@@ -143,8 +223,9 @@ struct StepManifest {
 
   /// Parses `text`, read from `source` (named in errors); returns an error
   /// message, empty on success. Strict: every line has exactly its fields,
-  /// every key but `chip` appears once, arguments and results are numbered
-  /// in order, and nothing is allocated from a count read off a line.
+  /// every key but `chip` and the hyperparameters appears once (those at
+  /// most once), arguments and results are numbered in order, and nothing
+  /// is allocated from a count read off a line.
   std::string parse(const std::string &text, const std::string &source) {
     std::istringstream in(text);
     std::string line;
@@ -214,6 +295,21 @@ struct StepManifest {
         error = scalar(lrLine, lr);
       } else if (key == arenaLine.key) {
         error = scalar(arenaLine, arenaBytes);
+      } else if (std::find_if(hyperKeys().begin(), hyperKeys().end(),
+                              [&](const char *k) { return key == k; }) !=
+                 hyperKeys().end()) {
+        for (const Hyper &h : hypers)
+          if (key == h.key)
+            return where + "a second '" + key + "' line (the first is line " +
+                   std::to_string(h.line) + ")";
+        Hyper h;
+        h.key = *std::find_if(hyperKeys().begin(), hyperKeys().end(),
+                              [&](const char *k) { return key == k; });
+        std::string rest;
+        if (!(is >> h.value) || (is >> rest))
+          return bad("'" + key + "' takes one value");
+        h.line = lineNo;
+        hypers.push_back(h);
       } else if (key == "arg" || key == "out") {
         bool isArg = key == "arg";
         std::vector<StepTensor> &list = isArg ? args : outs;
@@ -221,9 +317,12 @@ struct StepManifest {
         t.line = lineNo;
         size_t index = 0;
         std::string role = "data";
-        if (!(is >> index >> t.dtype) || (isArg && !(is >> role >> t.range)))
+        if (!(is >> index >> t.dtype) || (isArg && !(is >> role)) ||
+            (isArg && role == "hyper" && !(is >> t.hyper)) ||
+            (isArg && !(is >> t.range)))
           return bad(isArg ? "expected 'arg INDEX DTYPE ROLE RANGE RANK "
-                             "DIMS...'"
+                             "DIMS...' (ROLE: param, data, state or "
+                             "hyper NAME)"
                            : "expected 'out INDEX DTYPE RANK DIMS...'");
         if (index != list.size())
           return where + "'" + key + " " + std::to_string(index) + "' where '" +
@@ -232,9 +331,21 @@ struct StepManifest {
                  " are listed once each, in order)";
         if (t.dtype != "f32" && t.dtype != "i32")
           return bad("dtype '" + t.dtype + "' is not f32 or i32");
-        if (role != "param" && role != "data")
-          return bad("role '" + role + "' is not param or data");
-        t.isParam = role == "param";
+        if (role == "param")
+          t.role = ArgRole::Param;
+        else if (role == "data")
+          t.role = ArgRole::Data;
+        else if (role == "state")
+          t.role = ArgRole::State;
+        else if (role == "hyper" && t.hyper.find_first_of("0123456789-.") != 0)
+          t.role = ArgRole::Hyper;
+        else if (role == "hyper")
+          return bad("role 'hyper' is followed by the hyperparameter's name, "
+                     "not '" +
+                     t.hyper + "'");
+        else
+          return bad("role '" + role +
+                     "' is not param, data, state or hyper NAME");
         if (t.range < 0)
           return bad("the range is negative");
         size_t rank = 0;
@@ -291,6 +402,31 @@ inline std::string checkManifest(const StepManifest &manifest,
                     "'" + expected + "'");
     return "";
   };
+  // The hyperparameter lines: the same keys, in any order, and values.
+  auto hypers = [&](const StepManifest &have,
+                    const StepManifest &want) -> std::string {
+    for (const StepManifest::Hyper &w : want.hypers) {
+      const StepManifest::Hyper *h = nullptr;
+      for (const StepManifest::Hyper &c : have.hypers)
+        if (std::string(c.key) == w.key)
+          h = &c;
+      if (!h)
+        return at(0) + "no '" + w.key + "' line; the step expects '" + w.key +
+               " " + StepManifest::formatLr(w.value) + "'";
+      if (StepManifest::formatLr(h->value) != StepManifest::formatLr(w.value))
+        return differ(h->line, w.key,
+                      "'" + StepManifest::formatLr(h->value) + "'",
+                      "'" + StepManifest::formatLr(w.value) + "'");
+    }
+    for (const StepManifest::Hyper &h : have.hypers) {
+      bool expected = false;
+      for (const StepManifest::Hyper &w : want.hypers)
+        expected |= std::string(h.key) == w.key;
+      if (!expected)
+        return at(h.line) + "a '" + h.key + "' line, but the step expects none";
+    }
+    return "";
+  };
   const StepManifest &m = manifest, &s = step;
   std::string e;
   if (!(e = scalar(m.hashLine, s.hashLine, m.stepHash, s.stepHash)).empty())
@@ -306,6 +442,7 @@ inline std::string checkManifest(const StepManifest &manifest,
       !(e = scalar(m.lrLine, s.lrLine, StepManifest::formatLr(m.lr),
                    StepManifest::formatLr(s.lr)))
            .empty() ||
+      !(e = hypers(m, s)).empty() ||
       !(e = scalar(m.arenaLine, s.arenaLine, std::to_string(m.arenaBytes),
                    std::to_string(s.arenaBytes)))
            .empty())
@@ -319,9 +456,8 @@ inline std::string checkManifest(const StepManifest &manifest,
       std::string name = key + " " + std::to_string(i);
       if (h.dtype != w.dtype)
         return differ(h.line, name + "'s dtype", h.dtype, w.dtype);
-      if (h.isParam != w.isParam)
-        return differ(h.line, name + "'s role", h.isParam ? "param" : "data",
-                      w.isParam ? "param" : "data");
+      if (h.role != w.role || h.hyper != w.hyper)
+        return differ(h.line, name + "'s role", h.roleText(), w.roleText());
       if (h.range != w.range)
         return differ(h.line, name + "'s range",
                       "[0, " + std::to_string(h.range) + ")",

@@ -9,7 +9,7 @@
 // RUN: echo-opt %s --echo-pipeline="autodiff=false" | FileCheck %s --check-prefix=NOAD
 // RUN: not echo-opt %s --echo-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not echo-opt %s --echo-pipeline="strategy=bogus" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// RUN: not echo-opt %s --echo-pipeline="optimizer=adam" 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not echo-opt %s --echo-pipeline="optimizer=lamb" 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: echo-opt %s --echo-pipeline="strategy=mirror report=-" -o /dev/null | FileCheck %s --check-prefix=REPORT
 // RUN: echo-opt %s --echo-pipeline="plan-buffers=false report=-" -o /dev/null | FileCheck %s --check-prefix=NOPLAN
 // RUN: echo-opt %s --echo-pipeline="plan-buffers=false" | FileCheck %s --check-prefix=NOPLAN-IR
@@ -46,7 +46,7 @@
 
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // STRATEGY: for the --strategy option: Cannot find option named 'bogus'!
-// OPT: for the --optimizer option: Cannot find option named 'adam'!
+// OPT: for the --optimizer option: Cannot find option named 'lamb'!
 // The footprint is measured on the tensor-level step; the report is written
 // once the buffers are planned. The arena (fused elementwise chains, GEMM
 // outputs) reaches the planner's lower bound.

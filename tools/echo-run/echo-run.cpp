@@ -118,15 +118,30 @@ static StringOpt
     functionOpt("function",
                 cl::desc("The model to train when the file has several"),
                 cl::init(""), cl::cat(runCategory));
-static cl::opt<echo::Optimizer>
-    optimizerOpt("optimizer",
-                 cl::desc("What the compiled step returns: none (gradients, "
-                          "SGD applied by echo-run) or sgd (updated "
-                          "parameters, computed in the step)"),
-                 cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES,
-                 cl::cat(runCategory));
-static FiniteOpt lrOpt("lr", cl::desc("SGD learning rate"), cl::init(0.1),
+static cl::opt<echo::Optimizer> optimizerOpt(
+    "optimizer",
+    cl::desc("The optimizer: none (the step returns gradients, SGD applied "
+             "by echo-run), sgd (the step returns updated parameters), or "
+             "momentum, adam, adamw (in the step, on state it takes: "
+             "parameters and state updated in place, the loss returned)"),
+    cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES,
+    cl::cat(runCategory));
+static FiniteOpt lrOpt("lr", cl::desc("Learning rate"), cl::init(0.1),
                        cl::cat(runCategory));
+static FiniteOpt momentumOpt("momentum",
+                             cl::desc("--optimizer=momentum: the momentum"),
+                             cl::init(0.9), cl::cat(runCategory));
+static FiniteOpt beta1Opt("beta1", cl::desc("adam, adamw: beta1"),
+                          cl::init(0.9), cl::cat(runCategory));
+static FiniteOpt beta2Opt("beta2", cl::desc("adam, adamw: beta2"),
+                          cl::init(0.999), cl::cat(runCategory));
+static FiniteOpt epsOpt("eps", cl::desc("adam, adamw: epsilon"), cl::init(1e-8),
+                        cl::cat(runCategory));
+static FiniteOpt
+    weightDecayOpt("weight-decay",
+                   cl::desc("momentum, adam: L2 weight decay; adamw: "
+                            "decoupled weight decay"),
+                   cl::init(0.0), cl::cat(runCategory));
 static cl::opt<bool> checkGradients(
     "check-gradients",
     cl::desc("Compare the first step's gradients with central finite "
@@ -265,6 +280,11 @@ int main(int argc, char **argv) {
   options.function = functionOpt;
   options.optimizer = optimizerOpt;
   options.lr = lrOpt;
+  options.momentum = momentumOpt;
+  options.beta1 = beta1Opt;
+  options.beta2 = beta2Opt;
+  options.eps = epsOpt;
+  options.weightDecay = weightDecayOpt;
   options.checkGradients = checkGradients;
   options.tolerance = toleranceOpt;
   options.checkSamples = checkSamples;

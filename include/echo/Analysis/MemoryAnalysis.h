@@ -4,10 +4,11 @@
 //
 // The footprint model shared by the memory report, echo-recompute's checks
 // and echo-run: tensors live from their definition to their last use in the
-// function's op order; function arguments (parameters and data) live for
-// the whole step; values used inside an `echo.recompute` region are used at
-// the region's position, and the region's own temporaries add their peak at
-// that position.
+// function's op order; function arguments (parameters, optimizer state and
+// data) live for the whole step, and a new parameter or state an optimizer
+// writes over its argument in place adds nothing; values used inside an
+// `echo.recompute` region are used at the region's position, and the
+// region's own temporaries add their peak at that position.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,10 @@ struct MemoryStats {
   std::string strategy = "none";
   int64_t peakLiveBytes = 0;
   int64_t featureMapBytes = 0;
+  /// Bytes of the optimizer state the step takes and updates in place
+  /// (arguments marked `echo.optimizer_state`: velocities, moments); they
+  /// are arguments, so peakLiveBytes counts them too.
+  int64_t optimizerStateBytes = 0;
   std::optional<int64_t> plannedBytes;
   int64_t recomputedOps = 0;
   int64_t forwardFlops = 0;

@@ -115,7 +115,8 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<Optimizer> optimizer{
       *this, "optimizer",
-      llvm::cl::desc("echo-autodiff optimizer: none (gradients) or sgd"),
+      llvm::cl::desc("echo-autodiff optimizer: none (gradients), sgd, or "
+                     "momentum, adam, adamw (inside the step, in place)"),
       llvm::cl::init(Optimizer::None), ECHO_OPTIMIZER_VALUES};
   PassOptions::Option<double> lr{*this, "lr",
                                  llvm::cl::desc("Learning rate of sgd"),

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
@@ -34,6 +35,10 @@ struct AotArgument {
   bool isParam = false;
   /// For integer arguments: values are drawn in [0, range).
   int64_t range = 0;
+  /// An optimizer's state (`echo.optimizer_state`): zeros at first.
+  bool isState = false;
+  /// An optimizer hyperparameter (`echo.hyper`): its name, else empty.
+  std::string hyper;
 };
 
 /// What a bundle holds.
@@ -65,6 +70,10 @@ struct AotBundleOptions {
   uint64_t seed = 0;
   Optimizer optimizer = Optimizer::None;
   double lr = 0.1;
+  /// The values of the hyperparameters other than lr and the step count
+  /// (`momentum`, `beta1`, `beta2`, `eps`, `weight_decay`) that the step
+  /// takes, by name: the manifest records those the step's arguments name.
+  llvm::StringMap<double> hypers;
 };
 
 /// Describes the bufferized training step `step` for the bundle's manifest:

@@ -74,10 +74,12 @@ public:
   LogicalResult allocate(ArrayRef<HostTensor> hostArgs,
                          ArrayRef<HostTensor> hostOuts, int64_t arenaBytes);
 
-  /// Uploads `hostArgs`, runs the step, downloads `hostOuts`; `ms` is the
-  /// device time of the step alone.
-  LogicalResult call(ArrayRef<HostTensor> hostArgs,
-                     MutableArrayRef<HostTensor> hostOuts, double &ms);
+  /// Uploads `hostArgs`, runs the step, downloads `hostOuts` and the
+  /// arguments `updatedArgs` (those a step with an optimizer inside updates
+  /// in place); `ms` is the device time of the step alone.
+  LogicalResult call(MutableArrayRef<HostTensor> hostArgs,
+                     MutableArrayRef<HostTensor> hostOuts, double &ms,
+                     ArrayRef<unsigned> updatedArgs = {});
 
 private:
   struct Buffer {

@@ -36,6 +36,10 @@ struct TrainingRunOptions {
   std::string function;
   Optimizer optimizer = Optimizer::None;
   double lr = 0.1;
+  /// The hyperparameters of the optimizers inside the step (momentum, adam,
+  /// adamw), torch.optim's defaults; the step takes them as arguments.
+  double momentum = 0.9, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         weightDecay = 0;
   bool checkGradients = false;
   double tolerance = 1e-3;
   unsigned checkSamples = 64;

@@ -13,6 +13,7 @@
 #ifndef ECHO_TRANSFORMS_OPTIONS_H
 #define ECHO_TRANSFORMS_OPTIONS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -89,7 +90,31 @@ enum class Optimizer {
   None,
   /// The parameter after one SGD step, `p - lr * dp`.
   Sgd,
+  /// PyTorch's SGD with momentum (`echo.momentum_update`): the step also
+  /// takes and updates a velocity per parameter.
+  Momentum,
+  /// PyTorch's Adam (`echo.adam_update`, weight decay as L2): the step also
+  /// takes and updates the two moments per parameter.
+  Adam,
+  /// PyTorch's AdamW (`echo.adam_update` with decoupled weight decay).
+  AdamW,
 };
+
+/// True for the optimizers that run inside the step on state the caller
+/// keeps (momentum, adam, adamw): the step takes that state and the
+/// hyperparameters as arguments, and updates parameters and state in place.
+bool isStatefulOptimizer(Optimizer optimizer);
+
+/// The state an optimizer keeps per parameter, in the order the step takes
+/// it, named as PyTorch's `optimizer.state[p]` names it (`momentum_buffer`;
+/// `exp_avg`, `exp_avg_sq`); empty for none and sgd.
+llvm::ArrayRef<llvm::StringLiteral> getOptimizerStateNames(Optimizer optimizer);
+
+/// The hyperparameters a stateful optimizer's step takes as 0-d f32
+/// arguments (`echo.hyper`), in order: momentum: lr, momentum,
+/// weight_decay; adam and adamw: lr, beta1, beta2, eps, weight_decay, step
+/// (the 1-based step count); empty for none and sgd.
+llvm::ArrayRef<llvm::StringLiteral> getOptimizerHyperNames(Optimizer optimizer);
 
 /// `echo-plan-buffers arena=`: where the one arena comes from.
 enum class ArenaKind {
@@ -158,7 +183,13 @@ llvm::StringRef stringifyGpuFormat(GpuFormat format);
   ::llvm::cl::values(clEnumValN(::mlir::echo::Optimizer::None, "none",         \
                                 "return the gradients"),                       \
                      clEnumValN(::mlir::echo::Optimizer::Sgd, "sgd",           \
-                                "return the parameters after one SGD step"))
+                                "return the parameters after one SGD step"),   \
+                     clEnumValN(::mlir::echo::Optimizer::Momentum, "momentum", \
+                                "SGD with momentum in the step, in place"),    \
+                     clEnumValN(::mlir::echo::Optimizer::Adam, "adam",         \
+                                "Adam in the step, in place"),                 \
+                     clEnumValN(::mlir::echo::Optimizer::AdamW, "adamw",       \
+                                "AdamW in the step, in place"))
 
 #define ECHO_ARENA_KIND_VALUES                                                 \
   ::llvm::cl::values(                                                          \

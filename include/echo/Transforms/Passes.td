@@ -52,6 +52,21 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
     With `optimizer=sgd`, the step returns the updated parameters
     `p - lr * dp` instead of the gradients.
 
+    With `optimizer=momentum|adam|adamw` the optimizer runs inside the step
+    (`echo.momentum_update`, `echo.adam_update`): after the model's
+    arguments the step takes the optimizer state (per parameter, in
+    parameter order, the parameter's type, marked `echo.optimizer_state`:
+    momentum its velocity, adam/adamw `exp_avg` then `exp_avg_sq`) and the
+    hyperparameters as 0-d f32 arguments marked `echo.hyper = "<name>"`
+    (momentum: lr, momentum, weight_decay; adam/adamw: lr, beta1, beta2,
+    eps, weight_decay, step), and returns the loss, the new parameters and
+    the new states (`echo.updated_arguments` says which argument each result
+    replaces). Each update is placed right after the last of its gradient's
+    final accumulation and the last op reading the old parameter, so that
+    the gradients are never all live at once; the lowering writes it in
+    place (`echo-update-in-place`). `lr` is not read: the learning rate is
+    an argument.
+
     A model whose `@f_train` already exists and is marked `echo.train_step`
     is left alone, so the pass is idempotent; any other symbol named
     `@f_train` is an error.
@@ -64,11 +79,14 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
   let options = [
     Option<"optimizer", "optimizer", "::mlir::echo::Optimizer",
            /*default=*/"::mlir::echo::Optimizer::None",
-           "What the step returns for each parameter: 'none' (its gradient) "
-           "or 'sgd' (the parameter after one SGD step)",
+           "What the step returns for each parameter: 'none' (its gradient), "
+           "'sgd' (the parameter after one SGD step), or 'momentum', "
+           "'adam', 'adamw' (the optimizer inside the step, on state and "
+           "hyperparameters it takes as arguments)",
            "ECHO_OPTIMIZER_VALUES">,
     Option<"lr", "lr", "double", /*default=*/"0.01",
-           "Learning rate of optimizer=sgd">,
+           "Learning rate of optimizer=sgd (momentum, adam and adamw take "
+           "it as an argument)">,
   ];
   let statistics = [
     Statistic<"numSteps", "train-steps", "Number of training steps built">,
@@ -363,12 +381,53 @@ def EchoDistinctResults : Pass<"echo-distinct-results", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def EchoUpdateInPlace : Pass<"echo-update-in-place", "::mlir::ModuleOp"> {
+  let summary = "Drop the step results that are arguments updated in place";
+  let description = [{
+    Runs on bufferized IR, after one-shot bufferization and before
+    `buffer-results-to-out-params`, on the functions that carry
+    `echo.updated_arguments` (steps with an optimizer inside, built by
+    `echo-autodiff optimizer=momentum|adam|adamw`): it lists, per result,
+    the argument whose new value the result is.
+
+    Such a result is normally the argument's own buffer: the update op is
+    lowered destination-passing onto the parameter and state tensors, and
+    one-shot bufferization writes in place when nothing reads the old value
+    afterwards. The result is then redundant, and upstream's
+    `drop-equivalent-buffer-results` removes it. That pass leaves public
+    functions alone (their callers are unknown), so this one calls it
+    (`bufferization::dropEquivalentBufferResults`) with those steps made
+    private for the call. The step then reads and updates its parameters
+    and states in place and returns what is left: the loss.
+
+    A result that one-shot bufferization had to write elsewhere (a reader
+    of the old value after the update made writing in place a conflict) is
+    first copied into its argument at the end of the step (`memref.copy`)
+    and the argument returned in its place, with a warning: the step stays
+    correct and in place for its caller, at the cost of one more buffer of
+    that size. The attribute is removed.
+
+    ```mlir
+    // Before: return %loss, %arg1, %alloc : memref<f32>, memref<4xf32>, ...
+    // After:  return %loss : memref<f32>   (memref.copy %alloc, %arg3 first)
+    ```
+  }];
+  let statistics = [
+    Statistic<"numInPlace", "in-place", "Results written in place, dropped">,
+    Statistic<"numCopiedBack", "copied-back",
+              "Results copied into their argument, then dropped">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{
-    Removes `echo.param` and `echo.arena` from function arguments,
-    `echo.train_step`, `echo.recompute_strategy`, `echo.memory_stats` and
-    `echo.buffer_plan` from functions, and `echo.arena` from allocations.
+    Removes `echo.param`, `echo.optimizer_state`, `echo.hyper` and
+    `echo.arena` from function arguments, `echo.train_step`,
+    `echo.recompute_strategy`, `echo.memory_stats`, `echo.buffer_plan` and
+    `echo.updated_arguments` from functions, and `echo.arena` from
+    allocations.
     The pipelines run it right before conversion to the LLVM dialect, where
     the markers would be copied onto `llvm.func`s that the Echo dialect
     cannot check.

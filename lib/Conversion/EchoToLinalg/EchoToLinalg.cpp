@@ -89,4 +89,5 @@ void mlir::echo::populateEchoToLinalgPatterns(RewritePatternSet &patterns) {
   linalg_lowering::populateNormalizationPatterns(patterns);
   linalg_lowering::populateEmbeddingPatterns(patterns);
   linalg_lowering::populateMaskPackingPatterns(patterns);
+  linalg_lowering::populateOptimizerPatterns(patterns);
 }

@@ -42,6 +42,10 @@ void populatePoolingPatterns(RewritePatternSet &patterns);
 /// and their gradients (Normalization.cpp).
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 
+/// Adds the lowerings of the optimizer updates, momentum_update and
+/// adam_update (Optimizer.cpp).
+void populateOptimizerPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::echo::linalg_lowering
 
 #endif // ECHO_LIB_CONVERSION_ECHOTOLINALG_PATTERNS_H

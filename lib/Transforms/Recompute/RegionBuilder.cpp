@@ -319,6 +319,10 @@ void mlir::echo::applyRecomputePlan(func::FuncOp func,
       packMasks(step);
   }
   eraseDeadForward(func);
+  // A region reads the parameters its forward ops read: an optimizer's
+  // update (which writes over the parameter in place) goes after it. Before
+  // the offloads, whose positions are taken on this form of the step.
+  placeInPlaceUpdates(func.front());
   if (!plan.offloads.empty())
     offloadValues(func, plan.offloads, plan.offloadModel);
 }

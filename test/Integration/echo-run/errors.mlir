@@ -3,10 +3,28 @@
 // STRATEGY: echo-run: for the --strategy option: Cannot find option named 'bogus'!
 // RUN: not echo-run %s --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: echo-run: for the --target option: Cannot find option named 'tpu'!
-// RUN: not echo-run %s --optimizer=adam 2>&1 | FileCheck %s --check-prefix=OPT
-// OPT: echo-run: for the --optimizer option: Cannot find option named 'adam'!
+// RUN: not echo-run %s --optimizer=lamb 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: echo-run: for the --optimizer option: Cannot find option named 'lamb'!
 // RUN: not echo-run %s --optimizer=sgd --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
 // SGDCHECK: --check-gradients needs --optimizer=none
+// RUN: not echo-run %s --optimizer=adam --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
+// RUN: not echo-run %s --optimizer=momentum --reference-dump=%t 2>&1 | FileCheck %s --check-prefix=REFDUMP
+// REFDUMP: echo-run: --reference-dump runs on --target=cpu with --optimizer=none (the f64 reference returns gradients)
+// The hyperparameters of an optimizer inside the step, in PyTorch's ranges.
+// RUN: not echo-run %s --optimizer=adam --beta1=1 2>&1 | FileCheck %s --check-prefix=BETA1
+// BETA1: echo-run: --beta1: beta1 must be in [0, 1), got 1
+// RUN: not echo-run %s --optimizer=adamw --beta2=-0.5 2>&1 | FileCheck %s --check-prefix=BETA2
+// BETA2: echo-run: --beta2: beta2 must be in [0, 1), got -0.5
+// RUN: not echo-run %s --optimizer=momentum --momentum=-0.9 2>&1 | FileCheck %s --check-prefix=MOMENTUM
+// MOMENTUM: echo-run: --momentum: momentum must be a finite number >= 0, got -0.9
+// RUN: not echo-run %s --optimizer=adam --eps=-1e-8 2>&1 | FileCheck %s --check-prefix=EPS
+// EPS: echo-run: --eps: eps must be a finite number >= 0, got -1e-08
+// RUN: not echo-run %s --optimizer=momentum --weight-decay=-0.1 2>&1 | FileCheck %s --check-prefix=DECAY
+// DECAY: echo-run: --weight-decay: weight_decay must be a finite number >= 0, got -0.1
+// RUN: not echo-run %s --optimizer=adam --beta1=nan 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: echo-run: for the --beta1 option: 'nan' is not a finite number
+// Other optimizers do not read them.
+// RUN: echo-run %s --optimizer=none --beta1=1 --quiet
 // RUN: not echo-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // NOFUNC: echo-run: no model named @nope
 // RUN: not echo-run %S/Inputs/two-models.mlir 2>&1 | FileCheck %s --check-prefix=TWO

@@ -1,7 +1,7 @@
 // optimizer=sgd returns p - lr * dp instead of dp.
 // RUN: echo-opt %s -echo-autodiff="optimizer=sgd lr=0.5" | FileCheck %s
 // RUN: echo-opt %s -echo-autodiff="optimizer=none" | FileCheck %s --check-prefix=NONE
-// RUN: not echo-opt %s -echo-autodiff="optimizer=adam" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not echo-opt %s -echo-autodiff="optimizer=lamb" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not echo-opt %s -echo-autodiff="optimizer=sgd lr=inf" 2>&1 | FileCheck %s --check-prefix=LRINF
 // RUN: not echo-opt %s -echo-autodiff="optimizer=sgd lr=nan" 2>&1 | FileCheck %s --check-prefix=LRNAN
 // LRINF: error: echo-autodiff: lr must be a finite number, got inf
@@ -19,7 +19,7 @@
 // NONE: %[[DW:.*]] = echo.tanh_grad
 // NONE-NEXT: return %{{.*}}, %[[DW]]
 
-// BAD: for the --optimizer option: Cannot find option named 'adam'!
+// BAD: for the --optimizer option: Cannot find option named 'lamb'!
 func.func @f(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
   %t = "echo.tanh"(%w) : (tensor<4xf32>) -> tensor<4xf32>
   %l = "echo.reduce_sum"(%t) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>

@@ -68,6 +68,20 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
              << getTrainStepAttrName() << ")";
     return success();
   }
+  if (attr.getName() == getUpdatedArgumentsAttrName()) {
+    auto updated = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!updated || !func)
+      return op->emitError() << "'" << getUpdatedArgumentsAttrName()
+                             << "' must be an array<i64> on a func.func";
+    for (int64_t arg : updated.asArrayRef())
+      if (arg < -1 || arg >= static_cast<int64_t>(func.getNumArguments()))
+        return op->emitError()
+               << "'" << getUpdatedArgumentsAttrName() << "' names argument "
+               << arg << ", but the function has " << func.getNumArguments()
+               << " (-1: no argument)";
+    return success();
+  }
   if (attr.getName() == getBufferPlanAttrName()) {
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError() << "'" << getBufferPlanAttrName()
@@ -91,11 +105,34 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                          << attr.getName().getValue() << "' on an operation";
 }
 
-/// `echo.param` is a unit attribute on an argument of a `func.func`.
+/// True for a statically shaped f32 tensor or memref of rank 0.
+static bool isScalarF32(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return isa<RankedTensorType, MemRefType>(type) && shaped.getRank() == 0 &&
+         shaped.getElementType().isF32();
+}
+
+/// `echo.param` and `echo.optimizer_state` are unit attributes on
+/// statically shaped floating-point arguments of a `func.func`;
+/// `echo.hyper` names a 0-d f32 argument.
 LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == getHyperAttrName()) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.getValue().empty())
+      return op->emitError()
+             << "'" << getHyperAttrName() << "' on argument " << argIndex
+             << " must be a non-empty string attribute";
+    if (!func || !isScalarF32(func.getArgumentTypes()[argIndex]))
+      return op->emitError()
+             << "'" << getHyperAttrName() << "' on argument " << argIndex
+             << " may only mark a 0-d f32 tensor or memref "
+                "argument of a func.func";
+    return success();
+  }
   if (attr.getName() == getArenaAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << getArenaAttrName() << "' on argument "
@@ -108,16 +145,18 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
                 "memref<Nxi8> argument of a func.func";
     return success();
   }
-  if (attr.getName() != getParamAttrName())
+  bool isState = attr.getName() == getOptimizerStateAttrName();
+  if (attr.getName() != getParamAttrName() && !isState)
     return op->emitError() << "unknown echo argument attribute '"
                            << attr.getName().getValue() << "' on argument "
                            << argIndex;
   if (!isa<UnitAttr>(attr.getValue()))
-    return op->emitError() << "'" << getParamAttrName() << "' on argument "
-                           << argIndex << " must be a unit attribute";
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' on argument " << argIndex
+                           << " must be a unit attribute";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
-    return op->emitError() << "'" << getParamAttrName()
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' may only mark arguments of a func.func";
   // Read the type from the signature: declarations have no body. After
   // bufferization the parameter is a memref; the marker stays meaningful.
@@ -125,9 +164,14 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
   auto type = dyn_cast<ShapedType>(argType);
   if (!isa<RankedTensorType, MemRefType>(argType) || !type.hasStaticShape() ||
       !isa<FloatType>(type.getElementType()))
-    return op->emitError() << "parameter argument " << argIndex
+    return op->emitError() << (isState ? "optimizer state" : "parameter")
+                           << " argument " << argIndex
                            << " must be a statically shaped floating-point "
                               "tensor or memref";
+  if (isState && func.getArgAttr(argIndex, getParamAttrName()))
+    return op->emitError() << "argument " << argIndex << " is marked both '"
+                           << getParamAttrName() << "' and '"
+                           << getOptimizerStateAttrName() << "'";
   return success();
 }
 

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -53,6 +54,48 @@ bool mlir::echo::producesStochasticMask(Operation *op) {
     if (diff.isStochasticMaskResult(i))
       return true;
   return false;
+}
+
+void mlir::echo::placeInPlaceUpdates(Block &block) {
+  SmallVector<InPlaceUpdateOpInterface> updates;
+  for (Operation &op : block)
+    if (auto update = dyn_cast<InPlaceUpdateOpInterface>(op))
+      updates.push_back(update);
+  // In reverse, so that updates that go after the same op end up in their
+  // original order.
+  for (InPlaceUpdateOpInterface update : llvm::reverse(updates)) {
+    Operation *op = update.getOperation();
+    Operation *after = nullptr;
+    auto later = [&](Operation *candidate) {
+      if (candidate && candidate != op &&
+          (!after || after->isBeforeInBlock(candidate)))
+        after = candidate;
+    };
+    DenseSet<Value> updated;
+    for (OpResult result : op->getResults())
+      updated.insert(update.getUpdatedOperand(result).get());
+    for (Value operand : op->getOperands()) {
+      if (Operation *def = operand.getDefiningOp())
+        later(block.findAncestorOpInBlock(*def));
+      if (!updated.contains(operand))
+        continue;
+      for (Operation *user : operand.getUsers())
+        later(block.findAncestorOpInBlock(*user));
+    }
+    // A block argument read by nothing else: the update opens the block.
+    Operation *firstResultUser = nullptr;
+    for (Operation *user : op->getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (top && (!firstResultUser || top->isBeforeInBlock(firstResultUser)))
+        firstResultUser = top;
+    }
+    if (after && firstResultUser && !after->isBeforeInBlock(firstResultUser))
+      continue;
+    if (after)
+      op->moveAfter(after);
+    else
+      op->moveBefore(&block, block.begin());
+  }
 }
 
 Value mlir::echo::buildPositiveMask(OpBuilder &b, Location loc, Value value) {

@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
     auto draw =
         t.dtype == "i32"
             ? mlir::echo::host::ArgumentDraw::forInteger(t.range)
-            : mlir::echo::host::ArgumentDraw::forFloat(t.isParam, t.shape);
+            : mlir::echo::host::ArgumentDraw::forFloat(t.isParam(), t.shape);
     draw.fill(storage.back().data(), t.numElements(), m.seed, i);
     args.push_back(storage.back().data());
   }

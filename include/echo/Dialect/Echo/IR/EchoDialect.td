@@ -48,6 +48,23 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getParamAttrName() {
       return ::llvm::StringLiteral("echo.param");
     }
+    /// Unit attribute marking an argument of a training step that holds an
+    /// optimizer's state for one parameter (a velocity, a moment): the
+    /// parameter's type, updated in place by the step.
+    static constexpr ::llvm::StringLiteral getOptimizerStateAttrName() {
+      return ::llvm::StringLiteral("echo.optimizer_state");
+    }
+    /// String attribute marking a 0-d f32 argument of a training step as
+    /// the optimizer hyperparameter it names (`lr`, `beta1`, `step`, ...).
+    static constexpr ::llvm::StringLiteral getHyperAttrName() {
+      return ::llvm::StringLiteral("echo.hyper");
+    }
+    /// Array of i64 on a training step that updates arguments in place: one
+    /// entry per result, the argument whose new value the result is, or -1
+    /// (the loss). Read by `echo-update-in-place` after bufferization.
+    static constexpr ::llvm::StringLiteral getUpdatedArgumentsAttrName() {
+      return ::llvm::StringLiteral("echo.updated_arguments");
+    }
     /// Unit attribute marking a function built by `echo-autodiff`.
     static constexpr ::llvm::StringLiteral getTrainStepAttrName() {
       return ::llvm::StringLiteral("echo.train_step");

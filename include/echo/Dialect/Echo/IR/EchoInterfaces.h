@@ -91,6 +91,15 @@ bool isComputeHeavy(Operation *op);
 /// Returns true when a result of `op` is a stochastic mask according to
 /// DifferentiableOpInterface (dropout).
 bool producesStochasticMask(Operation *op);
+
+/// Moves every InPlaceUpdateOpInterface op of `block` (an optimizer's
+/// update) right after the last op of the block that defines one of its
+/// operands or reads an operand it updates (a use in a region counts at the
+/// region's op): the earliest point where its inputs are final and the old
+/// values are dead, so that it can be written in place and its gradient
+/// freed. Updates placed after the same op keep their order. An update
+/// whose results are read before that point stays where it is.
+void placeInPlaceUpdates(Block &block);
 } // namespace mlir::echo
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_H

@@ -209,4 +209,37 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
   ];
 }
 
+def Echo_InPlaceUpdateOpInterface : OpInterface<"InPlaceUpdateOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    An op whose results are new values of some of its operands (an
+    optimizer's update: the parameter and its state), meant to be written
+    where the old values are. Its lowering is destination-passing onto
+    those operands, so that one-shot bufferization writes into their
+    buffers when nothing reads the old values afterwards; `echo-autodiff`
+    and `echo-recompute` keep the op after every other reader of them, and
+    the memory model counts no new bytes for a result whose operand is a
+    function argument (the caller's buffer, updated in place).
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the index of the operand whose new value result
+        `resultIndex` is.
+      }],
+      /*retTy=*/"unsigned",
+      /*methodName=*/"getUpdatedOperandIndex",
+      /*args=*/(ins "unsigned":$resultIndex)>,
+  ];
+
+  let extraClassDeclaration = [{
+    /// The operand whose new value `result` (a result of this op) is.
+    ::mlir::OpOperand &getUpdatedOperand(::mlir::OpResult result) {
+      return this->getOperation()->getOpOperand(
+          getUpdatedOperandIndex(result.getResultNumber()));
+    }
+  }];
+}
+
 #endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD

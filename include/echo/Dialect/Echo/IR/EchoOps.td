@@ -658,5 +658,6 @@ def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
 }
 
 include "echo/Dialect/Echo/IR/EchoGradOps.td"
+include "echo/Dialect/Echo/IR/EchoOptimizerOps.td"
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
