@@ -123,12 +123,17 @@ struct EchoRecomputePass
              << func.getSymName() << " (its first result must be computed "
              << "by an op of the step)";
     // The chunked loss comes first: every strategy plans on its step. Under
-    // auto, echo chunks within its heavy budget.
-    int64_t chunks = lossChunks;
-    if (chunks == kAutoLossChunks)
+    // auto, echo chunks within its heavy budget, and the budget strategy
+    // adds candidates in the chunks the estimate picks (their FLOPs are
+    // weighed like any candidate's) after those with the loss whole.
+    int64_t chunks = lossChunks, budgetChunks = 0;
+    if (chunks == kAutoLossChunks) {
       chunks = strategy == RecomputeStrategy::Echo
                    ? chooseLossChunks(func, heavyBudget)
                    : 0;
+      if (strategy == RecomputeStrategy::Budget)
+        budgetChunks = chooseLossChunks(func, /*heavyBudget=*/1.0);
+    }
     if (chunks > 0 && failed(echo::chunkLoss(func, chunks)) &&
         lossChunks != kAutoLossChunks)
       return func.emitError()
@@ -158,6 +163,7 @@ struct EchoRecomputePass
     echoOptions.budgetReserve = budgetReserve;
     echoOptions.offload = offload;
     echoOptions.offloadModel = model;
+    echoOptions.lossChunks = budgetChunks;
     if (planner)
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);

@@ -300,7 +300,9 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     echo) it is done only when its FLOPs fit `heavy-budget` of the step's
     (which then leaves the rest of that share to echo's own re-runs) and
     it lowers the estimated peak, with the fewest chunks within 1% of the
-    best saving of 2, 4, ..., 64 chunks; a number forces that many chunks
+    best saving of 2, 4, ..., 64 chunks; under strategy budget, `auto` adds
+    candidates with the loss so chunked after every candidate with it
+    whole (before those that offload); a number forces that many chunks
     under any strategy. The step records `echo.chunked_loss`.
 
     The strategy is recorded as `echo.recompute_strategy` on the function.
@@ -348,8 +350,9 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "recomputing each chunk's logits in the backward pass: auto "
            "(strategy echo: where the output layer's re-run fits "
            "heavy-budget and lowers the estimated peak, with the chunks "
-           "the estimate picks), off, or a number of chunks >= 2 (any "
-           "strategy)">,
+           "the estimate picks; strategy budget: candidates so chunked "
+           "after those with the loss whole), off, or a number of chunks "
+           ">= 2 (any strategy)">,
     Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
            "echo with plan-pipeline: how many candidates, the best "
            "estimated first, are lowered and compared (each costs a "

@@ -94,6 +94,10 @@ struct OffloadSchedule {
 /// position in the step's top-level op order (TrainingStep), so that a plan
 /// made on one function applies to any clone of it.
 struct RecomputePlan {
+  /// Before anything else, chunk the loss into this many chunks (chunkLoss;
+  /// 0: leave it whole). The positions below are those of the step after
+  /// this rewrite.
+  int64_t lossChunks = 0;
   /// First stash the forward values that only ReLU gradients read as 1-bit
   /// masks `x > 0` (isGradientReadBinarizable). This adds ops; the positions
   /// in `groups` are those of the step after this rewrite.
@@ -113,16 +117,16 @@ struct RecomputePlan {
 
   /// True when the plan changes nothing.
   bool empty() const {
-    return !binarizeGradientReads && !packMasks && groups.empty() &&
-           offloads.empty();
+    return !lossChunks && !binarizeGradientReads && !packMasks &&
+           groups.empty() && offloads.empty();
   }
 };
 
 /// Rewrites the training step `func` (a single-block function built by
-/// echo-autodiff) with `plan`: binarized reads, one `echo.recompute` region
-/// per group with every backward read of its values redirected, packed
-/// masks, and forward ops left without users erased (also for an empty
-/// plan: a strategy's step keeps no dead forward op).
+/// echo-autodiff) with `plan`: a chunked loss, binarized reads, one
+/// `echo.recompute` region per group with every backward read of its values
+/// redirected, packed masks, and forward ops left without users erased (also
+/// for an empty plan: a strategy's step keeps no dead forward op).
 void applyRecomputePlan(func::FuncOp func, const RecomputePlan &plan);
 
 /// The stashed floating-point values of the (rewritten) step `func` that
@@ -195,6 +199,11 @@ struct EchoPlanOptions {
   /// the order (offload is used when recompute alone cannot meet a budget).
   OffloadPolicy offload = OffloadPolicy::None;
   OffloadModel offloadModel;
+  /// Strategy budget: when positive, candidates whose loss is chunked into
+  /// this many chunks (none, echo, mirror and sublinear on the chunked
+  /// step) follow every other recompute-only candidate in the order: the
+  /// loss is chunked only where no plan with it whole meets the budget.
+  int64_t lossChunks = 0;
   /// Strategy budget: when set, every candidate is measured (not only until
   /// one fits) and listed here in the ranked order, with the resolved budget
   /// and none's bytes.
