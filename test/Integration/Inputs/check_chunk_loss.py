@@ -55,7 +55,10 @@ for model in models:
               f"{report['measured_peak_bytes']}")
         if worst > TOLERANCE:
             failures.append(f"{name} {strategy} {chunks}: relative {worst}")
-        if report["loss_chunks"] != chunks or report["logits_bytes_saved"] <= 0:
+        # ceil(R / K) rows a chunk: fewer chunks than asked where R is small
+        # (ResNet's 2 rows, the LSTM's 4 in 3 chunks of 2).
+        if not 2 <= report["loss_chunks"] <= chunks or \
+                report["logits_bytes_saved"] <= 0:
             failures.append(f"{name} {strategy} {chunks}: not chunked")
         if report["measured_peak_bytes"] != (report["step_bytes"] +
                                               report["library_workspace_bytes"]):
