@@ -161,6 +161,13 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
     stats.strategy = s.getValue().str();
   if (func.isExternal())
     return stats;
+  if (auto chunked = func->getAttrOfType<DictionaryAttr>(
+          EchoDialect::getChunkedLossAttrName())) {
+    if (auto chunks = chunked.getAs<IntegerAttr>("chunks"))
+      stats.lossChunks = chunks.getInt();
+    if (auto saved = chunked.getAs<IntegerAttr>("logits_bytes_saved"))
+      stats.logitsBytesSaved = saved.getInt();
+  }
   TrainingStep step(func);
   stats.peakLiveBytes = stepTimeline(step, stats.timeline);
   for (BlockArgument arg : func.getArguments())
@@ -226,6 +233,8 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"forward_flops", forwardFlops},
       {"backward_flops", backwardFlops},
       {"recompute_flops", recomputeFlops},
+      {"loss_chunks", lossChunks},
+      {"logits_bytes_saved", logitsBytesSaved},
       {"timeline", std::move(line)},
   };
   if (offload) {
@@ -274,6 +283,9 @@ DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
       b.getNamedAttr("forward_flops", b.getI64IntegerAttr(forwardFlops)),
       b.getNamedAttr("backward_flops", b.getI64IntegerAttr(backwardFlops)),
       b.getNamedAttr("recompute_flops", b.getI64IntegerAttr(recomputeFlops)),
+      b.getNamedAttr("loss_chunks", b.getI64IntegerAttr(lossChunks)),
+      b.getNamedAttr("logits_bytes_saved",
+                     b.getI64IntegerAttr(logitsBytesSaved)),
       b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
   };
   if (offload)
@@ -325,6 +337,9 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
   if (attr.contains("optimizer_state_bytes") &&
       !getInt("optimizer_state_bytes", stats.optimizerStateBytes))
     return failure();
+  // Absent from statistics recorded before the chunked loss: not chunked.
+  (void)getInt("loss_chunks", stats.lossChunks);
+  (void)getInt("logits_bytes_saved", stats.logitsBytesSaved);
   if (attr.contains("offload")) {
     auto offload = attr.getAs<DictionaryAttr>("offload");
     if (!offload)

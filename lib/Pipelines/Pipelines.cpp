@@ -103,13 +103,16 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
   }
   // strategy=none leaves the IR as it is (and does not verify it, so that
   // echo-run can lower an f64 copy of a model for its gradient check).
+  // A number of loss chunks applies under strategy=none too.
+  bool chunked = options.chunkLoss != "auto" && options.chunkLoss != "off";
   if (options.strategy != RecomputeStrategy::None ||
-      options.offload != OffloadPolicy::None) {
+      options.offload != OffloadPolicy::None || chunked) {
     EchoRecomputeOptions recompute;
     recompute.strategy = options.strategy;
     recompute.offload = options.offload;
     recompute.linkBandwidth = options.linkBandwidth;
     recompute.heavyBudget = options.heavyBudget;
+    recompute.chunkLoss = options.chunkLoss;
     recompute.budget = options.budget;
     recompute.budgetReserve = options.budgetReserve;
     // echo and budget decide on what the lowered step will hold: each

@@ -207,6 +207,7 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.planBuffers = options.planBuffers;
   o.comparePlans = options.comparePlans;
   o.budget = options.budget;
+  o.chunkLoss = options.chunkLoss;
   o.budgetReserve = budgetReserve;
   o.offload = options.offload;
   o.linkBandwidth = options.linkBandwidth;
@@ -230,6 +231,9 @@ LogicalResult TrainingRun::checkOptions() {
   if (!(std::isfinite(options.tolerance) && options.tolerance > 0))
     return error("--tolerance must be a finite number > 0, got " +
                  formatNumber(options.tolerance));
+  std::string chunkError;
+  if (!parseLossChunks(options.chunkLoss, chunkError))
+    return error("--" + chunkError);
   if (!std::isfinite(options.linkBandwidth))
     return error("--link-bandwidth must be finite, got " +
                  formatNumber(options.linkBandwidth));
@@ -470,6 +474,7 @@ LogicalResult TrainingRun::compileStep(bool probe) {
     trainOptions.budget = "";
     trainOptions.budgetReserve = 0;
     trainOptions.offload = OffloadPolicy::None;
+    trainOptions.chunkLoss = "off";
   }
   PassManager trainPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
@@ -571,6 +576,7 @@ LogicalResult TrainingRun::compileReference() {
   refOptions.strategy = RecomputeStrategy::None;
   refOptions.offload = OffloadPolicy::None;
   refOptions.budget = "";
+  refOptions.chunkLoss = "off";
   // The runtimes' library calls are f32; the f64 step's contractions are
   // generated.
   refOptions.libraryCalls = false;

@@ -203,6 +203,21 @@ mlir::echo::parseRecomputeBudget(llvm::StringRef text, std::string &error) {
   return budget;
 }
 
+std::optional<int64_t> mlir::echo::parseLossChunks(llvm::StringRef text,
+                                                   std::string &error) {
+  if (text == "auto")
+    return kAutoLossChunks;
+  if (text == "off")
+    return 0;
+  int64_t chunks = 0;
+  if (!text.getAsInteger(10, chunks) && chunks >= 2)
+    return chunks;
+  error = ("chunk-loss must be auto, off or a number of chunks >= 2, got '" +
+           text + "'")
+              .str();
+  return std::nullopt;
+}
+
 std::optional<RecomputeBudget>
 mlir::echo::checkRecomputeBudgetOptions(RecomputeStrategy strategy,
                                         llvm::StringRef budget, int64_t reserve,

@@ -66,6 +66,12 @@ struct EchoRecomputePass
       return signalPassFailure();
     }
     parsedBudget = *parsed;
+    std::optional<int64_t> chunks = parseLossChunks(chunkLoss, error);
+    if (!chunks) {
+      getOperation().emitError() << "echo-recompute: " << error;
+      return signalPassFailure();
+    }
+    lossChunks = *chunks;
     if (!budgetTable.empty() && !isBudget) {
       getOperation().emitError()
           << "echo-recompute: budget-table= is for strategy=budget";
@@ -116,6 +122,27 @@ struct EchoRecomputePass
              << "echo-recompute: cannot find the loss of training step @"
              << func.getSymName() << " (its first result must be computed "
              << "by an op of the step)";
+    // The chunked loss comes first: every strategy plans on its step. Under
+    // auto, echo chunks within its heavy budget, and the budget strategy
+    // adds candidates in the chunks the estimate picks (their FLOPs are
+    // weighed like any candidate's) after those with the loss whole.
+    int64_t chunks = lossChunks, budgetChunks = 0;
+    if (chunks == kAutoLossChunks) {
+      chunks = strategy == RecomputeStrategy::Echo
+                   ? chooseLossChunks(func, heavyBudget)
+                   : 0;
+      if (strategy == RecomputeStrategy::Budget)
+        budgetChunks = chooseLossChunks(func, /*heavyBudget=*/1.0);
+    }
+    if (chunks > 0 && failed(echo::chunkLoss(func, chunks)) &&
+        lossChunks != kAutoLossChunks)
+      return func.emitError()
+             << "echo-recompute: chunk-loss=" << chunks << ": the loss of @"
+             << func.getSymName()
+             << " is not a cross-entropy of an output layer that can be "
+                "chunked (echo.linear, or echo.matmul with or without a "
+                "broadcast bias, whose logits only the loss and its "
+                "gradient read)";
     OffloadModel model;
     model.linkBytesPerSecond = linkBandwidth * 1e9;
     model.deviceFlopsPerSecond = deviceTflops * 1e12;
@@ -136,6 +163,7 @@ struct EchoRecomputePass
     echoOptions.budgetReserve = budgetReserve;
     echoOptions.offload = offload;
     echoOptions.offloadModel = model;
+    echoOptions.lossChunks = budgetChunks;
     if (planner)
       echoOptions.stepBytes = [&](ArrayRef<func::FuncOp> steps) {
         return getPlannedStepBytes(steps);
@@ -273,6 +301,8 @@ struct EchoRecomputePass
 
   /// `budget`, parsed.
   RecomputeBudget parsedBudget;
+  /// `chunk-loss`, parsed (kAutoLossChunks, 0 or the number of chunks).
+  int64_t lossChunks = kAutoLossChunks;
 
   /// The plan pipeline (shared by the pass's copies).
   mutable std::shared_ptr<OpPassManager> planner;

@@ -25,6 +25,7 @@ struct EchoStripMarkersPass
       func->removeAttr(EchoDialect::getRecomputeStrategyAttrName());
       func->removeAttr(EchoDialect::getMemoryStatsAttrName());
       func->removeAttr(EchoDialect::getOffloadScheduleAttrName());
+      func->removeAttr(EchoDialect::getChunkedLossAttrName());
       func->removeAttr(EchoDialect::getBufferPlanAttrName());
       func->removeAttr(EchoDialect::getUpdatedArgumentsAttrName());
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {

@@ -228,6 +228,14 @@ static StringOpt budgetOpt(
              "50%)"),
     cl::init(""), cl::cat(runCategory));
 
+static StringOpt chunkLossOpt(
+    "chunk-loss",
+    cl::desc("Chunk the output layer and cross-entropy loss over row "
+             "chunks, recomputing each chunk's logits in the backward pass: "
+             "auto (echo's cost model), off or a number of chunks "
+             "(echo-pipeline's chunk-loss=)"),
+    cl::init("auto"), cl::cat(runCategory));
+
 static cl::opt<echo::OffloadPolicy> offloadOpt(
     "offload",
     cl::desc("Move stashed values to host memory and back: none, heavy "
@@ -267,6 +275,7 @@ int main(int argc, char **argv) {
   options.input = inputFilename;
   options.strategy = strategyOpt;
   options.budget = budgetOpt;
+  options.chunkLoss = chunkLossOpt;
   options.offload = offloadOpt;
   options.linkBandwidth = linkBandwidthOpt;
   if (!budgetOpt.empty() && strategyOpt.getNumOccurrences() == 0)

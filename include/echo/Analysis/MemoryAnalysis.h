@@ -41,6 +41,11 @@ struct MemoryStats {
   int64_t forwardFlops = 0;
   int64_t backwardFlops = 0;
   int64_t recomputeFlops = 0;
+  /// The chunked loss (`echo.chunked_loss`): its number of chunks and the
+  /// bytes of logits it keeps from being live at once (the whole logits'
+  /// less one chunk's); 0 and 0 for a step whose loss is not chunked.
+  int64_t lossChunks = 0;
+  int64_t logitsBytesSaved = 0;
   /// Live bytes at each top-level op of the function, in order.
   SmallVector<int64_t> timeline;
   /// Host offload (`echo.offload` / `echo.fetch`), when the step has any:

@@ -35,6 +35,12 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       llvm::cl::desc("echo: the share of the step's FLOPs that re-running "
                      "compute-heavy ops may cost (echo-recompute's option)"),
       llvm::cl::init(0.01)};
+  PassOptions::Option<std::string> chunkLoss{
+      *this, "chunk-loss",
+      llvm::cl::desc("Chunk the output layer and cross-entropy loss over "
+                     "row chunks (echo-recompute's option): auto, off or a "
+                     "number of chunks"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> budget{
       *this, "budget",
       llvm::cl::desc("strategy=budget: the bound on the step's bytes: bytes "

@@ -52,6 +52,8 @@ struct TrainingRunOptions {
   bool planBuffers = true;
   /// echo-pipeline's budget= (strategy budget).
   std::string budget;
+  /// echo-pipeline's chunk-loss= (auto, off or a number of chunks).
+  std::string chunkLoss = "auto";
   /// echo-pipeline's offload= and link-bandwidth=.
   OffloadPolicy offload = OffloadPolicy::None;
   double linkBandwidth = 25.0;

@@ -72,6 +72,13 @@ std::optional<RecomputeBudget>
 checkRecomputeBudgetOptions(RecomputeStrategy strategy, llvm::StringRef budget,
                             int64_t reserve, std::string &error);
 
+/// `chunk-loss=` of echo-recompute, echo-pipeline and echo-run: `auto` (the
+/// cost model decides; kAutoLossChunks), `off` (0) or a number of chunks
+/// of at least 2. Anything else is none, with `error` set.
+constexpr int64_t kAutoLossChunks = -1;
+std::optional<int64_t> parseLossChunks(llvm::StringRef text,
+                                       std::string &error);
+
 /// `echo-recompute offload=`: which stashed values move to host memory
 /// between their last forward reader and their first backward reader.
 enum class OffloadPolicy {

@@ -94,6 +94,10 @@ struct OffloadSchedule {
 /// position in the step's top-level op order (TrainingStep), so that a plan
 /// made on one function applies to any clone of it.
 struct RecomputePlan {
+  /// Before anything else, chunk the loss into this many chunks (chunkLoss;
+  /// 0: leave it whole). The positions below are those of the step after
+  /// this rewrite.
+  int64_t lossChunks = 0;
   /// First stash the forward values that only ReLU gradients read as 1-bit
   /// masks `x > 0` (isGradientReadBinarizable). This adds ops; the positions
   /// in `groups` are those of the step after this rewrite.
@@ -113,16 +117,16 @@ struct RecomputePlan {
 
   /// True when the plan changes nothing.
   bool empty() const {
-    return !binarizeGradientReads && !packMasks && groups.empty() &&
-           offloads.empty();
+    return !lossChunks && !binarizeGradientReads && !packMasks &&
+           groups.empty() && offloads.empty();
   }
 };
 
 /// Rewrites the training step `func` (a single-block function built by
-/// echo-autodiff) with `plan`: binarized reads, one `echo.recompute` region
-/// per group with every backward read of its values redirected, packed
-/// masks, and forward ops left without users erased (also for an empty
-/// plan: a strategy's step keeps no dead forward op).
+/// echo-autodiff) with `plan`: a chunked loss, binarized reads, one
+/// `echo.recompute` region per group with every backward read of its values
+/// redirected, packed masks, and forward ops left without users erased (also
+/// for an empty plan: a strategy's step keeps no dead forward op).
 void applyRecomputePlan(func::FuncOp func, const RecomputePlan &plan);
 
 /// The stashed floating-point values of the (rewritten) step `func` that
@@ -195,6 +199,11 @@ struct EchoPlanOptions {
   /// the order (offload is used when recompute alone cannot meet a budget).
   OffloadPolicy offload = OffloadPolicy::None;
   OffloadModel offloadModel;
+  /// Strategy budget: when positive, candidates whose loss is chunked into
+  /// this many chunks (none, echo, mirror and sublinear on the chunked
+  /// step) follow every other recompute-only candidate in the order: the
+  /// loss is chunked only where no plan with it whole meets the budget.
+  int64_t lossChunks = 0;
   /// Strategy budget: when set, every candidate is measured (not only until
   /// one fits) and listed here in the ranked order, with the resolved budget
   /// and none's bytes.
@@ -243,6 +252,44 @@ FailureOr<RecomputePlan> planBudget(func::FuncOp func,
 FailureOr<RecomputePlan> planRecompute(func::FuncOp func,
                                        RecomputeStrategy strategy,
                                        const EchoPlanOptions &echoOptions);
+
+//===----------------------------------------------------------------------===//
+// The chunked loss (ChunkLoss.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The most chunks `chooseLossChunks` tries (each chunk is a dozen ops).
+constexpr int64_t kMaxLossChunks = 64;
+
+/// Chunks the output layer and loss of the training step `func` into
+/// `chunks` row chunks (Liger-Kernel's fused linear cross-entropy): the
+/// step's loss must be `echo.cross_entropy` of logits [R, C] made by
+/// `echo.linear`, by `echo.matmul` (not transposing its rows), or by such a
+/// matmul plus a bias broadcast along the rows (pairs of reshapes that give
+/// the logits' type back are looked through), read by nothing else but
+/// `echo.cross_entropy_grad`, whose result only ops with
+/// RowChunkOpInterface read. The forward pass computes each chunk's logits
+/// and `echo.cross_entropy_terms`, and the loss as their sum over R; the
+/// backward pass, where the logits gradient was formed, recomputes each
+/// chunk's logits in an `echo.recompute` region, forms the chunk's
+/// gradient (`total_rows` = R) and runs each reader on it (row-wise readers
+/// are concatenated, summing ones added up chunk by chunk). Chunks have
+/// ceil(R / chunks) rows, the last one fewer. Records
+/// `echo.chunked_loss`. Fails, leaving `func` as it was, when the step has
+/// no such loss or `chunks` < 2.
+LogicalResult chunkLoss(func::FuncOp func, int64_t chunks);
+
+/// The FLOPs that chunking the loss of `func` re-runs (its output layer's,
+/// compute-heavy: they count against `heavy-budget`), or -1 when its loss
+/// cannot be chunked.
+int64_t getLossChunkingFlops(func::FuncOp func);
+
+/// The cost model of `chunk-loss=auto`: 0 (do not chunk) when the loss
+/// cannot be chunked, when the output layer's re-run costs more than
+/// `heavyBudget` of the step's FLOPs, or when no chunking lowers the
+/// estimated peak; else the fewest chunks, of 2, 4, ... kMaxLossChunks,
+/// whose estimated peak is within 1% of the largest saving any of them
+/// makes (fewer chunks run larger GEMMs).
+int64_t chooseLossChunks(func::FuncOp func, double heavyBudget);
 
 //===----------------------------------------------------------------------===//
 // Building blocks shared by the strategies

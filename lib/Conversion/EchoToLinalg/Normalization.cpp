@@ -276,12 +276,16 @@ Value isLabel(OpBuilder &b, Location loc, Value label) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, l);
 }
 
-struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CrossEntropyOp op,
+/// `echo.cross_entropy` (the mean of the terms) and
+/// `echo.cross_entropy_terms` (the terms of its rows), with the same ops in
+/// the same order, so that the mean of a chunked loss's terms is the
+/// unchunked loss up to the rounding of the sum and its scale.
+template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
+    MLIRContext *ctx = this->getContext();
     auto type = cast<RankedTensorType>(op.getLogits().getType());
     int64_t n = type.getDimSize(0);
     AffineExpr d0, d1;
@@ -309,20 +313,26 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
                            arith::SelectOp::create(b, l, label, a[0], zero);
                        return arith::AddFOp::create(b, l, a[2], v);
                      });
-    // loss = Σ_n (max + log(sumexp) - picked) / N.
-    auto scalarType = cast<RankedTensorType>(op.getType());
+    // term[n] = max + log(sumexp) - picked; loss = Σ_n term[n] / N.
+    auto resultType = cast<RankedTensorType>(op.getType());
     AffineMap rowId = rewriter.getMultiDimIdentityMap(1);
-    AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
-    Value loss = buildSum(
-        rewriter, loc, ValueRange{mx, sumExp, picked},
-        {rowId, rowId, rowId, toScalar}, scalarType,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value lse = arith::AddFOp::create(b, l, a[0],
-                                            math::LogOp::create(b, l, a[1]));
-          return arith::SubFOp::create(b, l, lse, a[2]);
-        },
-        1.0 / static_cast<double>(n));
-    rewriter.replaceOp(op, loss);
+    auto term = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      Value lse =
+          arith::AddFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
+      return arith::SubFOp::create(b, l, lse, a[2]);
+    };
+    Value result;
+    if constexpr (std::is_same_v<OpTy, CrossEntropyTermsOp>) {
+      result = buildGeneric(rewriter, loc, ValueRange{mx, sumExp, picked},
+                            {rowId, rowId, rowId, rowId},
+                            emptyTensor(rewriter, loc, resultType), term);
+    } else {
+      AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+      result = buildSum(rewriter, loc, ValueRange{mx, sumExp, picked},
+                        {rowId, rowId, rowId, toScalar}, resultType, term,
+                        1.0 / static_cast<double>(n));
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -335,7 +345,9 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
     MLIRContext *ctx = getContext();
     auto type = cast<RankedTensorType>(op.getType());
     Type et = type.getElementType();
-    int64_t n = type.getDimSize(0);
+    // A chunk of a loss scales by the rows of the whole loss.
+    int64_t n = op.getTotalRows() ? static_cast<int64_t>(*op.getTotalRows())
+                                  : type.getDimSize(0);
     Value p = buildSoftmax(rewriter, loc, op.getLogits(), 1);
     AffineExpr d0, d1;
     bindDims(ctx, d0, d1);
@@ -417,6 +429,7 @@ void linalg_lowering::populateNormalizationPatterns(
       .add<NormLowering<BatchNormOp, true>, NormLowering<LayerNormOp, false>,
            NormGradLowering<BatchNormGradOp, true>,
            NormGradLowering<LayerNormGradOp, false>, SoftmaxLowering,
-           SoftmaxGradLowering, CrossEntropyLowering, CrossEntropyGradLowering,
+           SoftmaxGradLowering, CrossEntropyLowering<CrossEntropyOp>,
+           CrossEntropyLowering<CrossEntropyTermsOp>, CrossEntropyGradLowering,
            MseLossLowering, MseLossGradLowering>(patterns.getContext());
 }

@@ -359,7 +359,7 @@ void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
     if (c->units.size() > 1 && search.take(c->units.size()))
       made.push_back(c);
   }
-  SmallVector<std::optional<Candidate>> pruned(made.size());
+  SmallVector<std::optional<Candidate>, 0> pruned(made.size());
   parallelFor(context, 0, made.size(), [&](size_t i) {
     const Candidate &c = *made[i];
     UnitSet set(c.units);
@@ -590,24 +590,72 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
       all.push_back(std::move(c));
 }
 
+/// The candidates with the loss chunked into `options.lossChunks` chunks
+/// (chunkLoss): the chunked step alone, with packed masks, echo at the
+/// heavy budgets the family uses, mirror and sublinear, each planned on the
+/// chunked step. Appended to `all`, estimated.
+void addChunkedCandidates(func::FuncOp func, const EchoPlanOptions &options,
+                          SmallVector<Candidate> &all) {
+  auto chunked = cast<func::FuncOp>(func->clone());
+  llvm::scope_exit eraseChunked([&] { chunked.erase(); });
+  if (failed(chunkLoss(chunked, options.lossChunks)))
+    return;
+  std::string prefix =
+      llvm::formatv("chunked loss x{0}", options.lossChunks).str();
+  SmallVector<Candidate> made;
+  made.push_back({prefix, RecomputePlan(), 0, 0});
+  RecomputePlan masks;
+  masks.packMasks = true;
+  made.push_back({prefix + ", packed masks", masks, 0, 0});
+  SmallVector<double> heavyBudgets = {0.0, options.heavyBudget, 0.1, 1.0};
+  llvm::sort(heavyBudgets);
+  heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
+  for (auto [heavy, plan] :
+       llvm::zip(heavyBudgets, planEchoAtHeavyBudgets(chunked, heavyBudgets)))
+    if (plan)
+      made.push_back({llvm::formatv("{0}, echo heavy-budget={1}", prefix,
+                                    llvm::format("%g", heavy))
+                          .str(),
+                      std::move(*plan), 0, 0});
+  TrainingStep step(chunked);
+  made.push_back({prefix + ", mirror", planMirror(step), 0, 0});
+  made.push_back({prefix + ", sublinear", planSublinear(step), 0, 0});
+  for (Candidate &c : made)
+    c.plan.lossChunks = options.lossChunks;
+  parallelForEach(func.getContext(), made, [&](Candidate &c) {
+    func::FuncOp trial = applyToClone(func, c.plan);
+    MemoryStats stats = computeMemoryStats(trial);
+    trial.erase();
+    c.recomputeFlops = stats.recomputeFlops;
+    c.estimatedBytes = stats.peakLiveBytes;
+    c.estimated = true;
+  });
+  for (Candidate &c : made)
+    all.push_back(std::move(c));
+}
+
 } // namespace
 
 FailureOr<RecomputePlan>
 mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   SmallVector<Candidate> all = makeCandidates(func, options);
+  size_t wholeLoss = all.size();
+  if (options.lossChunks > 0)
+    addChunkedCandidates(func, options, all);
   size_t recomputeOnly = all.size();
   if (options.offload != OffloadPolicy::None)
     addOffloadCandidates(func, options, all);
   // One order for every budget: none (a share of the budget is of its
   // bytes), then least recompute FLOPs, the fewest estimated bytes, the
-  // order made; the candidates that offload after all others, in the same
-  // order among themselves.
+  // order made; the candidates with the loss chunked after those with it
+  // whole, and those that offload after all others, in the same order
+  // among themselves.
   auto order = llvm::to_vector(llvm::seq<size_t>(1, all.size()));
   llvm::sort(order, [&](size_t a, size_t b) {
-    return std::make_tuple(a >= recomputeOnly, all[a].recomputeFlops,
-                           all[a].estimatedBytes, a) <
-           std::make_tuple(b >= recomputeOnly, all[b].recomputeFlops,
-                           all[b].estimatedBytes, b);
+    return std::make_tuple(a >= recomputeOnly, a >= wholeLoss,
+                           all[a].recomputeFlops, all[a].estimatedBytes, a) <
+           std::make_tuple(b >= recomputeOnly, b >= wholeLoss,
+                           all[b].recomputeFlops, all[b].estimatedBytes, b);
   });
   // On the estimate, a candidate that costs no less and is estimated no
   // smaller than the one before it can never be chosen: it is dropped.

@@ -304,6 +304,10 @@ int64_t mlir::echo::binarizeGradientReads(func::FuncOp func) {
 
 void mlir::echo::applyRecomputePlan(func::FuncOp func,
                                     const RecomputePlan &plan) {
+  if (plan.lossChunks > 0) {
+    [[maybe_unused]] LogicalResult chunked = chunkLoss(func, plan.lossChunks);
+    assert(succeeded(chunked) && "a plan chunks a loss that cannot be");
+  }
   if (plan.binarizeGradientReads)
     binarizeGradientReads(func);
   {

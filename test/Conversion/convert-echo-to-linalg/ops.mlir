@@ -513,3 +513,24 @@ func.func @nan(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor
   %y, %m = echo.dropout %x {ratio = 2.500000e-01 : f64, seed = 1 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
   return %r, %y, %m : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi1>
 }
+
+// -----
+
+// The chunked loss's ops: cross_entropy_terms keeps one term per row (no
+// sum over the rows: the terms' op is parallel), cross_entropy_grad with
+// total_rows scales by 1/total_rows (here 1/8, not the chunk's 1/4), and a
+// slice of i32 labels is a tensor.extract_slice.
+// CHECK-LABEL: func.func @chunk_loss
+// CHECK: %[[TERMS:.*]] = linalg.generic {{{.*}}iterator_types = ["parallel"]}
+// CHECK: math.log
+// CHECK: arith.subf
+// CHECK: } -> tensor<4xf32>
+// CHECK: arith.constant 1.250000e-01 : f32
+// CHECK: tensor.extract_slice %{{.*}}[2] [2] [1] : tensor<4xi32> to tensor<2xi32>
+// CHECK: return %[[TERMS]]
+func.func @chunk_loss(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) -> (tensor<4xf32>, tensor<4x10xf32>, tensor<2xi32>) {
+  %t = echo.cross_entropy_terms %l, %y : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  %g = echo.cross_entropy_grad %l, %y, %d {total_rows = 8 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  %s = echo.slice %y {offsets = array<i64: 2>, sizes = array<i64: 2>} : (tensor<4xi32>) -> tensor<2xi32>
+  return %t, %g, %s : tensor<4xf32>, tensor<4x10xf32>, tensor<2xi32>
+}

@@ -61,6 +61,9 @@ func.func @cost(%a: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>,
   %8 = echo.max_pool2d %img {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
   // expected-remark @+1 {{flops = 200}}
   %9 = echo.cross_entropy %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  // The per-row terms cost what the mean costs (5 per logit).
+  // expected-remark @+1 {{flops = 200}}
+  %terms = echo.cross_entropy_terms %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
   // A recompute region costs what its body costs (512 + 192).
   // expected-remark @+1 {{flops = 704}}
   %10 = echo.recompute (%a, %sq) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {

@@ -114,7 +114,7 @@ func.func @reduce_max_unranked(%x: tensor<*xf32>) {
 
 // slice: dynamic dimension.
 func.func @slice_dynamic(%x: tensor<2x?xf32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2x?xf32>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x?xf32>'}}
   %0 = echo.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 4>} : (tensor<2x?xf32>) -> tensor<2x4xf32>
   return
 }
@@ -521,6 +521,60 @@ func.func @embedding_grad_result_rank(%ids: tensor<4x6xi32>, %dy: tensor<4x6x16x
 func.func @cross_entropy_grad_dloss_rank(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<1xf32>) {
   // expected-error @+1 {{operand #2 must be statically shaped 0D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<1xf32>'}}
   %0 = echo.cross_entropy_grad %l, %y, %d : (tensor<4x10xf32>, tensor<4xi32>, tensor<1xf32>) -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: a chunk has no more rows than the whole loss.
+func.func @cross_entropy_grad_total_rows(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) {
+  // expected-error @+1 {{'total_rows' (3) is below the rows of 'logits' (4)}}
+  %0 = echo.cross_entropy_grad %l, %y, %d {total_rows = 3 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: total_rows is positive.
+func.func @cross_entropy_grad_total_rows_zero(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) {
+  // expected-error @+1 {{attribute 'total_rows' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = echo.cross_entropy_grad %l, %y, %d {total_rows = 0 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_terms: one label per row.
+func.func @cross_entropy_terms_labels(%l: tensor<4x10xf32>, %y: tensor<3xi32>) {
+  // expected-error @+1 {{'labels' has 3 entries but 'logits' has 4 rows}}
+  %0 = echo.cross_entropy_terms %l, %y : (tensor<4x10xf32>, tensor<3xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_terms: one term per row.
+func.func @cross_entropy_terms_result(%l: tensor<4x10xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{result has shape [3] but [4] was expected}}
+  %0 = echo.cross_entropy_terms %l, %y : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_terms: the terms are 1D.
+func.func @cross_entropy_terms_rank(%l: tensor<4x10xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{result #0 must be statically shaped 1D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<f32>'}}
+  %0 = echo.cross_entropy_terms %l, %y : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// slice: i32 labels keep their element type.
+func.func @slice_i32_to_f32(%y: tensor<4xi32>) {
+  // expected-error @+1 {{failed to verify that all of {x, result} have same element type}}
+  %0 = echo.slice %y {offsets = array<i64: 0>, sizes = array<i64: 2>} : (tensor<4xi32>) -> tensor<2xf32>
   return
 }
 

@@ -190,6 +190,11 @@ func.func @dropout_embedding_losses(%x: tensor<4x8xf32>, %ids: tensor<4x6xi32>, 
   %e = echo.embedding %ids, %table : (tensor<4x6xi32>, tensor<100x16xf32>) -> tensor<4x6x16xf32>
   // CHECK: echo.cross_entropy %{{.*}}, %{{.*}} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
   %l = echo.cross_entropy %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  // CHECK: echo.cross_entropy_terms %{{.*}}, %{{.*}} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  %terms = echo.cross_entropy_terms %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  // Slices of labels (the chunked loss's).
+  // CHECK: echo.slice %{{.*}} {offsets = array<i64: 2>, sizes = array<i64: 2>} : (tensor<4xi32>) -> tensor<2xi32>
+  %half = echo.slice %labels {offsets = array<i64: 2>, sizes = array<i64: 2>} : (tensor<4xi32>) -> tensor<2xi32>
   // CHECK: echo.mse_loss %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<f32>
   %s = echo.mse_loss %y, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<f32>
   return %l, %s : tensor<f32>, tensor<f32>
@@ -221,6 +226,9 @@ func.func @gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %m: tensor<4x8xi
   %8 = echo.embedding_grad %ids, %de : (tensor<4x6xi32>, tensor<4x6x16xf32>) -> tensor<100x16xf32>
   // CHECK: echo.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
   %9 = echo.cross_entropy_grad %logits, %labels, %dl : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  // A chunk of a loss over 8 rows.
+  // CHECK: echo.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} {total_rows = 8 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  %ce_chunk = echo.cross_entropy_grad %logits, %labels, %dl {total_rows = 8 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
   // CHECK: echo.mse_loss_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %10 = echo.mse_loss_grad %x, %dy, %dl : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = echo.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>)

@@ -75,6 +75,10 @@
 // LINKINF: echo-run: for the --link-bandwidth option: 'inf' is not a finite number
 // RUN: not echo-run %s --steps=0 2>&1 | FileCheck %s --check-prefix=STEPS
 // STEPS: echo-run: --steps must be at least 1
+// RUN: not echo-run %s --chunk-loss=1 2>&1 | FileCheck %s --check-prefix=CHUNKONE
+// CHUNKONE: echo-run: --chunk-loss must be auto, off or a number of chunks >= 2, got '1'
+// RUN: not echo-run %s --chunk-loss= 2>&1 | FileCheck %s --check-prefix=CHUNKEMPTY
+// CHUNKEMPTY: echo-run: for the --chunk-loss option: the value is empty
 
 func.func @m(%x: tensor<2x3xf32>, %w: tensor<3x3xf32> {echo.param}) -> tensor<f32> {
   %0 = echo.matmul %x, %w : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>

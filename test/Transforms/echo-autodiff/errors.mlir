@@ -26,6 +26,18 @@ func.func private @taken_train()
 
 // -----
 
+// The chunked loss's per-row terms are echo-recompute's (chunk-loss=), not
+// a model's: they have no gradient.
+func.func @terms(%x: tensor<4x10xf32>, %y: tensor<4xi32>, %w: tensor<10x10xf32> {echo.param}) -> tensor<f32> {
+  %z = "echo.matmul"(%x, %w) : (tensor<4x10xf32>, tensor<10x10xf32>) -> tensor<4x10xf32>
+  // expected-error @+1 {{'echo.cross_entropy_terms' in model @terms is not a differentiable Echo forward op}}
+  %t = "echo.cross_entropy_terms"(%z, %y) : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  %l = "echo.reduce_sum"(%t) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 func.func @foreign(%w: tensor<4xf32> {echo.param}) -> tensor<f32> {
   // expected-error @+1 {{'math.exp' in model @foreign is not a differentiable Echo forward op}}
   %e = math.exp %w : tensor<4xf32>

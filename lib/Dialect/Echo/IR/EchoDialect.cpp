@@ -55,8 +55,8 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << getTrainStepAttrName() << ")";
     return success();
   }
-  for (StringRef name :
-       {getMemoryStatsAttrName(), getOffloadScheduleAttrName()}) {
+  for (StringRef name : {getMemoryStatsAttrName(), getOffloadScheduleAttrName(),
+                         getChunkedLossAttrName()}) {
     if (attr.getName() != name)
       continue;
     if (!isa<DictionaryAttr>(attr.getValue()))

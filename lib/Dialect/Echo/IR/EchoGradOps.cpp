@@ -86,7 +86,14 @@ LogicalResult EmbeddingGradOp::verify() {
 }
 
 LogicalResult CrossEntropyGradOp::verify() {
-  return verifyLabels(*this, getLogits(), getLabels());
+  if (failed(verifyLabels(*this, getLogits(), getLabels())))
+    return failure();
+  int64_t rows = shapeOf(getLogits())[0];
+  if (std::optional<uint64_t> total = getTotalRows();
+      total && static_cast<int64_t>(*total) < rows)
+    return emitOpError() << "'total_rows' (" << *total
+                         << ") is below the rows of 'logits' (" << rows << ")";
+  return success();
 }
 
 LogicalResult Conv2DGradInputOp::verify() {

@@ -428,7 +428,8 @@ LogicalResult CrossEntropyOp::buildGradient(OpBuilder &b,
                                             SmallVectorImpl<Value> &grads) {
   if (Value dloss = prepare(*this, resultGrads, grads))
     grads[0] = CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
-                                          getLogits(), getLabels(), dloss);
+                                          getLogits(), getLabels(), dloss,
+                                          /*total_rows=*/IntegerAttr());
   return success();
 }
 

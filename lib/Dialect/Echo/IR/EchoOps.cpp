@@ -299,6 +299,12 @@ LogicalResult CrossEntropyOp::verify() {
   return verifyLabels(*this, getLogits(), getLabels());
 }
 
+LogicalResult CrossEntropyTermsOp::verify() {
+  if (failed(verifyLabels(*this, getLogits(), getLabels())))
+    return failure();
+  return verifyResultShape(*this, getResult(), {shapeOf(getLogits())[0]});
+}
+
 //===----------------------------------------------------------------------===//
 // Generated op definitions
 //===----------------------------------------------------------------------===//
@@ -319,4 +325,72 @@ int64_t EmbeddingOp::getIndexBound(unsigned operandIndex) {
 
 int64_t CrossEntropyOp::getIndexBound(unsigned operandIndex) {
   return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
+}
+
+int64_t CrossEntropyTermsOp::getIndexBound(unsigned operandIndex) {
+  return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// RowChunkOpInterface
+//===----------------------------------------------------------------------===//
+
+/// Dimension `dim` of 2-D `x` restricted to [offset, offset + size).
+static Value sliceDim(OpBuilder &b, Location loc, Value x, unsigned dim,
+                      int64_t offset, int64_t size) {
+  SmallVector<int64_t> offsets(shapeOf(x).size(), 0);
+  SmallVector<int64_t> sizes(shapeOf(x));
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  auto type = RankedTensorType::get(sizes, getElementTypeOrSelf(x));
+  return SliceOp::create(b, loc, type, x, b.getDenseI64ArrayAttr(offsets),
+                         b.getDenseI64ArrayAttr(sizes));
+}
+
+Value MatmulOp::buildOnRowChunk(OpBuilder &b, unsigned operandIndex,
+                                Value chunk, int64_t offset, bool &summed) {
+  // op(a) is M×K, op(b) K×N. The rows of a are M (rows of the result) or,
+  // transposed, K; the rows of b are K or, transposed, N (columns of the
+  // result, which this interface does not split).
+  Location loc = getLoc();
+  int64_t rows = shapeOf(chunk)[0];
+  bool ta = getTransposeA(), tb = getTransposeB();
+  auto build = [&](Value a, Value bv, ArrayRef<int64_t> shape) {
+    return MatmulOp::create(
+               b, loc, RankedTensorType::get(shape, getType().getElementType()),
+               a, bv, getTransposeAAttr(), getTransposeBAttr())
+        .getResult();
+  };
+  ArrayRef<int64_t> shape = shapeOf(getResult());
+  if (operandIndex == 0 && !ta) {
+    summed = false;
+    return build(chunk, getB(), {rows, shape[1]});
+  }
+  if (operandIndex == 0) {
+    summed = true;
+    return build(chunk, sliceDim(b, loc, getB(), tb ? 1 : 0, offset, rows),
+                 shape);
+  }
+  if (operandIndex == 1 && !tb) {
+    summed = true;
+    return build(sliceDim(b, loc, getA(), ta ? 0 : 1, offset, rows), chunk,
+                 shape);
+  }
+  return {};
+}
+
+Value ReduceSumOp::buildOnRowChunk(OpBuilder &b, unsigned operandIndex,
+                                   Value chunk, int64_t offset, bool &summed) {
+  if (operandIndex != 0)
+    return {};
+  // Dimensions are strictly increasing: the rows are reduced when the
+  // first is 0, else they are the result's rows.
+  ArrayRef<int64_t> dims = getDimensions();
+  summed = !dims.empty() && dims.front() == 0;
+  SmallVector<int64_t> shape(shapeOf(getResult()));
+  if (!summed)
+    shape[0] = shapeOf(chunk)[0];
+  return ReduceSumOp::create(
+      b, getLoc(), RankedTensorType::get(shape, getType().getElementType()),
+      chunk, getDimensionsAttr());
 }

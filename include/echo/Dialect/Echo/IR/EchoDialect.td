@@ -80,6 +80,12 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getOffloadScheduleAttrName() {
       return ::llvm::StringLiteral("echo.offload_schedule");
     }
+    /// Dictionary attribute on a training step whose loss echo-recompute
+    /// chunked (`chunk-loss=`): chunks, rows, chunk_rows and
+    /// logits_bytes_saved (the memory report reads it).
+    static constexpr ::llvm::StringLiteral getChunkedLossAttrName() {
+      return ::llvm::StringLiteral("echo.chunked_loss");
+    }
     /// Unit attribute marking the one `memref<Nxi8>` buffer (an alloc or a
     /// function argument) that `echo-plan-buffers` places buffers in.
     static constexpr ::llvm::StringLiteral getArenaAttrName() {

@@ -263,15 +263,21 @@ def Echo_CrossEntropyGradOp : Echo_GradOp<"cross_entropy_grad",
      DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
   let summary = "gradient of echo.cross_entropy with respect to the logits";
   let description = [{
-    `dlogits = dloss · (softmax(logits) − onehot(labels)) / N`.
+    `dlogits = dloss · (softmax(logits) − onehot(labels)) / N`, where N is
+    `total_rows` when given (the rows of the whole loss, of which `logits`
+    is a chunk: `echo-recompute chunk-loss=`), else the rows of `logits`.
 
     ```mlir
     %dl = echo.cross_entropy_grad %logits, %labels, %dloss
         : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+    %dc = echo.cross_entropy_grad %chunk, %chunk_labels, %dloss
+        {total_rows = 8 : i64}
+        : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
     ```
   }];
   let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels,
-                       Echo_FloatTensor0D:$dloss);
+                       Echo_FloatTensor0D:$dloss,
+                       OptionalAttr<Echo_PositiveI64>:$total_rows);
   let results = (outs Echo_FloatTensor2D:$result);
   let assemblyFormat = [{
     $logits `,` $labels `,` $dloss attr-dict `:` functional-type(operands, results)

@@ -242,4 +242,35 @@ def Echo_InPlaceUpdateOpInterface : OpInterface<"InPlaceUpdateOpInterface"> {
   }];
 }
 
+def Echo_RowChunkOpInterface : OpInterface<"RowChunkOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    An op that can be run on row chunks of one of its operands: the rows
+    (dimension 0) of that operand are either rows of the result (the op is
+    row-wise in it) or summed over (the op contracts or reduces them). The
+    chunked loss of `echo-recompute` (`chunk-loss=`) rewrites the readers of
+    a loss's logits gradient through this interface, so that no reader sees
+    more than one chunk of it at a time.
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/[{
+        Builds this op on rows [`offset`, `offset` + rows of `chunk`) of
+        operand `operandIndex`, given as `chunk`, slicing (echo.slice) the
+        other operands that share those rows. Returns the op's result for
+        those rows, which are then its rows [`offset`, ...) (`summed` set to
+        false), or its addend over those rows, the result being the sum over
+        all chunks (`summed` set to true). Returns a null value, building
+        nothing, when the op is neither row-wise in the operand nor a sum
+        over its rows.
+      }],
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"buildOnRowChunk",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder, "unsigned":$operandIndex,
+                    "::mlir::Value":$chunk, "int64_t":$offset,
+                    "bool &":$summed)>,
+  ];
+}
+
 #endif // ECHO_DIALECT_ECHO_IR_ECHOINTERFACES_TD

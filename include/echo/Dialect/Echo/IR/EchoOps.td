@@ -194,8 +194,9 @@ def Echo_BroadcastOp : Echo_ForwardOp<"broadcast",
 
 /// `echo.reduce_sum`, `echo.reduce_max`: the listed dimensions are removed.
 class Echo_ReduceOp<string mnemonic, string combiner, list<int> readsOperands,
-                    list<int> readsResults>
-    : Echo_ForwardOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
+                    list<int> readsResults, list<Trait> traits = []>
+    : Echo_ForwardOp<mnemonic, !listconcat(traits,
+        [AllElementTypesMatch<["x", "result"]>])> {
   let summary = "reduction by " # combiner # " over dimensions";
   let description = [{
     Reduces `x` by }] # combiner # [{ over `dimensions` (strictly increasing),
@@ -216,7 +217,8 @@ class Echo_ReduceOp<string mnemonic, string combiner, list<int> readsOperands,
   let flopsPerElement = 1;
 }
 
-def Echo_ReduceSumOp : Echo_ReduceOp<"reduce_sum", "sum", [], []>;
+def Echo_ReduceSumOp : Echo_ReduceOp<"reduce_sum", "sum", [], [],
+    [DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]>;
 // The gradient routes to the arg-max: it compares `x` with the maximum.
 def Echo_ReduceMaxOp : Echo_ReduceOp<"reduce_max", "maximum", [0], [0]>;
 
@@ -231,9 +233,9 @@ def Echo_SliceOp : Echo_ForwardOp<"slice",
         : (tensor<2x8xf32>) -> tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$offsets,
+  let arguments = (ins Echo_DataTensor:$x, DenseI64ArrayAttr:$offsets,
                        DenseI64ArrayAttr:$sizes);
-  let results = (outs Echo_FloatTensor:$result);
+  let results = (outs Echo_DataTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -307,7 +309,8 @@ class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
-    [AllElementTypesMatch<["a", "b", "result"]>]> {
+    [AllElementTypesMatch<["a", "b", "result"]>,
+     DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]> {
   let libraryCall = "::mlir::echo::runtime::kGemm";
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
@@ -635,6 +638,31 @@ def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
   let hasVerifier = 1;
   let flopsPerElement = 5;
   let gradientReadsOperands = [0, 1];
+}
+
+def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
+    [Pure, AllElementTypesMatch<["logits", "result"]>,
+     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+  let summary = "per-row softmax cross-entropy (a chunk of a loss)";
+  let description = [{
+    `result[n] = logsumexp(logits[n, :]) − logits[n, labels[n]]` for N×C
+    `logits` and N `i32` labels in [0, C): the terms whose mean is
+    `echo.cross_entropy`, each computed as it computes them. The chunked
+    loss of `echo-recompute` (`chunk-loss=`) builds it on row chunks of the
+    logits; it has no gradient of its own (echo-autodiff refuses it).
+
+    ```mlir
+    %t = echo.cross_entropy_terms %logits, %labels
+        : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels);
+  let results = (outs Echo_FloatTensor1D:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let flopsPerElement = 5;
 }
 
 def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",

@@ -1,0 +1,387 @@
+//===- ChunkLoss.cpp - The chunked output layer and loss ------------------===//
+//
+// Part of the Echo project.
+//
+// A loss over R rows of logits [R, C] made by an output layer (a linear
+// layer, or a matmul with or without a broadcast bias) keeps the whole
+// logits live from the output layer to the loss's gradient, and the logits
+// gradient as large: at paper size the NMT's 6400 × 8000 logits are the
+// floor of every recompute plan. Chunking the rows (Liger-Kernel's fused
+// linear cross-entropy) keeps one chunk at a time: the forward pass keeps
+// each chunk's per-row terms of the loss (R floats) and the loss; the
+// backward pass recomputes each chunk's logits in an `echo.recompute`
+// region, forms its logits gradient (`cross_entropy_grad` scaled by the
+// rows of the whole loss) and runs the readers of the logits gradient on
+// the chunk (RowChunkOpInterface: dx's rows are written chunk by chunk, dW
+// and db are sums over the chunks).
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+#include "echo/Transforms/Recompute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+
+/// A pair of reshapes that gives back its input's type (the importer's
+/// [B·T, C] → [B, T, C] → [B·T, C] around a module's output): the value it
+/// stands for, or `v`.
+Value lookThroughReshapes(Value v) {
+  auto outer = v.getDefiningOp<ReshapeOp>();
+  auto inner = outer ? outer.getX().getDefiningOp<ReshapeOp>() : ReshapeOp();
+  if (inner && inner.getX().getType() == v.getType())
+    return inner.getX();
+  return v;
+}
+
+/// The readers of `v`, looking through pairs of reshapes that give back its
+/// type (added to `through`).
+void collectReaders(Value v, SmallVectorImpl<OpOperand *> &readers,
+                    SmallVectorImpl<Operation *> &through) {
+  for (OpOperand &use : v.getUses()) {
+    auto outer = dyn_cast<ReshapeOp>(use.getOwner());
+    if (outer && outer->hasOneUse()) {
+      auto inner = dyn_cast<ReshapeOp>(*outer->getUsers().begin());
+      if (inner && inner.getType() == v.getType()) {
+        through.append({outer, inner});
+        collectReaders(inner.getResult(), readers, through);
+        continue;
+      }
+    }
+    readers.push_back(&use);
+  }
+}
+
+/// The output layer and loss of a training step that can be chunked.
+struct ChunkableLoss {
+  CrossEntropyOp loss;
+  CrossEntropyGradOp grad;
+  /// The rows [R, H] the output layer maps to the logits.
+  Value x;
+  /// The output layer's ops from `x` to the logits, in op order: a linear;
+  /// a matmul; or a matmul, a broadcast of the bias and their add.
+  SmallVector<Operation *> layer;
+  /// The readers of the logits gradient, and the reshapes looked through.
+  SmallVector<OpOperand *> readers;
+  SmallVector<Operation *> through;
+  int64_t rows = 0, classes = 0;
+};
+
+/// The output layer of `logits`: the ops (in op order) and the rows they
+/// map, or none.
+std::optional<std::pair<SmallVector<Operation *>, Value>>
+matchOutputLayer(Value logits) {
+  if (auto linear = logits.getDefiningOp<LinearOp>())
+    return std::make_pair(SmallVector<Operation *>{linear}, linear.getX());
+  auto rowsOf = [](MatmulOp m) {
+    return m.getTransposeA() ? Value() : m.getA();
+  };
+  if (auto matmul = logits.getDefiningOp<MatmulOp>())
+    if (Value x = rowsOf(matmul))
+      return std::make_pair(SmallVector<Operation *>{matmul}, x);
+  auto add = logits.getDefiningOp<AddOp>();
+  if (!add)
+    return std::nullopt;
+  for (auto [m, bc] : {std::pair(add.getLhs(), add.getRhs()),
+                       std::pair(add.getRhs(), add.getLhs())}) {
+    auto matmul = m.getDefiningOp<MatmulOp>();
+    auto broadcast = bc.getDefiningOp<BroadcastOp>();
+    // The bias [C] broadcast along the rows.
+    if (!matmul || !broadcast || !rowsOf(matmul) ||
+        broadcast.getDimensions() != ArrayRef<int64_t>{0} || m == bc)
+      continue;
+    SmallVector<Operation *> ops = {matmul, broadcast, add};
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return std::make_pair(ops, rowsOf(matmul));
+  }
+  return std::nullopt;
+}
+
+std::optional<ChunkableLoss> findChunkableLoss(func::FuncOp func) {
+  TrainingStep step(func);
+  auto loss = dyn_cast_or_null<CrossEntropyOp>(step.getLossOp());
+  if (!loss)
+    return std::nullopt;
+  ChunkableLoss c;
+  c.loss = loss;
+  Value logits = loss.getLogits();
+  Value produced = lookThroughReshapes(logits);
+  auto layer = matchOutputLayer(produced);
+  if (!layer)
+    return std::nullopt;
+  std::tie(c.layer, c.x) = *layer;
+  c.rows = cast<RankedTensorType>(produced.getType()).getDimSize(0);
+  c.classes = cast<RankedTensorType>(produced.getType()).getDimSize(1);
+  if (cast<RankedTensorType>(c.x.getType()).getRank() != 2 || c.rows < 2)
+    return std::nullopt;
+  // The logits' only readers: the loss and its gradient (through the
+  // reshapes); the layer's values are read within the layer only.
+  DenseSet<Operation *> allowed(c.layer.begin(), c.layer.end());
+  allowed.insert(loss);
+  for (OpOperand &use : logits.getUses())
+    if (auto grad = dyn_cast<CrossEntropyGradOp>(use.getOwner()))
+      if (!c.grad && grad.getLabels() == loss.getLabels() &&
+          use.getOperandNumber() == 0)
+        c.grad = grad;
+  if (!c.grad)
+    return std::nullopt;
+  allowed.insert(c.grad);
+  if (logits != produced) {
+    Operation *outer = logits.getDefiningOp();
+    allowed.insert(outer);
+    allowed.insert(outer->getOperand(0).getDefiningOp());
+  }
+  for (Operation *op : allowed)
+    for (Operation *user : op->getUsers())
+      if (!allowed.contains(user) && op != loss && op != c.grad)
+        return std::nullopt;
+  // Every reader of the logits gradient runs on row chunks of it, reads it
+  // once, and reads nothing the gradient's position does not see.
+  collectReaders(c.grad.getResult(), c.readers, c.through);
+  DominanceInfo dominance(func);
+  for (OpOperand *use : c.readers) {
+    Operation *reader = use->getOwner();
+    if (!isa<RowChunkOpInterface>(reader) ||
+        reader->getBlock() != c.grad->getBlock() ||
+        llvm::count(reader->getOperands(), use->get()) != 1)
+      return std::nullopt;
+    for (Value operand : reader->getOperands())
+      if (operand != use->get() &&
+          !dominance.properlyDominates(operand, c.grad))
+        return std::nullopt;
+  }
+  return c;
+}
+
+/// `x` [R, ...] restricted to rows [offset, offset + size).
+Value sliceRows(OpBuilder &b, Location loc, Value x, int64_t offset,
+                int64_t size) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape());
+  offsets[0] = offset;
+  sizes[0] = size;
+  return SliceOp::create(b, loc, type.clone(sizes), x,
+                         b.getDenseI64ArrayAttr(offsets),
+                         b.getDenseI64ArrayAttr(sizes));
+}
+
+/// Clones the output layer at `b` on the rows `x` stands for (mapped in
+/// `mapping`); returns the chunk's logits.
+Value cloneLayer(OpBuilder &b, ArrayRef<Operation *> layer, IRMapping &mapping,
+                 int64_t rows) {
+  Operation *last = nullptr;
+  for (Operation *op : layer) {
+    for (Value operand : op->getOperands())
+      if (auto cst = operand.getDefiningOp<arith::ConstantOp>())
+        if (!mapping.contains(operand))
+          b.clone(*cst, mapping);
+    last = b.clone(*op, mapping);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = rows;
+    last->getResult(0).setType(type.clone(shape));
+  }
+  return last->getResult(0);
+}
+
+/// Records the ops a rewrite creates, to erase them if it fails.
+struct Recorder : OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    created.push_back(op);
+  }
+  SmallVector<Operation *> created;
+};
+
+} // namespace
+
+LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
+  std::optional<ChunkableLoss> found = findChunkableLoss(func);
+  if (!found || chunks < 2)
+    return failure();
+  ChunkableLoss &c = *found;
+  int64_t size = llvm::divideCeil(c.rows, chunks);
+  SmallVector<std::pair<int64_t, int64_t>> parts; // (offset, rows)
+  for (int64_t offset = 0; offset < c.rows; offset += size)
+    parts.push_back({offset, std::min(size, c.rows - offset)});
+  if (parts.size() < 2)
+    return failure();
+
+  Recorder recorder;
+  OpBuilder b(c.loss);
+  b.setListener(&recorder);
+  Location loc = c.loss.getLoc();
+  Value labels = c.loss.getLabels();
+  auto f32 = cast<RankedTensorType>(c.loss.getType());
+
+  // Forward: the terms of each chunk; loss = Σ terms / R.
+  SmallVector<Value> terms;
+  for (auto [offset, rows] : parts) {
+    IRMapping mapping;
+    mapping.map(c.x, sliceRows(b, loc, c.x, offset, rows));
+    Value logits = cloneLayer(b, c.layer, mapping, rows);
+    terms.push_back(
+        CrossEntropyTermsOp::create(b, loc, f32.clone({rows}), logits,
+                                    sliceRows(b, loc, labels, offset, rows)));
+  }
+  Value all = ConcatOp::create(b, loc, f32.clone({c.rows}), terms,
+                               b.getI64IntegerAttr(0));
+  Value sum =
+      ReduceSumOp::create(b, loc, f32, all, b.getDenseI64ArrayAttr({0}));
+  Value count = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(f32,
+                             b.getFloatAttr(f32.getElementType(), c.rows)));
+  Value loss = DivOp::create(b, loc, sum, count);
+
+  // Backward, where the logits gradient was formed: per chunk, the logits
+  // recomputed, their gradient, and each reader on the chunk.
+  b.setInsertionPoint(c.grad);
+  SmallVector<Value> inputs;
+  for (Operation *op : c.layer)
+    for (Value operand : op->getOperands())
+      if (!llvm::is_contained(c.layer, operand.getDefiningOp()) &&
+          !operand.getDefiningOp<arith::ConstantOp>() &&
+          !llvm::is_contained(inputs, operand))
+        inputs.push_back(operand);
+  struct Partial {
+    Value sum;
+    SmallVector<Value> rows;
+    bool summed = false;
+  };
+  SmallVector<Partial> partials(c.readers.size());
+  for (auto [k, part] : llvm::enumerate(parts)) {
+    auto [offset, rows] = part;
+    RankedTensorType chunkType =
+        cast<RankedTensorType>(c.grad.getType()).clone({rows, c.classes});
+    auto region = RecomputeOp::create(b, loc, TypeRange{chunkType}, inputs);
+    {
+      OpBuilder inner =
+          OpBuilder::atBlockEnd(&region.getBodyBlock(), &recorder);
+      IRMapping mapping;
+      for (auto [in, arg] :
+           llvm::zip(inputs, region.getBodyBlock().getArguments()))
+        mapping.map(in, arg);
+      mapping.map(c.x,
+                  sliceRows(inner, loc, mapping.lookup(c.x), offset, rows));
+      Value logits = cloneLayer(inner, c.layer, mapping, rows);
+      YieldOp::create(inner, loc, ValueRange{logits});
+    }
+    auto grad = CrossEntropyGradOp::create(
+        b, loc, chunkType, region.getResult(0),
+        sliceRows(b, loc, labels, offset, rows), c.grad.getDloss(),
+        b.getI64IntegerAttr(c.rows));
+    for (auto [use, partial] : llvm::zip(c.readers, partials)) {
+      bool summed = false;
+      Value v = cast<RowChunkOpInterface>(use->getOwner())
+                    .buildOnRowChunk(b, use->getOperandNumber(), grad, offset,
+                                     summed);
+      if (!v || (k > 0 && summed != partial.summed)) {
+        for (Operation *op : llvm::reverse(recorder.created)) {
+          op->dropAllUses();
+          op->erase();
+        }
+        return failure();
+      }
+      partial.summed = summed;
+      if (!summed)
+        partial.rows.push_back(v);
+      else
+        partial.sum = partial.sum ? AddOp::create(b, loc, partial.sum, v) : v;
+    }
+  }
+  for (auto [use, partial] : llvm::zip(c.readers, partials)) {
+    Operation *reader = use->getOwner();
+    Value whole = partial.summed
+                      ? partial.sum
+                      : ConcatOp::create(b, loc, reader->getResult(0).getType(),
+                                         partial.rows, b.getI64IntegerAttr(0))
+                            .getResult();
+    reader->getResult(0).replaceAllUsesWith(whole);
+  }
+
+  // The unchunked layer, loss and gradient are left without readers.
+  int64_t elementBytes =
+      getTensorBytes(cast<RankedTensorType>(c.grad.getType()).clone({1, 1}));
+  c.loss.getResult().replaceAllUsesWith(loss);
+  SmallVector<Operation *> dead;
+  for (OpOperand *use : c.readers)
+    dead.push_back(use->getOwner());
+  llvm::append_range(dead, llvm::reverse(c.through));
+  dead.push_back(c.grad);
+  dead.push_back(c.loss);
+  if (Operation *outer = c.loss.getLogits().getDefiningOp();
+      outer && c.loss.getLogits() != lookThroughReshapes(c.loss.getLogits())) {
+    dead.push_back(outer);
+    dead.push_back(outer->getOperand(0).getDefiningOp());
+  }
+  llvm::append_range(dead, llvm::reverse(c.layer));
+  for (Operation *op : dead) {
+    assert(op->use_empty() && "a chunked op still read");
+    op->erase();
+  }
+
+  Builder attrs(func.getContext());
+  func->setAttr(
+      EchoDialect::getChunkedLossAttrName(),
+      attrs.getDictionaryAttr({
+          attrs.getNamedAttr("chunks", attrs.getI64IntegerAttr(parts.size())),
+          attrs.getNamedAttr("rows", attrs.getI64IntegerAttr(c.rows)),
+          attrs.getNamedAttr("chunk_rows", attrs.getI64IntegerAttr(size)),
+          attrs.getNamedAttr("logits_bytes_saved",
+                             attrs.getI64IntegerAttr((c.rows - size) *
+                                                     c.classes * elementBytes)),
+      }));
+  return success();
+}
+
+int64_t mlir::echo::getLossChunkingFlops(func::FuncOp func) {
+  std::optional<ChunkableLoss> found = findChunkableLoss(func);
+  if (!found)
+    return -1;
+  int64_t flops = 0;
+  for (Operation *op : found->layer)
+    flops += estimateFlops(op);
+  return flops;
+}
+
+int64_t mlir::echo::chooseLossChunks(func::FuncOp func, double heavyBudget) {
+  int64_t flops = getLossChunkingFlops(func);
+  if (flops < 0)
+    return 0;
+  MemoryStats base = computeMemoryStats(func);
+  if (static_cast<double>(flops) >
+      heavyBudget * static_cast<double>(base.forwardFlops + base.backwardFlops))
+    return 0;
+  int64_t rows = findChunkableLoss(func)->rows;
+  SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)
+  for (int64_t chunks = 2; chunks <= kMaxLossChunks && chunks <= rows;
+       chunks *= 2) {
+    auto clone = cast<func::FuncOp>(func->clone());
+    if (succeeded(chunkLoss(clone, chunks)))
+      peaks.push_back({chunks, computePeakLiveBytes(clone)});
+    clone.erase();
+  }
+  if (peaks.empty())
+    return 0;
+  int64_t best = llvm::min_element(peaks, [](auto &a, auto &b) {
+                   return a.second < b.second;
+                 })->second;
+  if (best >= base.peakLiveBytes)
+    return 0;
+  // The fewest chunks (the largest GEMMs) that get 99% of what chunking
+  // can save.
+  int64_t enough = best + (base.peakLiveBytes - best) / 100;
+  for (auto [chunks, peak] : peaks)
+    if (peak <= enough)
+      return chunks;
+  return 0;
+}

@@ -1,0 +1,180 @@
+// The chunked output layer and loss (chunk-loss=), one case per form of
+// output layer; the option cases are below the RUN lines.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=2" | FileCheck %s
+// Under another strategy, which plans on the chunked step.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=mirror chunk-loss=2" | FileCheck %s --check-prefix=MIRROR
+// Uneven chunks: ceil(8 / 3) = 3 rows, the last chunk 2.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=3" | FileCheck %s --check-prefix=UNEVEN
+// More chunks than rows: one row each.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=100" | FileCheck %s --check-prefix=ROWS
+// off, and auto under strategies other than echo: nothing chunked.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=off" | FileCheck %s --check-prefix=OFF
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=mirror" | FileCheck %s --check-prefix=OFF
+// auto under echo (the default): the output layer's re-run is most of
+// these steps' FLOPs, over the default heavy-budget (1%) and over 0.3 of
+// @big_logits's (0.31), within heavy-budget=1.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute | FileCheck %s --check-prefix=OFF
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="heavy-budget=0.3" | FileCheck %s --check-prefix=HEAVY
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="heavy-budget=1" | FileCheck %s --check-prefix=AUTO
+// The memory report: chunks and the logits bytes saved.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=2" --echo-memory-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none" --echo-memory-report -o /dev/null | FileCheck %s --check-prefix=REPORT-OFF
+
+// echo.linear: the forward pass keeps each chunk's terms of the loss; the
+// backward pass recomputes each chunk's logits in a region, and writes dx
+// by rows, dW and db as sums over the chunks.
+// CHECK-LABEL: func.func @linear_train
+// CHECK-SAME: echo.chunked_loss = {chunk_rows = 4 : i64, chunks = 2 : i64, logits_bytes_saved = 96 : i64, rows = 8 : i64}
+// CHECK: %[[H:.*]] = echo.tanh
+// CHECK: %[[X0:.*]] = echo.slice %[[H]] {offsets = array<i64: 0, 0>, sizes = array<i64: 4, 4>}
+// CHECK: %[[Z0:.*]] = echo.linear %[[X0]], %{{.*}}, %{{.*}} : (tensor<4x4xf32>, tensor<6x4xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+// CHECK: %[[L0:.*]] = echo.slice %{{.*}} {offsets = array<i64: 0>, sizes = array<i64: 4>} : (tensor<8xi32>) -> tensor<4xi32>
+// CHECK: %[[T0:.*]] = echo.cross_entropy_terms %[[Z0]], %[[L0]] : (tensor<4x6xf32>, tensor<4xi32>) -> tensor<4xf32>
+// CHECK: %[[T1:.*]] = echo.cross_entropy_terms
+// CHECK: %[[T:.*]] = echo.concat %[[T0]], %[[T1]] {axis = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+// CHECK: %[[S:.*]] = echo.reduce_sum %[[T]] dims = [0] : (tensor<8xf32>) -> tensor<f32>
+// CHECK: %[[R:.*]] = arith.constant dense<8.000000e+00> : tensor<f32>
+// CHECK: %[[LOSS:.*]] = echo.div %[[S]], %[[R]] : tensor<f32>
+// CHECK-NOT: tensor<8x6xf32>
+// CHECK: %[[RZ0:.*]] = echo.recompute (%[[H]], %{{.*}}, %{{.*}})
+// CHECK: echo.slice %{{.*}} {offsets = array<i64: 0, 0>, sizes = array<i64: 4, 4>}
+// CHECK: echo.linear
+// CHECK: echo.yield %{{.*}} : tensor<4x6xf32>
+// CHECK: %[[DZ0:.*]] = echo.cross_entropy_grad %[[RZ0]], %{{.*}}, %{{.*}} {total_rows = 8 : i64} : (tensor<4x6xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x6xf32>
+// CHECK-DAG: %[[DX0:.*]] = echo.matmul %[[DZ0]], %{{.*}} : (tensor<4x6xf32>, tensor<6x4xf32>) -> tensor<4x4xf32>
+// CHECK-DAG: %[[DW0:.*]] = echo.matmul %[[DZ0]], %{{.*}} {transpose_a = true} : (tensor<4x6xf32>, tensor<4x4xf32>) -> tensor<6x4xf32>
+// CHECK-DAG: %[[DB0:.*]] = echo.reduce_sum %[[DZ0]] dims = [0] : (tensor<4x6xf32>) -> tensor<6xf32>
+// CHECK: %[[RZ1:.*]] = echo.recompute
+// CHECK: echo.slice %{{.*}} {offsets = array<i64: 4, 0>, sizes = array<i64: 4, 4>}
+// CHECK: %[[DZ1:.*]] = echo.cross_entropy_grad %[[RZ1]], %{{.*}}, %{{.*}} {total_rows = 8 : i64}
+// CHECK-DAG: %[[DX1:.*]] = echo.matmul %[[DZ1]], %{{.*}} : (tensor<4x6xf32>, tensor<6x4xf32>) -> tensor<4x4xf32>
+// CHECK-DAG: %[[DW1:.*]] = echo.matmul %[[DZ1]]
+// CHECK-DAG: %[[DW:.*]] = echo.add %[[DW0]], %[[DW1]] : tensor<6x4xf32>
+// CHECK-DAG: %[[DB1:.*]] = echo.reduce_sum %[[DZ1]]
+// CHECK-DAG: %[[DB:.*]] = echo.add %[[DB0]], %[[DB1]] : tensor<6xf32>
+// CHECK: %[[DX:.*]] = echo.concat %[[DX0]], %[[DX1]] {axis = 0 : i64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+// CHECK: echo.tanh_grad %[[H]], %[[DX]]
+// CHECK: return %[[LOSS]], %{{.*}}, %[[DW]], %[[DB]]
+// MIRROR-LABEL: func.func @linear_train
+// MIRROR-SAME: echo.chunked_loss = {chunk_rows = 4 : i64, chunks = 2 : i64
+// MIRROR-SAME: echo.recompute_strategy = "mirror"
+// MIRROR-COUNT-2: echo.cross_entropy_terms
+// UNEVEN-LABEL: func.func @linear_train
+// UNEVEN-SAME: echo.chunked_loss = {chunk_rows = 3 : i64, chunks = 3 : i64, logits_bytes_saved = 120 : i64, rows = 8 : i64}
+// UNEVEN: echo.cross_entropy_terms %{{.*}}, %{{.*}} : (tensor<3x6xf32>, tensor<3xi32>) -> tensor<3xf32>
+// UNEVEN: echo.cross_entropy_terms %{{.*}}, %{{.*}} : (tensor<3x6xf32>, tensor<3xi32>) -> tensor<3xf32>
+// UNEVEN: echo.cross_entropy_terms %{{.*}}, %{{.*}} : (tensor<2x6xf32>, tensor<2xi32>) -> tensor<2xf32>
+// UNEVEN: echo.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<3x4xf32>, tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+// ROWS-LABEL: func.func @linear_train
+// ROWS-SAME: echo.chunked_loss = {chunk_rows = 1 : i64, chunks = 8 : i64, logits_bytes_saved = 168 : i64, rows = 8 : i64}
+// ROWS-COUNT-8: echo.cross_entropy_terms %{{.*}}, %{{.*}} : (tensor<1x6xf32>, tensor<1xi32>) -> tensor<1xf32>
+// OFF-LABEL: func.func @linear_train
+// OFF-NOT: echo.chunked_loss
+// OFF-NOT: echo.cross_entropy_terms
+// OFF: echo.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8x6xf32>
+// auto: on a step this small the logits do not set the estimated peak,
+// and chunking them lowers it by no byte.
+// AUTO-LABEL: func.func @linear_train
+// AUTO-NOT: echo.chunked_loss
+// AUTO-SAME: echo.recompute_strategy = "echo"
+// REPORT: "function": "linear_train"
+// REPORT-DAG: "logits_bytes_saved": 96
+// REPORT-DAG: "loss_chunks": 2
+// REPORT-OFF: "function": "linear_train"
+// REPORT-OFF-DAG: "logits_bytes_saved": 0
+// REPORT-OFF-DAG: "loss_chunks": 0
+func.func @linear(%x: tensor<8x4xf32>, %labels: tensor<8xi32>,
+                  %w0: tensor<4x4xf32> {echo.param},
+                  %w: tensor<6x4xf32> {echo.param},
+                  %b: tensor<6xf32> {echo.param}) -> tensor<f32> {
+  %a = echo.matmul %x, %w0 : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  %h = echo.tanh %a : tensor<8x4xf32>
+  %z = echo.linear %h, %w, %b : (tensor<8x4xf32>, tensor<6x4xf32>, tensor<6xf32>) -> tensor<8x6xf32>
+  %l = echo.cross_entropy %z, %labels : (tensor<8x6xf32>, tensor<8xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// echo.matmul plus a broadcast bias: the broadcast is cloned per chunk;
+// dW (matmul(h, dz) with transpose_a) sums over chunks of h and dz.
+// CHECK-LABEL: func.func @matmul_bias_train
+// CHECK-SAME: echo.chunked_loss = {chunk_rows = 4 : i64, chunks = 2 : i64
+// CHECK: %[[H:.*]] = echo.tanh
+// CHECK: %[[X0:.*]] = echo.slice %[[H]]
+// CHECK: %[[M0:.*]] = echo.matmul %[[X0]], %{{.*}} : (tensor<4x4xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK: %[[B0:.*]] = echo.broadcast %{{.*}} dims = [0] : (tensor<6xf32>) -> tensor<4x6xf32>
+// CHECK: %[[Z0:.*]] = echo.add %[[B0]], %[[M0]] : tensor<4x6xf32>
+// CHECK: echo.cross_entropy_terms %[[Z0]]
+// CHECK: echo.recompute
+// CHECK: echo.broadcast
+// CHECK: %[[DZ0:.*]] = echo.cross_entropy_grad {{.*}} {total_rows = 8 : i64}
+// CHECK-DAG: echo.matmul %[[DZ0]], %{{.*}} {transpose_b = true} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x4xf32>
+// CHECK-DAG: %[[HS:.*]] = echo.slice %[[H]] {offsets = array<i64: 0, 0>, sizes = array<i64: 4, 4>}
+// CHECK-DAG: echo.matmul %[[HS]], %[[DZ0]] {transpose_a = true} : (tensor<4x4xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-DAG: echo.reduce_sum %[[DZ0]] dims = [0]
+// CHECK: echo.concat {{.*}} -> tensor<8x4xf32>
+// OFF-LABEL: func.func @matmul_bias_train
+// OFF-NOT: echo.cross_entropy_terms
+func.func @matmul_bias(%x: tensor<8x4xf32>, %labels: tensor<8xi32>,
+                       %w0: tensor<4x4xf32> {echo.param},
+                       %w: tensor<4x6xf32> {echo.param},
+                       %b: tensor<6xf32> {echo.param}) -> tensor<f32> {
+  %a = echo.matmul %x, %w0 : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  %h = echo.tanh %a : tensor<8x4xf32>
+  %m = echo.matmul %h, %w : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+  %bb = echo.broadcast %b dims = [0] : (tensor<6xf32>) -> tensor<8x6xf32>
+  %z = echo.add %bb, %m : tensor<8x6xf32>
+  %l = echo.cross_entropy %z, %labels : (tensor<8x6xf32>, tensor<8xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// What the PyTorch importer emits for nn.Linear(bias=False) as a module's
+// output: echo.matmul with transpose_b, and a pair of reshapes [B·T, C] →
+// [B, T, C] → [B·T, C] before the loss (looked through, forward and
+// backward). dW = dzᵀ·h sums over chunks of both.
+// CHECK-LABEL: func.func @imported_train
+// CHECK-SAME: echo.chunked_loss = {chunk_rows = 4 : i64, chunks = 2 : i64
+// CHECK-NOT: echo.reshape {{.*}} -> tensor<2x4x6xf32>
+// CHECK: echo.matmul %{{.*}}, %{{.*}} {transpose_b = true} : (tensor<4x4xf32>, tensor<6x4xf32>) -> tensor<4x6xf32>
+// CHECK: echo.cross_entropy_terms
+// CHECK: %[[DZ0:.*]] = echo.cross_entropy_grad {{.*}} {total_rows = 8 : i64}
+// CHECK-DAG: echo.matmul %[[DZ0]], %{{.*}} {transpose_a = true} : (tensor<4x6xf32>, tensor<4x4xf32>) -> tensor<6x4xf32>
+// CHECK-NOT: echo.reshape {{.*}} -> tensor<2x4x6xf32>
+// CHECK: return
+// OFF-LABEL: func.func @imported_train
+// OFF: echo.reshape {{.*}} -> tensor<2x4x6xf32>
+func.func @imported(%x: tensor<2x4x4xf32>, %labels: tensor<8xi32>,
+                    %w: tensor<6x4xf32> {echo.param}) -> tensor<f32> {
+  %x2 = echo.reshape %x : (tensor<2x4x4xf32>) -> tensor<8x4xf32>
+  %z = echo.matmul %x2, %w {transpose_b = true} : (tensor<8x4xf32>, tensor<6x4xf32>) -> tensor<8x6xf32>
+  %z3 = echo.reshape %z : (tensor<8x6xf32>) -> tensor<2x4x6xf32>
+  %z2 = echo.reshape %z3 : (tensor<2x4x6xf32>) -> tensor<8x6xf32>
+  %l = echo.cross_entropy %z2, %labels : (tensor<8x6xf32>, tensor<8xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Logits [64, 500] that set the estimated peak (267,288 B): auto takes the
+// fewest chunks within 1% of the best saving of 2, 4, ..., 64 chunks (16:
+// 38,376 B; 64 chunks would save 64 B more).
+// AUTO-LABEL: func.func @big_logits_train
+// AUTO-SAME: echo.chunked_loss = {chunk_rows = 4 : i64, chunks = 16 : i64, logits_bytes_saved = 120000 : i64, rows = 64 : i64}
+// AUTO-SAME: echo.recompute_strategy = "echo"
+// AUTO-COUNT-16: echo.cross_entropy_terms
+// HEAVY-LABEL: func.func @big_logits_train
+// HEAVY-NOT: echo.chunked_loss
+// OFF-LABEL: func.func @big_logits_train
+// OFF-NOT: echo.chunked_loss
+// OFF-NOT: echo.cross_entropy_terms
+func.func @big_logits(%x: tensor<64x4xf32>, %labels: tensor<64xi32>,
+                      %w: tensor<500x4xf32> {echo.param},
+                      %b: tensor<500xf32> {echo.param}) -> tensor<f32> {
+  %h = echo.tanh %x : tensor<64x4xf32>
+  %z = echo.linear %h, %w, %b : (tensor<64x4xf32>, tensor<500x4xf32>, tensor<500xf32>) -> tensor<64x500xf32>
+  %l = echo.cross_entropy %z, %labels : (tensor<64x500xf32>, tensor<64xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
