@@ -90,7 +90,12 @@ def count_ops(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--markdown-only", action="store_true",
+                    help="only render docs/results.md from bench/results/")
     args = ap.parse_args()
+    if args.markdown_only:
+        write_markdown(load_result("recompute"))
+        return
     echo_opt = os.path.join(args.build, "bin", "echo-opt")
     results = {"machine": machine.for_bench(), "models": {}, "scaling": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -210,6 +215,9 @@ def machine_text(results, full=False):
         return "a machine not recorded"
     if isinstance(rec, str):  # before the record: platform.processor()
         return rec
+    if "summary" not in rec and "recorded" not in rec:  # the bench's own
+        return "%s, %s cores" % (rec.get("cpu", "a CPU"),
+                                 rec.get("cores", "?"))
     if "summary" not in rec:
         return "%s (%s)" % (rec["cpu"], rec["recorded"] if full else
                             "recorded after the fact; see Machines")
@@ -617,8 +625,9 @@ def train_examples_markdown():
 
 
 def gpu_markdown():
-    """The GPU section: bench/gpu/run.py's table, or what is owed."""
-    lines = ["", "## GPU (NMT-like, B=128 T=50 H=512, `bench/gpu/run.py`)", ""]
+    """The GPU section: bench/gpu/run.py's tables gathered by
+    bench/gpu/collect.py, or what is owed."""
+    lines = ["", "## GPU (`bench/gpu/device.sh`, `bench/gpu/run.py`)", ""]
     path = os.path.join(ROOT, "bench", "results", "gpu.json")
     if not os.path.exists(path):
         return lines + [
@@ -636,7 +645,75 @@ def gpu_markdown():
     if g.get("compiled_on"):
         lines.append("Compiled on %s." % machine_text(
             {"machine": g["compiled_on"]}))
-    return lines + [""] + markdown(g).splitlines()
+    lines += g.get("notes", [])
+    if g.get("models"):
+        lines += ["", "Paper-size steps (bench/recompute.py's "
+                  "configurations): the device peak is what the runtime "
+                  "allocated on the device (Echo: arena, arguments, results "
+                  "and library workspaces; PyTorch: "
+                  "`torch.cuda.max_memory_allocated()`); step time is the "
+                  "median over the run's steps.", ""]
+        lines += markdown(g).splitlines()
+        for name, r in g["models"].items():
+            t = r.get("targets")
+            if t:
+                lines.append("")
+                lines.append(
+                    "%s: echo's device peak is %.3f× none's and %s; its step "
+                    "time %.2f× none's." % (
+                        name, t["echo_peak_over_none"],
+                        ("%.3f× PyTorch eager's" %
+                         t["echo_peak_over_pytorch_eager"])
+                        if "echo_peak_over_pytorch_eager" in t
+                        else "PyTorch was not measured",
+                        t["echo_time_over_none"]))
+    if g.get("check"):
+        lines += ["", "CUDA against the CPU, every bundled model (3 steps, "
+                  "`check_cuda.py`): the largest relative difference of a "
+                  "loss and of a result (gradients, compared against the "
+                  "step's scale).", "",
+                  "| model | strategy | loss difference | worst result "
+                  "difference | device peak (B) | step (ms) |",
+                  "|---|---|---|---|---|---|"]
+        for model, runs in sorted(g["check"].items()):
+            for strategy, r in sorted(runs.items()):
+                lines.append("| %s | %s | %s | %s | %d | %.3f |" % (
+                    model, strategy,
+                    "%.1e" % r["loss_relative_difference"]
+                    if "loss_relative_difference" in r else
+                    "≤ %.0e" % r["loss_within"] if "loss_within" in r else "",
+                    "%.1e" % r["worst_result_relative_error"]
+                    if "worst_result_relative_error" in r else "",
+                    r["device_peak_bytes"], r["step_time_ms"]))
+        for f in g.get("check_failures", []):
+            lines.append("- FAIL: " + f)
+        if g.get("check_notes"):
+            lines += [""] + g["check_notes"]
+    kernels = g.get("kernels") or {}
+    if kernels:
+        lines += ["", "Echo's generated kernels under Nsight Compute (one "
+                  "step, the first kernels of the echo bundle): share of the "
+                  "peak HBM bandwidth, time-weighted, and bytes per second "
+                  "against a device-to-device copy's.", "",
+                  "| model | kernels | time (ms) | GB moved | share of peak "
+                  "| share of a copy's |", "|---|---|---|---|---|---|"]
+        for m, k in kernels.items():
+            for tag in ("all", "large"):
+                r = k.get(tag)
+                if r:
+                    lines.append("| %s (%s) | %d | %.2f | %.2f | %.1f%% | "
+                                 "%.1f%% |" % (
+                                     m, tag, r["kernels"],
+                                     r["seconds"] * 1e3, r["bytes"] / 1e9,
+                                     100 * r["share_of_peak"],
+                                     100 * r.get("share_of_copy_bandwidth",
+                                                 0)))
+    if g.get("faults"):
+        lines += ["", "The runtime's injected faults on the real device "
+                  "(`ECHO_CUDA_FAULTS`): each ends the step with its message "
+                  "and exit 1.", ""]
+        lines += ["- `%s`" % f for f in g["faults"]]
+    return lines
 
 
 def plan_markdown(p):

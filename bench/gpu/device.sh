@@ -9,7 +9,8 @@
 #            cuDNN's algorithm for each convolution (resnet.json), and its
 #            slowest generated kernels (resnet-kernels.json)
 #   kernels  the generated kernels' share of HBM bandwidth under Nsight
-#            Compute, when ncu is there (kernels.txt, kernels.json)
+#            Compute, when ncu is there (kernels.txt, kernels.json; at most
+#            $ECHO_NCU_SECONDS, default 100, per model)
 # Files go to $OUT (the device tool's output folder), else bench/results;
 # every stage is bounded in time and the later ones run when one fails.
 #
@@ -49,7 +50,8 @@ fi
 
 if stage bench; then
   timeout 420 python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
-    --timeout 120 --output "$out/gpu.json" 2>&1 | tee "$out/bench.txt"
+    --models transformer,nmt --steps 5 --timeout 120 --output "$out/gpu.json" \
+    2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 
@@ -72,7 +74,7 @@ fi
 if stage kernels && command -v ncu > /dev/null; then
   for m in transformer nmt; do
     [ -x "$bundles/$m-echo/echo-step" ] || continue
-    timeout 100 ncu --clock-control none --print-units base --csv \
+    timeout "${ECHO_NCU_SECONDS:-100}" ncu --clock-control none --print-units base --csv \
       -k regex:_train_kernel_ --launch-count 200 --metrics \
 gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed \

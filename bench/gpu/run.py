@@ -242,6 +242,12 @@ def device_record():
 TORCH = {"nmt": run_torch_nmt, "transformer": run_torch_transformer}
 
 
+def save(results, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+
+
 def markdown(results):
     rows = ["| model | run | device peak (MiB) | step time (ms) |",
             "|---|---|---|---|"]
@@ -311,6 +317,10 @@ def main():
                     continue
                 if args.bundles:
                     command = [os.path.join(args.bundles, bundle, "echo-step")]
+                    if not os.path.exists(command[0]):
+                        print(f"{name} {s}: no bundle {bundle}",
+                              file=sys.stderr)
+                        continue
                 else:
                     command = [echo_run, model, "--target=cuda"] + flags
                 try:
@@ -324,6 +334,8 @@ def main():
                     print(f"{name} {s}: the steps took over {args.timeout} s",
                           file=sys.stderr)
                     runs["echo"][s] = {"failed": "timeout"}
+            if not args.make_bundles:  # what is measured so far is kept
+                save(results, args.output)
             if args.make_bundles or args.no_torch:
                 continue
             try:
@@ -342,20 +354,21 @@ def main():
         if any("failed" in r for r in echo.values()):
             failed = True
             continue
+        if "none" not in echo or "echo" not in echo:
+            continue
         none, e = echo["none"], echo["echo"]
         runs["targets"] = {
             "echo_peak_over_none": e["device_peak_bytes"]
             / none["device_peak_bytes"],
-            "echo_time_over_none": e["step_time_ms"] / none["step_time_ms"],
-            "offload_time_over_echo": echo["echo-offload"]["step_time_ms"]
-            / e["step_time_ms"]}
+            "echo_time_over_none": e["step_time_ms"] / none["step_time_ms"]}
+        if "echo-offload" in echo:
+            runs["targets"]["offload_time_over_echo"] = \
+                echo["echo-offload"]["step_time_ms"] / e["step_time_ms"]
         eager = runs.get("torch", {}).get("eager")
         if eager:
             runs["targets"]["echo_peak_over_pytorch_eager"] = \
                 e["device_peak_bytes"] / eager["device_peak_bytes"]
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        json.dump(results, f, indent=2)
+    save(results, args.output)
     print(markdown({"models": {n: {"echo": {k: v for k, v in r["echo"].items()
                                              if "failed" not in v},
                                     "torch": r.get("torch", {})}
