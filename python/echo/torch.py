@@ -158,6 +158,16 @@ class _Library(object):
     def error(self):
         return self.lib.echo_step_error().decode()
 
+    def record_measured(self, caller_tensors):
+        """What the last run measured, with the bytes of the caller's
+        tensors it was given (arguments and results)."""
+        self.measured = {
+            "measured_step_peak_bytes": int(self.lib.echo_step_peak_bytes()),
+            "argument_and_result_bytes": sum(
+                t.numel() * t.element_size() for t in caller_tensors),
+            "library_workspace_bytes":
+                int(self.lib.echo_step_workspace_bytes())}
+
     def run(self, arg_tensors, out_tensors):
         for i, t in enumerate(arg_tensors):
             self.args[i] = t.data_ptr()
@@ -387,13 +397,7 @@ class Step(object):
                 p.grad.add_(scratch)
             else:
                 p.grad.copy_(scratch)
-        caller_bytes = sum(t.numel() * t.element_size()
-                           for t in arg_tensors + [loss] + grads)
-        library.measured = {
-            "measured_step_peak_bytes": int(library.lib.echo_step_peak_bytes()),
-            "argument_and_result_bytes": caller_bytes,
-            "library_workspace_bytes":
-                int(library.lib.echo_step_workspace_bytes())}
+        library.record_measured(arg_tensors + [loss] + grads)
         return loss
 
     def _run_with_optimizer(self, library, data, params):
@@ -421,13 +425,7 @@ class Step(object):
                 if w is not t:
                     t.copy_(w)
         o.count += 1
-        caller_bytes = sum(t.numel() * t.element_size()
-                           for t in arg_tensors + [loss])
-        library.measured = {
-            "measured_step_peak_bytes": int(library.lib.echo_step_peak_bytes()),
-            "argument_and_result_bytes": caller_bytes,
-            "library_workspace_bytes":
-                int(library.lib.echo_step_workspace_bytes())}
+        library.record_measured(arg_tensors + [loss])
         return loss
 
     def update_batch_norm_statistics(self, *inputs):
