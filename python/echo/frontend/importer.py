@@ -47,6 +47,7 @@ from echo.models import GraphBuilder, ShapeError, Value
 
 __all__ = ["ImportedModel", "NodeImporter", "import_module", "parse_input"]
 
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _DTYPES = {"f32": "f32", "float32": "f32", "i32": "i32", "int32": "i32"}
 
 # Ops whose result depends on their tensor arguments' shapes only: folded
@@ -500,7 +501,12 @@ def _trace(module, inputs):
         return trace_module(module, _examples(inputs))
     except Exception as e:
         site = raise_site(e)
-        where = " at " + site if site else ""
+        scope = getattr(e, "echo_scope", None)
+        where = ""
+        if scope is not None and scope[0]:
+            where = " in %s (%s)" % scope
+        if site and not site.startswith(_TORCH_DIR):
+            where += " at " + site
         if "get value out of a tracing tensor" in str(e):
             raise UnsupportedError(
                 "%s depends on tensor values%s (Echo imports one static "

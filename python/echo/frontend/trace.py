@@ -193,6 +193,11 @@ def _provenance(module):
     tracer_cls.create_node = create_node
     try:
         yield
+    except Exception as e:
+        # Where the module raised: the innermost submodule running.
+        inner = [s for s in scopes if s is not None]
+        e.echo_scope = inner[-1] if inner else None
+        raise
     finally:
         if own is None:
             del tracer_cls.create_node
