@@ -238,22 +238,26 @@ def tied_lm():
 
 class DropoutMix(nn.Module):
     """Dropout as modules, as a function, in place, on a channel mask
-    (Dropout2d), and inside nn.LSTM between its layers."""
+    (Dropout2d), per sample (torchvision's StochasticDepth), alpha dropout,
+    and inside nn.LSTM between its layers."""
 
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 4, 3, padding=1)
         self.drop2d = nn.Dropout2d(0.25)
+        self.depth = torchvision.ops.StochasticDepth(0.2, "row")
         self.lstm = nn.LSTM(16, 8, num_layers=2, dropout=0.3,
                             batch_first=True)
         self.drop = nn.Dropout(0.5, inplace=True)
+        self.alpha = nn.AlphaDropout(0.2)
         self.fc = nn.Linear(8, 3)
 
     def forward(self, x):  # [N, 3, 4, 4]
         h = self.drop2d(F.relu(self.conv(x)))          # [N, 4, 4, 4]
+        h = h + self.depth(h)
         seq, _ = self.lstm(h.flatten(2).transpose(1, 2).reshape(
             x.shape[0], 4, 16))
-        return self.fc(F.dropout(self.drop(seq[:, -1]), 0.1))
+        return self.fc(self.alpha(F.dropout(self.drop(seq[:, -1]), 0.1)))
 
 
 def dropout_mix():
