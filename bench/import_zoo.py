@@ -3,6 +3,12 @@
 hand-written ones (bench/zoo_models.py), each imported, run and compared
 with PyTorch (not a test; writes JSON).
 
+Models: torchvision's (10 classes, batch 2 of 3x64x64; ``vit_b_16_small``
+is ``VisionTransformer(image_size=32, patch_size=8, num_layers=2,
+num_heads=2, hidden_dim=32, mlp_dim=64)`` on 3x32x32; googlenet without
+aux logits) and bench/zoo_models.py's: ``transformer_encdec``
+(nn.Transformer), ``gpt2_lm``, ``lstm_lm``, ``text_cnn``, ``ln_gelu_mlp``.
+
 For every model: whether it imports (or the located error), the import
 seconds, then one ``echo-run`` per strategy (none, mirror, sublinear, echo)
 on the module's weights and one batch of data: compile seconds, step
@@ -82,14 +88,14 @@ ZOO = [
     ("googlenet", _tv("googlenet", aux_logits=False, init_weights=True),
      _IMAGE, "2", False),
     ("convnext_tiny", _tv("convnext_tiny"), _IMAGE, "2", False),
-    ("vit (2 layers, 32x32)", _vit, ["2x3x32x32:f32"], "2", True),
+    ("vit_b_16_small", _vit, ["2x3x32x32:f32"], "2", True),
     ("swin_t", _tv("swin_t"), _IMAGE, "2", False),
-    ("nn.Transformer enc-dec", zoo_models.seq2seq_transformer,
+    ("transformer_encdec", zoo_models.seq2seq_transformer,
      ["2x7:i32", "2x6:i32"], "2x6", False),
-    ("GPT-2-style LM", zoo_models.gpt, ["2x8:i32"], "2x8", True),
-    ("LSTM LM (tied)", zoo_models.lstm_lm, ["6x2:i32"], "6x2", True),
-    ("Conv1d text CNN", zoo_models.text_cnn, ["2x12:i32"], "2", True),
-    ("LayerNorm+GELU MLP", zoo_models.ln_gelu_mlp, ["4x32:f32"], "4", True),
+    ("gpt2_lm", zoo_models.gpt, ["2x8:i32"], "2x8", True),
+    ("lstm_lm", zoo_models.lstm_lm, ["6x2:i32"], "6x2", True),
+    ("text_cnn", zoo_models.text_cnn, ["2x12:i32"], "2", True),
+    ("ln_gelu_mlp", zoo_models.ln_gelu_mlp, ["4x32:f32"], "4", True),
 ]
 
 
