@@ -38,9 +38,16 @@ def _f32(ctx, what="result"):
                     what, str(meta.dtype).replace("torch.", "")))
 
 
+# x + 0, x - 0, x * 1, x / 1: x itself.
+_NEUTRAL = {"add": 0, "sub": 0, "mul": 1, "div": 1}
+
+
 def binary(ctx, name, lhs, rhs):
     _f32(ctx)
     shape = ctx.out_shape()
+    if _number(rhs) == _NEUTRAL[name] and tuple(getattr(lhs, "shape", ())) \
+            == shape and not isinstance(rhs, Const):
+        return ctx.tensor(lhs, "f32")
     return getattr(ctx.g, name)(ctx.operand(lhs, shape),
                                 ctx.operand(rhs, shape))
 
@@ -257,6 +264,14 @@ def _masked_fill(ctx, self, mask, value):
 
 # -- dtypes and aliases ---------------------------------------------------------
 
+@aten(overload("copy"))
+def _copy(ctx, self, src, non_blocking=False):
+    """Functionalization's ``x.copy_(src)``: src, broadcast to x's
+    shape."""
+    _f32(ctx)
+    return ctx.operand(src, ctx.out_shape())
+
+
 @aten(overload("alias"))
 def _alias(ctx, self):
     return ctx.tensor(self)
@@ -286,3 +301,55 @@ def _to_copy(ctx, self, dtype=None, **_):
                 "computes in f32, ids are i32)" % (
                     x.type, str(dtype).replace("torch.", "")))
     return x
+
+
+# -- written with the ops above ---------------------------------------------
+
+@aten(overload("softplus"))
+def _softplus(ctx, self, beta=1, threshold=20):
+    """log(1 + exp(beta x)) / beta = (relu(z) + log(1 + exp(-|z|))) / beta
+    with z = beta x (PyTorch's threshold returns x where z > threshold; the
+    two differ by less than exp(-threshold))."""
+    _f32(ctx)
+    g = ctx.g
+    x = ctx.tensor(self, "f32")
+    z = x if beta == 1 else g.mul(x, g.constant(beta, x.shape))
+    magnitude = g.add(unary(ctx, "relu", z),
+                      unary(ctx, "relu", unary(ctx, "neg", z)))
+    tail = unary(ctx, "log", g.add(g.constant(1.0, x.shape), unary(
+        ctx, "exp", unary(ctx, "neg", magnitude))))
+    y = g.add(unary(ctx, "relu", z), tail)
+    return y if beta == 1 else g.mul(y, g.constant(1.0 / beta, x.shape))
+
+
+@aten(overload("prelu"))
+def _prelu(ctx, self, weight):
+    """relu(x) - w * relu(-x), w along the channel dim (dim 1)."""
+    _f32(ctx)
+    g = ctx.g
+    x = ctx.tensor(self, "f32")
+    w = ctx.tensor(weight, "f32", "weight")
+    if w.shape[0] == 1 or x.rank < 2:
+        w = ctx.broadcast_to(g.reshape(w, [1] * x.rank), x.shape)
+    else:
+        w = g.broadcast(w, x.shape, [d for d in range(x.rank) if d != 1])
+    negative = unary(ctx, "relu", unary(ctx, "neg", x))
+    return g.sub(unary(ctx, "relu", x), g.mul(w, negative))
+
+
+@aten(overload("maximum"))
+def _maximum(ctx, self, other):
+    """other + relu(self - other)."""
+    _f32(ctx)
+    shape = ctx.out_shape()
+    a, b = ctx.operand(self, shape), ctx.operand(other, shape)
+    return ctx.g.add(b, unary(ctx, "relu", ctx.g.sub(a, b)))
+
+
+@aten(overload("minimum"))
+def _minimum(ctx, self, other):
+    """self - relu(self - other)."""
+    _f32(ctx)
+    shape = ctx.out_shape()
+    a, b = ctx.operand(self, shape), ctx.operand(other, shape)
+    return ctx.g.sub(a, unary(ctx, "relu", ctx.g.sub(a, b)))

@@ -111,3 +111,50 @@ def _var_mean(ctx, self, dim=None, correction=None, keepdim=False):
     var = g.mul(var, g.constant(1.0 / (count - correction), var.shape))
     out = ctx.out_shape(0)
     return g.reshape(var, out), g.reshape(mean, out)
+
+
+@aten(overload("amin"))
+def _amin(ctx, self, dim=(), keepdim=False):
+    """-max(-x)."""
+    x = ctx.tensor(self, "f32")
+    neg = ctx.g.op("neg", [x], [(x.shape, "f32")])[0]
+    y = reduce(ctx, neg, dim, keepdim, "max")
+    return ctx.g.op("neg", [y], [(y.shape, "f32")])[0]
+
+
+@aten(overload("min", "dim"))
+def _min_dim(ctx, self, dim, keepdim=False):
+    return _amin(ctx, self, dim, keepdim), Unusable("min's indices")
+
+
+@aten(overload("logsumexp"))
+def _logsumexp(ctx, self, dim, keepdim=False):
+    """m + log(sum(exp(x - m))), m the max over ``dim`` (its gradient
+    cancels: the result's is softmax)."""
+    g = ctx.g
+    x = ctx.tensor(self, "f32")
+    dims = _dims(x, dim)
+    m = reduce(ctx, x, dims, True, "max")
+    shifted = g.sub(x, ctx.broadcast_to(m, x.shape))
+    e = g.op("exp", [shifted], [(x.shape, "f32")])[0]
+    s = reduce(ctx, e, dims, True, "sum")
+    y = g.add(g.op("log", [s], [(s.shape, "f32")])[0], m)
+    return _keep(ctx, g.reshape(y, [d for i, d in enumerate(x.shape)
+                                    if i not in dims]), x, dims, keepdim)
+
+
+@aten(overload("linalg_vector_norm"))
+def _vector_norm(ctx, self, ord=2, dim=None, keepdim=False, dtype=None):
+    """The 2-norm: sqrt(sum(x^2))."""
+    _no_dtype(ctx, dtype)
+    ctx.require(ord == 2, "a vector norm of order %s (Echo writes the "
+                "2-norm)" % ord)
+    g = ctx.g
+    x = ctx.tensor(self, "f32")
+    s = reduce(ctx, g.mul(x, x), dim, keepdim, "sum")
+    return g.op("sqrt", [s], [(s.shape, "f32")])[0]
+
+
+@aten(overload("norm", "ScalarOpt_dim"))
+def _norm(ctx, self, p, dim, keepdim=False):
+    return _vector_norm(ctx, self, 2 if p is None else p, dim, keepdim)
