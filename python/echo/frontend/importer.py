@@ -182,8 +182,11 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
         raise error(at_node(importer.node, reason))
     notes = []
     if traced.dropped:
-        notes.append("running statistics are not tracked (%s)" %
-                     ", ".join(traced.dropped[:3] +
-                               (["..."] if len(traced.dropped) > 3 else [])))
+        notes.append("%d buffers the forward updates in place are not "
+                     "imported (running statistics: %s)" % (
+                         len(traced.dropped), ", ".join(
+                             traced.dropped[:3] + (
+                                 ["..."] if len(traced.dropped) > 3
+                                 else []))))
     return ImportedModel(text, weights, len(inputs) + 1, sanitize(name),
                          notes)

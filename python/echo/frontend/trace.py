@@ -291,6 +291,14 @@ def _drop_state_updates(gm, num_params, num_buffers, params, buffers):
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     index = {n: i for i, n in enumerate(placeholders)}
     dropped = []
+    # 1.13's native_batch_norm updates its running statistics in place
+    # without saying so in its schema: no copy_ for them.
+    for node in gm.graph.nodes:
+        if node.target is torch.ops.aten.native_batch_norm.default and \
+                len(node.args) > 5 and node.args[5]:
+            for stat in node.args[3:5]:
+                if stat in index and index[stat] >= num_params:
+                    dropped.append(buffers[index[stat] - num_params][1][0])
     for node in list(gm.graph.nodes):
         if node.op == "call_function" and \
                 node.target is torch.ops.aten.copy_.default and \

@@ -251,11 +251,38 @@ class NodeImporter(object):
             return self.fold(node.target, node)
         handler = aten.OPS.get(target)
         if handler is None:
-            self.unsupported("Echo has no mapping for %s" % target)
+            self.unsupported("Echo has no mapping for %s%s" % (
+                target, self.other_unmapped(node)))
         args = self.normalize(node.target, node)
         if rewrite is not None:
             args = rewrite(args)
         return handler(self, **args)
+
+    def other_unmapped(self, node):
+        """``" (also unmapped: ...)"``: the other ops of the graph that
+        have no handler and depend on the inputs or parameters, so that
+        one import lists all of them."""
+        data = set(self.traced.placeholders[:len(self.traced.params)]) | \
+            set(self.traced.placeholders[len(self.traced.params) +
+                                         len(self.traced.buffers):])
+        dynamic, counts = set(), {}
+        for n in self.traced.gm.graph.nodes:
+            if n in data or any(a in dynamic for a in n.all_input_nodes):
+                dynamic.add(n)
+                if n.op != "call_function" or n is node or \
+                        n.target is operator.getitem or \
+                        n.target in _SHAPE_ONLY:
+                    continue
+                target = canonicalize.lookup(n.target)[0] \
+                    if isinstance(n.target, torch._ops.OpOverload) \
+                    else n.target
+                if target not in aten.OPS:
+                    counts[str(target)] = counts.get(str(target), 0) + 1
+        if not counts:
+            return ""
+        return " (also unmapped: %s)" % ", ".join(
+            "%s%s" % (k, " x%d" % v if v > 1 else "")
+            for k, v in sorted(counts.items()))
 
     def check_shape(self, node, result):
         """The shape Echo built is the one PyTorch traced."""
