@@ -15,15 +15,25 @@ from echo.models import f64_attr, i64_array_attr, i64_attr
 
 def dropout(ctx, x, p, shared_dims=()):
     """``(y, mask)`` of ``echo.dropout`` with ratio ``p``."""
+    g = ctx.g
     x = ctx.tensor(x, "f32")
     ctx.require(0.0 <= p < 1.0, "dropout with p=%s (Echo takes ratios in "
                 "[0, 1))" % p)
+    shape = x.shape
+    shared = sorted(set(shared_dims))
+    if shared and len(shared) == x.rank:
+        # One decision for the whole tensor: shared along the one dim of
+        # [1, numel] that is not a unit dim.
+        count = 1
+        for d in shape:
+            count *= d
+        x, shared = g.reshape(x, [1, count]), [1]
     attrs = {"ratio": f64_attr(p), "seed": i64_attr(ctx.next_seed())}
-    if shared_dims:
-        attrs["broadcast_dims"] = i64_array_attr(sorted(shared_dims))
-    y, mask = ctx.g.op("dropout", [x], [(x.shape, "f32"), (x.shape, "i1")],
-                       attrs)
-    return y, mask
+    if shared:
+        attrs["broadcast_dims"] = i64_array_attr(shared)
+    y, mask = g.op("dropout", [x], [(x.shape, "f32"), (x.shape, "i1")],
+                   attrs)
+    return g.reshape(y, shape), g.reshape(mask, shape)
 
 
 @aten(DROPOUT)
