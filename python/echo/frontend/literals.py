@@ -13,15 +13,14 @@ type, following the subclass chain as torch-mlir's
 
 :func:`materialize` writes a :class:`Const` as an ``arith.constant``: float
 tensors as ``f32`` (non-finite values in MLIR's hexadecimal spelling),
-bool tensors as ``i1``, integer tensors as ``i32`` (ids); a splat is one
-value, and the same tensor asked twice is one constant.
+bool tensors as ``i1``, integer tensors as ``i32`` where ids are wanted
+(else, like bools in arithmetic, as ``f32``); a splat is one value, and the
+same tensor asked twice is one constant.
 """
 
 import torch
 
-from echo.models import Value
-
-__all__ = ["Const", "Unusable", "convert", "materialize", "is_tensor",
+__all__ = ["Const", "Unusable", "convert", "materialize",
            "MAX_CONSTANT_ELEMENTS"]
 
 # Constants above this many elements are refused (the MLIR text would be
@@ -53,10 +52,6 @@ class Unusable(object):
 
     def __init__(self, what):
         self.what = what
-
-
-def is_tensor(value):
-    return isinstance(value, (Value, Const))
 
 
 def _keep(value, node_value):
