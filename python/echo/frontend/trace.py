@@ -18,10 +18,13 @@ AOTAutograd's training path does, in real mode:
   objects traced); buffers are traced from clones, so the module's running
   statistics are left as they were; after tracing, a ``get_attr`` that holds
   a parameter (a weight baked as a constant) is an error;
-* the module is traced in training mode with autograd off: training mode
-  rules out the fused inference paths of ``MultiheadAttention`` and
-  ``TransformerEncoderLayer``, and without autograd the graph has no
-  ``detach`` noise (a ``detach`` left is the user's own);
+* the module is traced in training mode with autograd on (its parameters
+  require grad, as when it trains): both rule out the fused inference paths
+  of ``MultiheadAttention`` and ``TransformerEncoderLayer``; under
+  functionalize the graph has no ``detach`` noise (a ``detach`` left is the
+  user's own), and each node records whether autograd was on where it was
+  made (``meta["echo_grad"]``), so that a value computed from parameters
+  under ``torch.no_grad()`` — a stop-gradient — is seen;
 * dropout keeps one node: ``aten::dropout``, ``feature_dropout`` (Dropout2d),
   ``alpha_dropout`` and ``feature_alpha_dropout`` (and their in-place forms)
   are overridden, while tracing only, at the dispatch keys that decompose
@@ -186,6 +189,7 @@ def _provenance(module):
         node.meta["echo_site"] = _user_site(skip)
         inner = [s for s in scopes if s is not None]
         node.meta["echo_scope"] = inner[-1] if inner else None
+        node.meta["echo_grad"] = torch.is_grad_enabled()
         return node
 
     handles = [nn_module.register_module_forward_pre_hook(pre),
@@ -271,7 +275,8 @@ def trace_module(module, examples):
     rng = torch.get_rng_state()
     module.train()
     try:
-        with torch.no_grad(), _dropout_as_one_node(), _provenance(module):
+        with torch.enable_grad(), _dropout_as_one_node(), \
+                _provenance(module):
             gm = make_fx(functorch.functionalize(forward, remove="mutations"),
                          decompositions())(*tensors)
     finally:

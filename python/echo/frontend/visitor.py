@@ -77,6 +77,7 @@ class NodeImporter(object):
         self.constants = {}
         self.swapped = {}  # name of a last-two-dims transpose -> its source
         self.seed = 0
+        self._from_params = None
 
     # -- errors -------------------------------------------------------------
 
@@ -249,6 +250,10 @@ class NodeImporter(object):
                     [convert(a, self.value) for a in node.args[1:]] +
                     [convert(v, self.value) for v in node.kwargs.values()])):
             return self.fold(node.target, node)
+        if node.meta.get("echo_grad") is False and self.from_params(node):
+            self.unsupported(
+                "computed from parameters under torch.no_grad() (a "
+                "stop-gradient: Echo differentiates through every value)")
         handler = aten.OPS.get(target)
         if handler is None:
             self.unsupported("Echo has no mapping for %s%s" % (
@@ -257,6 +262,17 @@ class NodeImporter(object):
         if rewrite is not None:
             args = rewrite(args)
         return handler(self, **args)
+
+    def from_params(self, node):
+        """Whether ``node``'s value depends on a parameter."""
+        if self._from_params is None:
+            params = set(self.traced.placeholders[:len(self.traced.params)])
+            self._from_params = set()
+            for n in self.traced.gm.graph.nodes:
+                if n in params or any(a in self._from_params
+                                      for a in n.all_input_nodes):
+                    self._from_params.add(n)
+        return node in self._from_params
 
     def other_unmapped(self, node):
         """``" (also unmapped: ...)"``: the other ops of the graph that

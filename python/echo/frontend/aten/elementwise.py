@@ -279,9 +279,13 @@ def _alias(ctx, self):
 
 @aten(overload("detach"))
 def _detach(ctx, self):
-    ctx.unsupported("detach of a value that depends on the inputs or "
-                    "parameters (Echo differentiates through every value; "
-                    "a stop-gradient cannot be expressed)")
+    """The value itself where it does not depend on parameters (no
+    gradient reaches data); else a stop-gradient, which Echo does not
+    have."""
+    ctx.require(not ctx.from_params(ctx.node),
+                "detach of a value computed from parameters (a "
+                "stop-gradient: Echo differentiates through every value)")
+    return ctx.tensor(self)
 
 
 def _same_kind(x, dtype):
