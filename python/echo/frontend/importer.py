@@ -161,6 +161,12 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
     if labels is None:
         raise UnsupportedError("the labels' shape is needed (--labels)")
     traced = _trace(module, inputs)
+    if traced.written:
+        raise UnsupportedError(
+            "%s.forward writes the parameter%s %s in place (Echo's "
+            "parameters change by the optimizer only)" % (
+                type(module).__name__, "s" if len(traced.written) > 1 else "",
+                ", ".join(traced.written)))
     importer = NodeImporter(traced, module, sanitize(name))
     try:
         text, weights = importer.run(

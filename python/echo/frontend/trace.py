@@ -238,7 +238,8 @@ class Traced(object):
     (``params``: ``[(Parameter, names)]``, ``named_parameters()`` order),
     then the buffers (``buffers``: ``[(value before tracing, names)]``),
     then the inputs. ``dropped``: names of the buffers the forward updates
-    (running statistics), whose updates are not imported.
+    (running statistics), whose updates are not imported; ``written``: of
+    the parameters it writes in place.
     """
 
     def __init__(self, gm, params, buffers, num_inputs, dropped):
@@ -282,20 +283,22 @@ def trace_module(module, examples):
     finally:
         torch.set_rng_state(rng)
         module.train(was_training)
-    dropped = _drop_state_updates(gm, len(params), len(buffers), params,
-                                  buffers)
-    return Traced(gm, params, buffers, len(examples), dropped)
+    dropped, written = _drop_state_updates(gm, len(params), len(buffers),
+                                           params, buffers)
+    traced = Traced(gm, params, buffers, len(examples), dropped)
+    traced.written = written
+    return traced
 
 
 def _drop_state_updates(gm, num_params, num_buffers, params, buffers):
     """Removes the trailing ``copy_`` of functionalization into buffer and
     input placeholders (running statistics, ``num_batches_tracked``, inputs
     the forward overwrote) and the ops only they used; returns the names of
-    the buffers concerned. A parameter written in place stays (the importer
-    refuses it)."""
+    the buffers concerned, and of the parameters written in place (which the
+    importer refuses)."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     index = {n: i for i, n in enumerate(placeholders)}
-    dropped = []
+    dropped, written = [], []
     # 1.13's native_batch_norm updates its running statistics in place
     # without saying so in its schema: no copy_ for them.
     for node in gm.graph.nodes:
@@ -310,9 +313,10 @@ def _drop_state_updates(gm, num_params, num_buffers, params, buffers):
                 node.args[0] in index and not node.users:
             i = index[node.args[0]]
             if i < num_params:
+                written.append(params[i][1][0])
                 continue
             if i < num_params + num_buffers:
                 dropped.append(buffers[i - num_params][1][0])
             gm.graph.erase_node(node)
     gm.graph.eliminate_dead_code()
-    return dropped
+    return dropped, written
