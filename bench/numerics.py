@@ -22,7 +22,7 @@ its own norm. A case's distance is the worst over the loss and every
 gradient. The target: Echo's distance <= 2x PyTorch f32's, or <= 1e-6.
 
 Usage: bench/numerics.py [--build build] [--cases quick|all] [--out path]
-       [--markdown]
+       [--markdown] [--no-bundled]
 """
 import argparse
 import copy
@@ -261,6 +261,18 @@ def bundled_case(build, work, path):
             "torch_f32": None, "reference": "Echo's step in f64"}
 
 
+def cpu_model():
+    """The CPU's model name (/proc/cpuinfo), or the platform's."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def verdict(row):
     if row["torch_f32"] is None:
         return row["echo_f32"] <= 1e-5
@@ -268,18 +280,41 @@ def verdict(row):
             row["echo_f32"] <= 1e-6)
 
 
-def markdown(results):
-    lines = ["| case | Echo f32 | PyTorch f32 | Echo / PyTorch | target |",
-             "|---|---|---|---|---|"]
+def markdown(results, before=None):
+    """The docs/results.md section; `before`: the same bench's JSON from an
+    earlier build, shown beside."""
+    old = {r["case"]: r for r in before["cases"]} if before else {}
+    machine = results["machine"]
+    lines = [
+        "## f32 numerics (`bench/numerics.py`)", "",
+        "One training step's loss and parameter gradients in f32 against "
+        "f64 on the same weights and data: Echo f32 (`echo-run --dump`) and "
+        "PyTorch 1.13 f32 autograd, each against PyTorch f64 autograd; the "
+        "bundled models, which PyTorch cannot run, against the same step in "
+        "f64 (`echo-run --reference-dump`). Distance of a tensor: "
+        "`||a − ref|| / max(||ref||, 0.01 · rms · √n)` (rms: the step's "
+        "root-mean-square gradient element, so that a gradient that is zero "
+        "up to rounding is compared with 1% of the typical one); a case's "
+        "distance is the worst over the loss and every gradient. Target: "
+        "Echo ≤ 2× PyTorch f32, or ≤ 1e-6 (bundled models: ≤ 1e-5)."
+        + (" *Before*: %s." % before["build"] if before else "")
+        + " Machine: %s, %s cores, %s." % (
+            machine.get("cpu"), machine.get("cores"), results["date"]),
+        "", "| case | Echo f32 |%s PyTorch f32 | Echo / PyTorch | target |" %
+        (" before |" if before else ""),
+        "|---|---|%s---|---|---|" % ("---|" if before else "")]
     for r in results["cases"]:
         torch_f32 = ("%.1e" % r["torch_f32"]) if r["torch_f32"] is not None \
             else "—"
         ratio = ("%.2f" % (r["echo_f32"] / r["torch_f32"])) \
             if r["torch_f32"] else "—"
-        lines.append("| %s | %.1e | %s | %s | %s |" % (
-            r["case"], r["echo_f32"], torch_f32, ratio,
-            "met" if r["met"] else "**missed**"))
-    return "\n".join(lines)
+        cells = [r["case"], "%.1e" % r["echo_f32"]]
+        if before:
+            cells.append("%.1e" % old[r["case"]]["echo_f32"]
+                         if r["case"] in old else "—")
+        cells += [torch_f32, ratio, "met" if r["met"] else "**missed**"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def main():
@@ -290,11 +325,14 @@ def main():
                                                   "numerics.json"))
     ap.add_argument("--markdown", action="store_true",
                     help="print the table as Markdown")
+    ap.add_argument("--no-bundled", action="store_true",
+                    help="leave out the bundled models (a build without "
+                         "echo-run --reference-dump)")
     args = ap.parse_args()
 
-    results = {"machine": {"cpu": platform.processor() or platform.machine(),
-                           "cores": os.cpu_count()},
-               "date": time.strftime("%Y-%m-%d"), "cases": []}
+    results = {"machine": {"cpu": cpu_model(), "cores": os.cpu_count()},
+               "build": args.build, "date": time.strftime("%Y-%m-%d"),
+               "cases": []}
     torch.set_num_threads(os.cpu_count() or 1)
     with tempfile.TemporaryDirectory() as tmp:
         for k, case in enumerate(TORCH_CASES):
@@ -307,8 +345,9 @@ def main():
             results["cases"].append(row)
             print("%-45s echo %.2e  torch %.2e" % (
                 row["case"], row["echo_f32"], row["torch_f32"]), flush=True)
-        models = sorted(n for n in os.listdir(os.path.join(ROOT, "models"))
-                        if n.endswith(".mlir"))
+        models = [] if args.no_bundled else sorted(
+            n for n in os.listdir(os.path.join(ROOT, "models"))
+            if n.endswith(".mlir"))
         for n in models:
             work = os.path.join(tmp, n)
             os.makedirs(work)
@@ -322,7 +361,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
     if args.markdown:
-        print(markdown(results))
+        print("\n".join(markdown(results)))
     return 0 if all(r["met"] for r in results["cases"]) else 1
 
 

@@ -201,6 +201,8 @@ def write_markdown(results):
     lines += side_by_side_markdown()
     lines += memory_side_by_side_markdown()
     lines += budget_markdown()
+    lines += numerics_markdown()
+    lines += train_examples_markdown()
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -432,6 +434,25 @@ def budget_markdown():
     for name in b["models"]:
         lines.append("![%s](budget/%s.png)" % (name, name))
     return lines
+
+
+def numerics_markdown():
+    """The f32 numerics section (bench/numerics.py's JSON, and the earlier
+    build's beside it)."""
+    results = load_result("numerics")
+    if results is None:
+        return []
+    from numerics import markdown  # noqa: E402
+    return [""] + markdown(results, load_result("numerics_before_f64_sums"))
+
+
+def train_examples_markdown():
+    """The PyTorch-loop section (bench/train_examples.py's JSON)."""
+    results = load_result("train_examples")
+    if results is None:
+        return []
+    from train_examples import markdown  # noqa: E402
+    return [""] + markdown(results)
 
 
 def gpu_markdown():

@@ -59,44 +59,11 @@ if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
 if subprocess.run(["/usr/bin/python3", "-c", "import torch, torchvision"],
                   capture_output=True).returncode == 0:
     config.available_features.add("torch")
-
-
-def _echo_opt_accepts(body):
-    """Whether echo-opt parses and verifies a function of ``body``."""
-    text = "func.func @f(%x: tensor<1x4x4x4xf32>, %c: tensor<1x4x4x4xi1>, " \
-        "%w: tensor<4x2x1x1xf32>) {\n" + body + "\n  return\n}\n"
-    echo_opt = os.path.join(config.echo_tools_dir, "echo-opt")
-    try:
-        return subprocess.run([echo_opt, "-", "-o", os.devnull],
-                              input=text, capture_output=True,
-                              text=True).returncode == 0
-    except OSError:
-        return False
-
-
-# The importer emits ops that are being added beside it; the tests that
-# run such models need them. `echo-activations`: erf, silu, hardswish,
-# hardsigmoid, mish, gelu, clamp and select; `echo-conv-pool`: grouped
-# convolution, adaptive average pooling (and with them the pooling flags
-# and dropout's broadcast_dims).
-_T = "(tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>"
-if _echo_opt_accepts("\n".join(
-        ['  %%%s = "echo.%s"(%%x) : %s' % (op, op, _T)
-         for op in ("erf", "silu", "hardswish", "hardsigmoid", "mish",
-                    "gelu")] +
-        ['  %%g = "echo.gelu"(%%x) {tanh_approximation = true} : %s' % _T,
-         '  %%k = "echo.clamp"(%%x) {max = 6.0 : f64, min = 0.0 : f64} : %s'
-         % _T,
-         '  %sel = "echo.select"(%c, %x, %x) : (tensor<1x4x4x4xi1>, '
-         'tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>'])):
-    config.available_features.add("echo-activations")
-if _echo_opt_accepts(
-        '  %y = "echo.conv2d"(%x, %w) {groups = 2 : i64, padding = '
-        'array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, '
-        'tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>\n'
-        '  %a = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3, 3>} '
-        ': (tensor<1x4x4x4xf32>) -> tensor<1x4x3x3xf32>'):
-    config.available_features.add("echo-conv-pool")
+# The training examples' data sets and progress bars (python3-sklearn,
+# python3-tqdm).
+if subprocess.run(["/usr/bin/python3", "-c", "import sklearn, tqdm"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("sklearn")
 # target=nvvm needs the CUDA toolkit's libdevice (not a GPU); `ptxas` checks
 # the PTX; `cuda-runtime` is the Echo CUDA runtime library (built when the
 # toolkit's headers are there); `cuda-gpu` only where a GPU and its driver

@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache git g++ python3 python3-numpy python3-matplotlib
   python3-torch python3-torchvision  # echo.import_torch and its tests, bench/peers
+  python3-sklearn python3-tqdm  # examples/: the digits data set, progress bars
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenblas-dev libdnnl-dev
   coinor-libcbc-dev  # echo-ilp, the optimal recompute reference

@@ -28,9 +28,17 @@
 using namespace mlir;
 using namespace mlir::echo;
 
+/// The flag the errors name: --emit-aot or --emit-library (set by the
+/// entry points from their options).
+static const char *bundleFlag = "--emit-aot";
+
 static LogicalResult aotError(const Twine &msg) {
-  llvm::errs() << "echo-run: --emit-aot: " << msg << "\n";
+  llvm::errs() << "echo-run: " << bundleFlag << ": " << msg << "\n";
   return failure();
+}
+
+static void setBundleFlag(const AotBundleOptions &options) {
+  bundleFlag = options.sharedLibrary ? "--emit-library" : "--emit-aot";
 }
 
 /// Adds the constant NUL-terminated string `name` = `text` to `module`.
@@ -170,6 +178,7 @@ mlir::echo::describeAotStep(func::FuncOp step, const AotBundleOptions &options,
                             ArrayRef<AotArgument> argInfo,
                             ArrayRef<HostTensor> args,
                             ArrayRef<HostTensor> outs) {
+  setBundleFlag(options);
   host::StepManifest m;
   bool onGPU = options.target == Target::NVVM;
   m.model = options.model;
@@ -241,13 +250,15 @@ LogicalResult mlir::echo::emitAotBundle(ModuleOp module,
                                         const AotBundleOptions &options,
                                         const host::StepManifest &signature,
                                         const llvm::json::Object &memory) {
+  setBundleFlag(options);
   StringRef dir = options.dir;
   bool onGPU = options.target == Target::NVVM;
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return aotError("cannot create " + dir + ": " + ec.message());
   SmallString<128> object(dir), executable(dir);
   llvm::sys::path::append(object, "step.o");
-  llvm::sys::path::append(executable, "echo-step");
+  llvm::sys::path::append(executable, options.sharedLibrary ? "libechostep.so"
+                                                            : "echo-step");
   host::StepManifest manifest = signature;
   std::string memoryReport;
   llvm::raw_string_ostream(memoryReport)
@@ -260,14 +271,38 @@ LogicalResult mlir::echo::emitAotBundle(ModuleOp module,
 
   StringRef stepMain = options.stepMainLibrary;
   if (stepMain.empty() || !llvm::sys::fs::exists(stepMain))
-    return aotError("the step driver library (libEchoStepMain.a) is missing" +
+    return aotError(Twine("the step ") +
+                    (options.sharedLibrary
+                         ? "library's front (libEchoStepLibrary.a)"
+                         : "driver library (libEchoStepMain.a)") +
+                    " is missing" +
                     (stepMain.empty() ? Twine() : " at '" + stepMain + "'"));
   auto cxx = llvm::sys::findProgramByName(options.cxx);
   if (!cxx)
     return aotError("cannot find the C++ compiler '" + options.cxx +
                     "' to link the bundle (pass --aot-cxx=)");
-  SmallVector<std::string> command = {*cxx, std::string(object), stepMain.str(),
-                                      "-o", std::string(executable)};
+  SmallVector<std::string> command = {*cxx, std::string(object)};
+  // Nothing in the step refers to a library's C front: link it whole.
+  if (options.sharedLibrary)
+    command.append(
+        {"-Wl,--whole-archive", stepMain.str(), "-Wl,--no-whole-archive"});
+  else
+    command.push_back(stepMain.str());
+  command.append({"-o", std::string(executable)});
+  // A library loaded into another program binds its own symbols first (the
+  // allocation functions, memrefCopy): two steps loaded side by side keep
+  // their own allocators.
+  // It exports only its C front (echo_step_*): the runtime's and the step's
+  // own symbols stay inside.
+  if (options.sharedLibrary) {
+    if (failed(writeBundleFile(dir, "exports.map",
+                               "{ global: echo_step_*; local: *; };\n")))
+      return failure();
+    SmallString<128> exports(dir);
+    llvm::sys::path::append(exports, "exports.map");
+    command.append({"-shared", "-Wl,-Bsymbolic",
+                    ("-Wl,--version-script=" + exports).str()});
+  }
   // The CUDA runtime library sits beside the executable; the CPU runtime
   // (for library calls) is linked in. (Linked this way, a bundle needs
   // glibc 2.34 and libstdc++ from GCC 11 or newer.)

@@ -107,7 +107,9 @@ public:
   /// --report.
   LogicalResult writeReport();
 
-  bool emitsAot() const { return !options.emitAot.empty(); }
+  bool emitsAot() const {
+    return !options.emitAot.empty() || !options.emitLibrary.empty();
+  }
 
   /// strategy=budget on the CPU runtime: the libraries' workspace (oneDNN's
   /// scratchpad) is sized at the first call, outside the plan. Before the
@@ -221,6 +223,12 @@ LogicalResult TrainingRun::checkOptions() {
   setPipelineOptions(pipeline, true, options.optimizer);
   if (failed(validateEchoPipelineOptions(pipeline, error)))
     return failure();
+  if (!options.emitAot.empty() && !options.emitLibrary.empty())
+    return error("--emit-aot and --emit-library are exclusive: one builds an "
+                 "executable, the other a shared library");
+  if (!options.emitLibrary.empty() && onGPU)
+    return error("--emit-library builds target=cpu steps (a CUDA step's "
+                 "buffers live on the device; use --emit-aot)");
   if (emitsAot() && (options.checkGradients || !options.inputs.empty() ||
                      !options.dump.empty() || !options.referenceDump.empty()))
     return error("--emit-aot compiles the step without running it: "
@@ -393,7 +401,9 @@ LogicalResult TrainingRun::compileStep(bool probe) {
 
 LogicalResult TrainingRun::emitBundle() {
   AotBundleOptions bundle;
-  bundle.dir = options.emitAot;
+  bundle.dir =
+      options.emitLibrary.empty() ? options.emitAot : options.emitLibrary;
+  bundle.sharedLibrary = !options.emitLibrary.empty();
   bundle.model = modelName;
   bundle.entry = trainName;
   bundle.target = options.target;
@@ -401,7 +411,8 @@ LogicalResult TrainingRun::emitBundle() {
   bundle.cudaRuntime = options.cudaRuntime;
   if (usesCpuRuntime)
     bundle.cpuRuntimeArchive = options.cpuRuntimeArchive;
-  bundle.stepMainLibrary = options.stepMainLibrary;
+  bundle.stepMainLibrary =
+      bundle.sharedLibrary ? options.stepLibrary : options.stepMainLibrary;
   bundle.cxx = options.aotCxx;
   bundle.optLevel = options.optLevel;
   bundle.seed = options.seed;

@@ -156,10 +156,20 @@ def _check(condition, message, *args):
         raise ShapeError(message % args if args else message)
 
 
-def _window_out(size, window, stride, padding):
-    """Output extent of a sliding window (as echo.conv2d / pooling)."""
+def _window_out(size, window, stride, padding, ceil_mode=False):
+    """Output extent of a sliding window (as echo.conv2d / pooling).
+
+    ``ceil_mode`` is PyTorch's pooling rule (and echo's ``ceil_mode``): the
+    extent rounds up, but a last window that would start inside the far
+    padding is dropped.
+    """
     span = size + 2 * padding - window
-    return span // stride + 1 if span >= 0 else 0
+    if not ceil_mode:
+        return span // stride + 1 if span >= 0 else 0
+    out = (span + stride - 1) // stride + 1  # Python's // rounds down
+    if out >= 1 and (out - 1) * stride >= size + padding:
+        out -= 1
+    return max(out, 0)
 
 
 # ---------------------------------------------------------------------------
@@ -312,6 +322,28 @@ class GraphBuilder(object):
             result.name, flat, result.type))
         return result
 
+    def mask_constant(self, values, shape):
+        """An ``i1`` ``arith.constant`` of the row-major truth ``values``
+        (a mask for :meth:`select`)."""
+        texts = ["true" if v else "false" for v in values]
+        _check(len(texts) == _num_elements(shape),
+               "mask constant: %d values for shape %s", len(texts),
+               _shape_str(shape))
+        result = Value(self._fresh(), shape, "i1")
+        if len(set(texts)) == 1:
+            body = texts[0]
+        else:
+            def nest(offset, dims):
+                if not dims:
+                    return texts[offset]
+                step = _num_elements(dims[1:])
+                return "[" + ", ".join(nest(offset + i * step, dims[1:])
+                                       for i in range(dims[0])) + "]"
+            body = nest(0, list(shape))
+        self._lines.append("  %s = arith.constant dense<%s> : %s" % (
+            result.name, body, result.type))
+        return result
+
     def zeros(self, shape):
         """An ``f32`` zero tensor (initial recurrent states)."""
         return self.constant(0.0, shape)
@@ -392,6 +424,59 @@ class GraphBuilder(object):
 
     def sqrt(self, x):
         return self._unary("sqrt", x)
+
+    # The activations a PyTorch importer maps onto (docs/Contract.md,
+    # "Echo's additions").
+
+    def erf(self, x):
+        return self._unary("erf", x)
+
+    def silu(self, x):
+        """``x * sigmoid(x)``."""
+        return self._unary("silu", x)
+
+    def hardswish(self, x):
+        """``x * relu6(x + 3) / 6``."""
+        return self._unary("hardswish", x)
+
+    def hardsigmoid(self, x):
+        """``relu6(x + 3) / 6``."""
+        return self._unary("hardsigmoid", x)
+
+    def mish(self, x):
+        """``x * tanh(softplus(x))``."""
+        return self._unary("mish", x)
+
+    def gelu(self, x, tanh_approximation=False):
+        """Exact GELU, or PyTorch's ``approximate='tanh'`` form."""
+        attrs = {"tanh_approximation": bool_attr(True)} \
+            if tanh_approximation else None
+        return self._op1("gelu", [x], x.shape, x.dtype, attrs)
+
+    def clamp(self, x, min_value, max_value):
+        """``min(max(x, min_value), max_value)``; either bound may be
+        infinite."""
+        _check(float(min_value) <= float(max_value),
+               "echo.clamp: min %r must be at most max %r", min_value,
+               max_value)
+        return self._op1("clamp", [x], x.shape, x.dtype,
+                         {"min": f64_attr(min_value),
+                          "max": f64_attr(max_value)})
+
+    def relu6(self, x):
+        return self.clamp(x, 0.0, 6.0)
+
+    def hardtanh(self, x, min_value=-1.0, max_value=1.0):
+        return self.clamp(x, min_value, max_value)
+
+    def select(self, cond, a, b):
+        """``cond ? a : b`` elementwise; ``cond`` is an ``i1`` mask of the
+        shape of ``a`` and ``b``."""
+        _check(cond.dtype == "i1" and cond.shape == a.shape and
+               a.type == b.type,
+               "echo.select: bad operands %s, %s, %s", cond.type, a.type,
+               b.type)
+        return self._op1("select", [cond, a, b], a.shape, a.dtype)
 
     # -- shape and reduction ------------------------------------------------
 
@@ -512,36 +597,74 @@ class GraphBuilder(object):
                "echo.linear: bad shapes %s, %s, %s", x.type, w.type, b.type)
         return self._op1("linear", [x, w, b], [x.shape[0], w.shape[0]])
 
-    def conv2d(self, x, w, strides=(1, 1), padding=(0, 0)):
-        """NCHW cross-correlation of ``x`` with ``w`` [F,C,KH,KW]."""
-        _check(x.rank == 4 and w.rank == 4 and x.shape[1] == w.shape[1],
-               "echo.conv2d: bad shapes %s, %s", x.type, w.type)
+    def conv2d(self, x, w, strides=(1, 1), padding=(0, 0), groups=1):
+        """NCHW cross-correlation of ``x`` with ``w`` [F,C/groups,KH,KW].
+
+        ``groups`` splits the channels as ``F.conv2d(groups=...)`` does
+        (``groups = C``: depthwise); the attribute is emitted only when it
+        is not 1.
+        """
+        groups = int(groups)
+        _check(x.rank == 4 and w.rank == 4 and groups >= 1 and
+               x.shape[1] % groups == 0 and w.shape[0] % groups == 0 and
+               x.shape[1] // groups == w.shape[1],
+               "echo.conv2d: bad shapes %s, %s for %d groups", x.type, w.type,
+               groups)
         oh = _window_out(x.shape[2], w.shape[2], strides[0], padding[0])
         ow = _window_out(x.shape[3], w.shape[3], strides[1], padding[1])
         _check(oh >= 1 and ow >= 1, "echo.conv2d: %s does not fit %s",
                w.type, x.type)
+        attrs = {"strides": i64_array_attr(strides),
+                 "padding": i64_array_attr(padding)}
+        if groups != 1:
+            attrs["groups"] = i64_attr(groups)
         return self._op1("conv2d", [x, w], [x.shape[0], w.shape[0], oh, ow],
-                         attrs={"strides": i64_array_attr(strides),
-                                "padding": i64_array_attr(padding)})
+                         attrs=attrs)
 
-    def _pool(self, name, x, kernel, strides, padding):
+    def _pool(self, name, x, kernel, strides, padding, ceil_mode=False,
+              count_include_pad=False):
         _check(x.rank == 4, "echo.%s: x must be NCHW", name)
         _check(all(p < k for p, k in zip(padding, kernel)),
                "echo.%s: padding must be smaller than the kernel", name)
-        oh = _window_out(x.shape[2], kernel[0], strides[0], padding[0])
-        ow = _window_out(x.shape[3], kernel[1], strides[1], padding[1])
+        oh = _window_out(x.shape[2], kernel[0], strides[0], padding[0],
+                         ceil_mode)
+        ow = _window_out(x.shape[3], kernel[1], strides[1], padding[1],
+                         ceil_mode)
         _check(oh >= 1 and ow >= 1, "echo.%s: window does not fit %s", name,
                x.type)
+        attrs = {"kernel": i64_array_attr(kernel),
+                 "strides": i64_array_attr(strides),
+                 "padding": i64_array_attr(padding)}
+        # Flags are emitted only when set (absent = false).
+        if ceil_mode:
+            attrs["ceil_mode"] = bool_attr(True)
+        if count_include_pad:
+            attrs["count_include_pad"] = bool_attr(True)
         return self._op1(name, [x], [x.shape[0], x.shape[1], oh, ow],
-                         attrs={"kernel": i64_array_attr(kernel),
-                                "strides": i64_array_attr(strides),
-                                "padding": i64_array_attr(padding)})
+                         attrs=attrs)
 
-    def max_pool2d(self, x, kernel, strides, padding=(0, 0)):
-        return self._pool("max_pool2d", x, kernel, strides, padding)
+    def max_pool2d(self, x, kernel, strides, padding=(0, 0), ceil_mode=False):
+        return self._pool("max_pool2d", x, kernel, strides, padding,
+                          ceil_mode)
 
-    def avg_pool2d(self, x, kernel, strides, padding=(0, 0)):
-        return self._pool("avg_pool2d", x, kernel, strides, padding)
+    def avg_pool2d(self, x, kernel, strides, padding=(0, 0), ceil_mode=False,
+                   count_include_pad=False):
+        """Average pooling; ``count_include_pad`` counts the padding in each
+        window's divisor (PyTorch's default, echo's ``false`` otherwise)."""
+        return self._pool("avg_pool2d", x, kernel, strides, padding,
+                          ceil_mode, count_include_pad)
+
+    def adaptive_avg_pool2d(self, x, output_size):
+        """``x`` [N,C,H,W] averaged into [N,C,OH,OW] as PyTorch's
+        ``adaptive_avg_pool2d`` (``output_size`` = [OH, OW])."""
+        output_size = [int(d) for d in output_size]
+        _check(x.rank == 4 and len(output_size) == 2 and
+               all(d >= 1 for d in output_size),
+               "echo.adaptive_avg_pool2d: bad operand %s or output size %s",
+               x.type, output_size)
+        return self._op1("adaptive_avg_pool2d", [x],
+                         [x.shape[0], x.shape[1]] + output_size,
+                         attrs={"output_size": i64_array_attr(output_size)})
 
     # -- normalization, softmax, dropout, embedding ---------------------------
 
@@ -567,16 +690,29 @@ class GraphBuilder(object):
         _check(0 <= axis < x.rank, "echo.softmax: bad axis %d", axis)
         return self._op1("softmax", [x], x.shape, attrs={"axis": i64_attr(axis)})
 
-    def dropout(self, x, ratio, seed=None):
-        """Returns ``(y, mask)``; ``seed`` defaults to the next fresh seed."""
+    def dropout(self, x, ratio, seed=None, broadcast_dims=None):
+        """Returns ``(y, mask)``; ``seed`` defaults to the next fresh seed.
+
+        ``broadcast_dims`` (sorted dims of ``x``, not all of them) share one
+        keep decision along them: [2, 3] is Dropout2d on NCHW, [1, 2, 3]
+        drops whole samples (stochastic depth). The mask keeps ``x``'s shape.
+        """
         _check(0.0 <= ratio < 1.0, "echo.dropout: ratio %r not in [0, 1)",
                ratio)
+        attrs = {}
+        if broadcast_dims:
+            dims = [int(d) for d in broadcast_dims]
+            _check(all(0 <= d < x.rank for d in dims) and
+                   dims == sorted(set(dims)) and len(dims) < x.rank,
+                   "echo.dropout: broadcast_dims %s of %s must be sorted, "
+                   "unique dims, not all of them", dims, x.type)
+            attrs["broadcast_dims"] = i64_array_attr(dims)
         if seed is None:
             seed = self._next_seed
             self._next_seed += 1
+        attrs.update({"ratio": f64_attr(ratio), "seed": i64_attr(seed)})
         y, mask = self.op("dropout", [x], [(x.shape, x.dtype),
-                                           (x.shape, "i1")],
-                          {"ratio": f64_attr(ratio), "seed": i64_attr(seed)})
+                                           (x.shape, "i1")], attrs)
         return y, mask
 
     def embedding(self, ids, table):

@@ -2,10 +2,14 @@
 
 ``generate(seed)`` returns the text of one model: a random DAG over a pool
 of ``[B, F]`` feature values, fed by dense data, an embedding of ids and a
-small convolutional branch (conv2d, batch norm, ReLU, max and average
-pooling, reshaped into features), grown by ops drawn from every family
-(unary and binary elementwise, broadcast, reduce_sum/reduce_max, slice,
-concat, reshape and transpose through rank 3, matmul, batch_matmul, linear,
+small convolutional branch (a dense, grouped or depthwise conv2d, batch
+norm, ReLU, sometimes a channel-wise dropout, then max, average or adaptive
+average pooling with or without ceil_mode and count_include_pad, reshaped
+into features), grown by ops drawn from every family
+(unary elementwise, the importer's activations among them: erf, silu, mish,
+gelu in both forms, hardswish, hardsigmoid and clamp; binary elementwise,
+select by a constant mask, broadcast, reduce_sum/reduce_max, slice, concat,
+reshape and transpose through rank 3, matmul, batch_matmul, linear,
 softmax, layer norm, dropout) and ended by a loss that sums a cross-entropy
 with a few other scalar losses (mse, reduce_sum), so that scalar device
 results meet on the way to the loss. Shapes are small; the same seed always
@@ -46,14 +50,28 @@ class _Gen(object):
             ids = g.data("ids", [b], "i32")
             self.pool.append(g.embedding(ids, self.param([vocab, width])))
         if rng.random() < 0.5:
-            img = g.data("img", [b, 2, 6, 6])
-            h = g.conv2d(img, self.param([3, 2, 3, 3]), padding=(1, 1))
-            h = g.batch_norm(h, self.param([3]), self.param([3]))
+            img = g.data("img", [b, 4, 6, 6])
+            # Dense, grouped (2 groups of 2 channels) or depthwise (a filter
+            # pair per channel).
+            groups, filters = rng.choice([(1, 3), (2, 4), (4, 8)])
+            h = g.conv2d(img, self.param([filters, 4 // groups, 3, 3]),
+                         padding=(1, 1), groups=groups)
+            h = g.batch_norm(h, self.param([filters]), self.param([filters]))
             h = g.relu(h)
-            if rng.random() < 0.5:
-                h = g.max_pool2d(h, (2, 2), (2, 2))
+            if rng.random() < 0.3:  # Dropout2d: one draw per channel
+                h, _ = g.dropout(h, 0.2, broadcast_dims=[2, 3])
+            # 6x6 maps: a 3/2 max pool has a third, clipped window with
+            # ceil_mode; a 3/3 average pool with padding 1 has three.
+            kind = rng.choice(["max", "max", "avg", "avg", "adaptive"])
+            ceil_mode = rng.random() < 0.5
+            if kind == "max":
+                h = g.max_pool2d(h, (3, 3), (2, 2), ceil_mode=ceil_mode)
+            elif kind == "avg":
+                h = g.avg_pool2d(h, (3, 3), (3, 3), padding=(1, 1),
+                                 ceil_mode=ceil_mode,
+                                 count_include_pad=rng.random() < 0.5)
             else:
-                h = g.avg_pool2d(h, (3, 3), (3, 3), padding=(1, 1))
+                h = g.adaptive_avg_pool2d(h, rng.choice([(2, 2), (4, 4)]))
             self.pool.append(g.reshape(h, [b, _numel(h.shape[1:])]))
 
     def step(self):
@@ -63,12 +81,31 @@ class _Gen(object):
         kind = rng.choice(["unary", "binary", "binary", "linear", "matmul",
                            "broadcast", "reduce", "slice", "concat",
                            "rank3", "softmax", "layer_norm", "dropout",
-                           "batch_matmul"])
+                           "batch_matmul", "unary", "select"])
         if kind == "unary":
-            op = rng.choice(["tanh", "sigmoid", "relu", "neg", "exp"])
+            op = rng.choice(["tanh", "sigmoid", "relu", "neg", "exp", "erf",
+                             "silu", "mish", "gelu", "gelu_tanh",
+                             "hardswish", "hardsigmoid", "relu6",
+                             "hardtanh"])
             if op == "exp":  # keep values small
                 x = g.tanh(x)
-            y = getattr(g, op)(x)
+            if op in ("hardswish", "hardsigmoid", "relu6", "hardtanh"):
+                # Values cross the bounds (+-3, 0 and 6, the clamp's).
+                x = g.mul(x, g.constant(4.0, x.shape))
+            if op == "gelu_tanh":
+                y = g.gelu(x, tanh_approximation=True)
+            elif op == "hardtanh":
+                y = g.hardtanh(x, rng.choice([-1.0, -0.5]),
+                               rng.choice([0.5, 2.0]))
+            else:
+                y = getattr(g, op)(x)
+        elif kind == "select":
+            other = self.pick(f)
+            if other is None or other is x:
+                other = self.param([b, f])
+            mask = g.mask_constant([rng.random() < 0.5
+                                    for _ in range(b * f)], [b, f])
+            y = g.select(mask, x, other)
         elif kind == "binary":
             other = self.pick(f)
             if other is None or other is x:

@@ -5,7 +5,8 @@
 // GEMMs map row-major C = op(A)·op(B) [+ C] onto cblas_sgemm directly (a
 // batch is a loop). Convolutions are oneDNN primitives on the step's own
 // NCHW/FCHW buffers (plain layouts: no reorders, no copies), created once
-// per shape and cached; their scratchpad is one runtime-owned buffer, the
+// per shape and cached (grouped weights through a 5-D view of the same
+// buffer, oneDNN's goihw); their scratchpad is one runtime-owned buffer, the
 // largest any primitive asked for, so that the runtime knows every byte it
 // holds. OpenBLAS and oneDNN are opened with dlopen on first use; their
 // prototypes come from their headers (cblas.h, dnnl.h).
@@ -332,9 +333,9 @@ void gemm(StridedMemRefType<float, N> *a, StridedMemRefType<float, N> *b,
 enum class ConvKind { Forward, BackwardData, BackwardWeights };
 
 /// What identifies a convolution primitive: its kind, the x/w/y shapes and
-/// strides, the convolution's strides and padding.
+/// strides, the convolution's strides, padding and group count.
 using ConvKey =
-    std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 4>>;
+    std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 5>>;
 
 struct ConvPrimitive {
   dnnl_primitive_t primitive = nullptr;
@@ -374,11 +375,28 @@ bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
                "oneDNN memory descriptor");
 }
 
+/// A oneDNN memory descriptor of the filter `w` [F, C/G, KH, KW] in `groups`
+/// groups: with more than one, the same bytes seen as oneDNN's grouped
+/// weights [G, F/G, C/G, KH, KW] (goihw), whose group dim steps over F/G
+/// filters.
+bool describeFilter(const EchoMemRef4D &w, int64_t groups,
+                    dnnl_memory_desc_t &md) {
+  if (groups == 1)
+    return describe(w, md);
+  dnnl_dims_t dims = {groups, w.sizes[0] / groups, w.sizes[1], w.sizes[2],
+                      w.sizes[3]};
+  dnnl_dims_t strides = {w.strides[0] * (w.sizes[0] / groups), w.strides[0],
+                         w.strides[1], w.strides[2], w.strides[3]};
+  return dnnOk(rt.dnn.mdInitByStrides(&md, 5, dims, dnnl_f32, strides),
+               "oneDNN grouped weights descriptor");
+}
+
 /// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
-/// [F,C,KH,KW] and y [N,F,OH,OW].
+/// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups.
 ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
                               const EchoMemRef4D &w, const EchoMemRef4D &y,
-                              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+                              int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                              int64_t groups) {
   std::array<int64_t, 24> shapes;
   for (int i = 0; i < 4; ++i) {
     shapes[i] = x.sizes[i];
@@ -388,14 +406,14 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
     shapes[16 + i] = y.sizes[i];
     shapes[20 + i] = y.strides[i];
   }
-  ConvKey key{static_cast<int>(kind), shapes, {sh, sw, ph, pw}};
+  ConvKey key{static_cast<int>(kind), shapes, {sh, sw, ph, pw, groups}};
   auto it = convCache.find(key);
   if (it != convCache.end())
     return &it->second;
 
   Dnn &d = rt.dnn;
   dnnl_memory_desc_t xmd, wmd, ymd;
-  if (!describe(x, xmd) || !describe(w, wmd) || !describe(y, ymd))
+  if (!describe(x, xmd) || !describeFilter(w, groups, wmd) || !describe(y, ymd))
     return nullptr;
   dnnl_dims_t strides = {sh, sw}, padL = {ph, pw};
   // Zero padding on both sides; the bottom/right padding is what makes the
@@ -491,18 +509,21 @@ bool reserveScratchpad(size_t bytes) {
 }
 
 void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
-              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+              int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t groups) {
   if (hasError || !dnnReady())
     return;
-  if (x->sizes[1] != w->sizes[1] || y->sizes[1] != w->sizes[0] ||
+  if (groups < 1 || x->sizes[1] % groups != 0 || w->sizes[0] % groups != 0 ||
+      x->sizes[1] / groups != w->sizes[1] || y->sizes[1] != w->sizes[0] ||
       x->sizes[0] != y->sizes[0]) {
     fail("echo_conv2d: shapes do not agree: x %" PRId64 "x%" PRId64
-         "x.., w %" PRId64 "x%" PRId64 "x.., y %" PRId64 "x%" PRId64 "x..",
+         "x.., w %" PRId64 "x%" PRId64 "x.., y %" PRId64 "x%" PRId64
+         "x.., %" PRId64 " groups",
          x->sizes[0], x->sizes[1], w->sizes[0], w->sizes[1], y->sizes[0],
-         y->sizes[1]);
+         y->sizes[1], groups);
     return;
   }
-  ConvPrimitive *conv = getConvolution(kind, *x, *w, *y, sh, sw, ph, pw);
+  ConvPrimitive *conv =
+      getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
   if (!conv || !reserveScratchpad(conv->scratchpadBytes))
     return;
   Dnn &d = rt.dnn;
@@ -663,23 +684,24 @@ ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
   gemm(a, b, c, transA, transB, accumulate);
 }
 
-ECHO_EXPORT void
-_mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x, EchoMemRef4D *w,
-                                 EchoMemRef4D *y, int64_t strideH,
-                                 int64_t strideW, int64_t padH, int64_t padW) {
-  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW);
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(
+    EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW, groups);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
     EchoMemRef4D *w, EchoMemRef4D *dy, EchoMemRef4D *dx, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW) {
-  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW);
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW,
+           groups);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
     EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW) {
-  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW);
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW,
+           groups);
 }
 
 ECHO_DEFINE_TRANSFER_CALLS(ECHO_EXPORT)

@@ -151,6 +151,7 @@ bool Dnn::load() {
   ECHO_LOAD(lib, cudnnDestroyConvolutionDescriptor)
   ECHO_LOAD(lib, cudnnSetConvolution2dDescriptor)
   ECHO_LOAD(lib, cudnnSetConvolutionMathType)
+  ECHO_LOAD(lib, cudnnSetConvolutionGroupCount)
   ECHO_LOAD(lib, cudnnGetConvolutionForwardAlgorithm_v7)
   ECHO_LOAD(lib, cudnnGetConvolutionForwardWorkspaceSize)
   ECHO_LOAD(lib, cudnnConvolutionForward)

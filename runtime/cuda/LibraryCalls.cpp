@@ -164,8 +164,8 @@ void gemm(const StridedMemRefType<float, N> *a,
          "cublasSgemmStridedBatched");
 }
 
-/// cuDNN descriptors of one convolution (x: N×C×H×W, w: F×C×KH×KW,
-/// y: N×F×OH×OW), released at scope exit.
+/// cuDNN descriptors of one convolution (x: N×C×H×W, w: F×(C/G)×KH×KW,
+/// y: N×F×OH×OW, in G groups), released at scope exit.
 struct Convolution {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
@@ -174,13 +174,20 @@ struct Convolution {
 
   Convolution(const EchoMemRef4D &xm, const EchoMemRef4D &wm,
               const EchoMemRef4D &ym, int64_t sh, int64_t sw, int64_t ph,
-              int64_t pw) {
+              int64_t pw, int64_t groups) {
     Dnn &d = rt.dnn;
     for (int i = 3, expect = 1; i >= 0; expect *= wm.sizes[i], --i)
       if (wm.strides[i] != expect && wm.sizes[i] > 1) {
         fail("echo_conv2d: the filter is not contiguous");
         return;
       }
+    if (groups < 1 || groups > INT32_MAX || xm.sizes[1] % groups != 0 ||
+        wm.sizes[0] % groups != 0 || xm.sizes[1] / groups != wm.sizes[1]) {
+      fail("echo_conv2d: %" PRId64 " groups do not fit x with %" PRId64
+           " channels and w %" PRId64 "x%" PRId64 "x..",
+           groups, xm.sizes[1], wm.sizes[0], wm.sizes[1]);
+      return;
+    }
     ok = dnnOk(d.cudnnCreateTensorDescriptor(&x),
                "cudnnCreateTensorDescriptor") &&
          dnnOk(d.cudnnCreateTensorDescriptor(&y),
@@ -200,7 +207,11 @@ struct Convolution {
                "cudnnSetConvolution2dDescriptor") &&
          // FP32 FMA, no TF32: results must match the CPU within 1e-4.
          dnnOk(d.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH),
-               "cudnnSetConvolutionMathType");
+               "cudnnSetConvolutionMathType") &&
+         // The filter descriptor holds C/G input channels; cuDNN splits x and
+         // y into G groups and reads filter block g for group g.
+         dnnOk(d.cudnnSetConvolutionGroupCount(conv, static_cast<int>(groups)),
+               "cudnnSetConvolutionGroupCount");
   }
   ~Convolution() {
     if (x)
@@ -276,13 +287,15 @@ std::string dims(const EchoMemRef4D &m) {
          std::to_string(m.sizes[2]) + "x" + std::to_string(m.sizes[3]);
 }
 
-/// The convolution's shapes, strides and padding (the report's key).
+/// The convolution's shapes, strides, padding and (when more than one)
+/// groups: the report's key.
 std::string describeConvolution(const EchoMemRef4D &x, const EchoMemRef4D &w,
-                                int64_t sh, int64_t sw, int64_t ph,
-                                int64_t pw) {
+                                int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                                int64_t groups) {
   return "x " + dims(x) + ", w " + dims(w) + ", stride " + std::to_string(sh) +
          "x" + std::to_string(sw) + ", pad " + std::to_string(ph) + "x" +
-         std::to_string(pw);
+         std::to_string(pw) +
+         (groups == 1 ? "" : ", groups " + std::to_string(groups));
 }
 
 /// One cuDNN convolution call in direction `direction` (Forward,
@@ -337,14 +350,14 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
                                                   EchoMemRef4D *w,
                                                   EchoMemRef4D *y, int64_t sh,
                                                   int64_t sw, int64_t ph,
-                                                  int64_t pw) {
+                                                  int64_t pw, int64_t groups) {
   if (!dnnReady())
     return;
-  Convolution c(*x, *w, *y, sh, sw, ph, pw);
+  Convolution c(*x, *w, *y, sh, sw, ph, pw, groups);
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionFwdAlgoPerf_t>(
-      c, "Forward", describeConvolution(*x, *w, sh, sw, ph, pw),
+      c, "Forward", describeConvolution(*x, *w, sh, sw, ph, pw, groups),
       [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv,
                                                         c.y, n, found, perf);
@@ -364,14 +377,14 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
 ECHO_EXPORT void
 _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
                                        EchoMemRef4D *dx, int64_t sh, int64_t sw,
-                                       int64_t ph, int64_t pw) {
+                                       int64_t ph, int64_t pw, int64_t groups) {
   if (!dnnReady())
     return;
-  Convolution c(*dx, *w, *dy, sh, sw, ph, pw);
+  Convolution c(*dx, *w, *dy, sh, sw, ph, pw, groups);
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
-      c, "BackwardData", describeConvolution(*dx, *w, sh, sw, ph, pw),
+      c, "BackwardData", describeConvolution(*dx, *w, sh, sw, ph, pw, groups),
       [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionBackwardDataAlgorithm_v7(
             h, c.w, c.y, c.conv, c.x, n, found, perf);
@@ -388,17 +401,16 @@ _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
       });
 }
 
-ECHO_EXPORT void
-_mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
-                                         EchoMemRef4D *dw, int64_t sh,
-                                         int64_t sw, int64_t ph, int64_t pw) {
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
+    EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t sh, int64_t sw,
+    int64_t ph, int64_t pw, int64_t groups) {
   if (!dnnReady())
     return;
-  Convolution c(*x, *dw, *dy, sh, sw, ph, pw);
+  Convolution c(*x, *dw, *dy, sh, sw, ph, pw, groups);
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      c, "BackwardFilter", describeConvolution(*x, *dw, sh, sw, ph, pw),
+      c, "BackwardFilter", describeConvolution(*x, *dw, sh, sw, ph, pw, groups),
       [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
             h, c.x, c.y, c.conv, c.w, n, found, perf);

@@ -123,6 +123,7 @@ struct Dnn {
   ECHO_FN(cudnnDestroyConvolutionDescriptor)
   ECHO_FN(cudnnSetConvolution2dDescriptor)
   ECHO_FN(cudnnSetConvolutionMathType)
+  ECHO_FN(cudnnSetConvolutionGroupCount)
   ECHO_FN(cudnnGetConvolutionForwardAlgorithm_v7)
   ECHO_FN(cudnnGetConvolutionForwardWorkspaceSize)
   ECHO_FN(cudnnConvolutionForward)

@@ -4,12 +4,19 @@
 //
 // libcudnn.so.9 for the tests of the Echo CUDA runtime's convolution
 // algorithm choice on machines without a GPU (beside the host-memory
-// driver, FakeCudaDriver.cpp). Descriptors are tokens and convolutions do
-// nothing; the heuristics of every direction return the table in
-// ECHO_FAKE_CUDNN_ALGOS, a comma-separated list of `algo:ms:bytes` (the
-// algorithm's id, its time in ms or -1, its workspace bytes), fastest
-// first; `algo:ms:bytes:x` marks one the library cannot run. Default: one
-// algorithm (0) without workspace. Never installed.
+// driver, FakeCudaDriver.cpp). Convolutions do nothing; the heuristics of
+// every direction return the table in ECHO_FAKE_CUDNN_ALGOS, a
+// comma-separated list of `algo:ms:bytes` (the algorithm's id, its time in
+// ms or -1, its workspace bytes), fastest first; `algo:ms:bytes:x` marks one
+// the library cannot run. Default: one algorithm (0) without workspace.
+//
+// Descriptors keep what they are set to, and every call that takes a
+// convolution checks its shapes as cuDNN does (the filter's input channels
+// times the group count are x's channels, its filters y's, and the group
+// count divides them), answering CUDNN_STATUS_BAD_PARAM otherwise. With
+// ECHO_FAKE_CUDNN_LOG=<path>, each convolution call appends a line
+// `<call> x NxCxHxW w KxCxRxS y NxKxPxQ groups G` to that file. Never
+// installed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +65,46 @@ int token;
 
 template <typename T> T handle() { return reinterpret_cast<T>(&token); }
 
+/// What the descriptors hold: 4 dims (a tensor's NCHW, a filter's KCRS).
+struct Dims {
+  int d[4] = {0, 0, 0, 0};
+};
+struct Conv {
+  int groups = 1;
+};
+
+template <typename T> Dims *dims(T desc) {
+  return reinterpret_cast<Dims *>(desc);
+}
+Conv *conv(cudnnConvolutionDescriptor_t desc) {
+  return reinterpret_cast<Conv *>(desc);
+}
+
+std::string text(const Dims *m) {
+  return std::to_string(m->d[0]) + "x" + std::to_string(m->d[1]) + "x" +
+         std::to_string(m->d[2]) + "x" + std::to_string(m->d[3]);
+}
+
+/// cuDNN's check of a convolution's channels, and the log line of `call`.
+cudnnStatus_t checkConvolution(const char *call, cudnnTensorDescriptor_t x,
+                               cudnnFilterDescriptor_t w,
+                               cudnnConvolutionDescriptor_t c,
+                               cudnnTensorDescriptor_t y) {
+  const Dims *xd = dims(x), *wd = dims(w), *yd = dims(y);
+  int groups = conv(c)->groups;
+  if (const char *path = getenv("ECHO_FAKE_CUDNN_LOG")) {
+    if (FILE *log = fopen(path, "a")) {
+      fprintf(log, "%s x %s w %s y %s groups %d\n", call, text(xd).c_str(),
+              text(wd).c_str(), text(yd).c_str(), groups);
+      fclose(log);
+    }
+  }
+  if (groups < 1 || wd->d[0] % groups != 0 || xd->d[1] != wd->d[1] * groups ||
+      yd->d[1] != wd->d[0] || xd->d[0] != yd->d[0])
+    return CUDNN_STATUS_BAD_PARAM;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 template <typename Perf, typename Algo>
 cudnnStatus_t heuristics(int requested, int *returned, Perf *perf) {
   std::vector<Algorithm> algorithms = table();
@@ -102,41 +149,52 @@ FAKE_EXPORT const char *cudnnGetErrorString(cudnnStatus_t status) {
 }
 FAKE_EXPORT cudnnStatus_t
 cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d) {
-  *d = handle<cudnnTensorDescriptor_t>();
+  *d = reinterpret_cast<cudnnTensorDescriptor_t>(new Dims());
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
-cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t) {
+cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) {
+  delete dims(d);
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t,
-                                                       cudnnDataType_t, int,
-                                                       int, int, int, int, int,
-                                                       int, int) {
+FAKE_EXPORT cudnnStatus_t
+cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t, int n,
+                             int c, int h, int w, int, int, int, int) {
+  *dims(d) = Dims{{n, c, h, w}};
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
 cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d) {
-  *d = handle<cudnnFilterDescriptor_t>();
+  *d = reinterpret_cast<cudnnFilterDescriptor_t>(new Dims());
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
-cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t) {
+cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) {
+  delete dims(d);
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t,
+FAKE_EXPORT cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d,
                                                      cudnnDataType_t,
-                                                     cudnnTensorFormat_t, int,
-                                                     int, int, int) {
+                                                     cudnnTensorFormat_t, int k,
+                                                     int c, int h, int w) {
+  *dims(d) = Dims{{k, c, h, w}};
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
 cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d) {
-  *d = handle<cudnnConvolutionDescriptor_t>();
+  *d = reinterpret_cast<cudnnConvolutionDescriptor_t>(new Conv());
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
-cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t) {
+cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) {
+  delete conv(d);
+  return CUDNN_STATUS_SUCCESS;
+}
+FAKE_EXPORT cudnnStatus_t
+cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t d, int groups) {
+  if (groups < 1)
+    return CUDNN_STATUS_BAD_PARAM;
+  conv(d)->groups = groups;
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(
@@ -150,9 +208,13 @@ cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t, cudnnMathType_t) {
 }
 
 FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
-    cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t,
-    const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t,
-    const int requested, int *returned, cudnnConvolutionFwdAlgoPerf_t *perf) {
+    cudnnHandle_t, const cudnnTensorDescriptor_t x,
+    const cudnnFilterDescriptor_t w, const cudnnConvolutionDescriptor_t c,
+    const cudnnTensorDescriptor_t y, const int requested, int *returned,
+    cudnnConvolutionFwdAlgoPerf_t *perf) {
+  if (cudnnStatus_t status = checkConvolution(
+          "cudnnGetConvolutionForwardAlgorithm_v7", x, w, c, y))
+    return status;
   return heuristics<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
       requested, returned, perf);
 }
@@ -163,18 +225,21 @@ FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
   return workspace(algo, bytes);
 }
 FAKE_EXPORT cudnnStatus_t cudnnConvolutionForward(
-    cudnnHandle_t, const void *, const cudnnTensorDescriptor_t, const void *,
-    const cudnnFilterDescriptor_t, const void *,
-    const cudnnConvolutionDescriptor_t, cudnnConvolutionFwdAlgo_t, void *,
-    size_t, const void *, const cudnnTensorDescriptor_t, void *) {
-  return CUDNN_STATUS_SUCCESS;
+    cudnnHandle_t, const void *, const cudnnTensorDescriptor_t x, const void *,
+    const cudnnFilterDescriptor_t w, const void *,
+    const cudnnConvolutionDescriptor_t c, cudnnConvolutionFwdAlgo_t, void *,
+    size_t, const void *, const cudnnTensorDescriptor_t y, void *) {
+  return checkConvolution("cudnnConvolutionForward", x, w, c, y);
 }
 
 FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
-    cudnnHandle_t, const cudnnFilterDescriptor_t, const cudnnTensorDescriptor_t,
-    const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t,
-    const int requested, int *returned,
+    cudnnHandle_t, const cudnnFilterDescriptor_t w,
+    const cudnnTensorDescriptor_t dy, const cudnnConvolutionDescriptor_t c,
+    const cudnnTensorDescriptor_t dx, const int requested, int *returned,
     cudnnConvolutionBwdDataAlgoPerf_t *perf) {
+  if (cudnnStatus_t status = checkConvolution(
+          "cudnnGetConvolutionBackwardDataAlgorithm_v7", dx, w, c, dy))
+    return status;
   return heuristics<cudnnConvolutionBwdDataAlgoPerf_t,
                     cudnnConvolutionBwdDataAlgo_t>(requested, returned, perf);
 }
@@ -185,18 +250,21 @@ FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
   return workspace(algo, bytes);
 }
 FAKE_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(
-    cudnnHandle_t, const void *, const cudnnFilterDescriptor_t, const void *,
-    const cudnnTensorDescriptor_t, const void *,
-    const cudnnConvolutionDescriptor_t, cudnnConvolutionBwdDataAlgo_t, void *,
-    size_t, const void *, const cudnnTensorDescriptor_t, void *) {
-  return CUDNN_STATUS_SUCCESS;
+    cudnnHandle_t, const void *, const cudnnFilterDescriptor_t w, const void *,
+    const cudnnTensorDescriptor_t dy, const void *,
+    const cudnnConvolutionDescriptor_t c, cudnnConvolutionBwdDataAlgo_t, void *,
+    size_t, const void *, const cudnnTensorDescriptor_t dx, void *) {
+  return checkConvolution("cudnnConvolutionBackwardData", dx, w, c, dy);
 }
 
 FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-    cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t,
-    const cudnnConvolutionDescriptor_t, const cudnnFilterDescriptor_t,
-    const int requested, int *returned,
+    cudnnHandle_t, const cudnnTensorDescriptor_t x,
+    const cudnnTensorDescriptor_t dy, const cudnnConvolutionDescriptor_t c,
+    const cudnnFilterDescriptor_t dw, const int requested, int *returned,
     cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
+  if (cudnnStatus_t status = checkConvolution(
+          "cudnnGetConvolutionBackwardFilterAlgorithm_v7", x, dw, c, dy))
+    return status;
   return heuristics<cudnnConvolutionBwdFilterAlgoPerf_t,
                     cudnnConvolutionBwdFilterAlgo_t>(requested, returned, perf);
 }
@@ -207,11 +275,11 @@ FAKE_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
   return workspace(algo, bytes);
 }
 FAKE_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
-    cudnnHandle_t, const void *, const cudnnTensorDescriptor_t, const void *,
-    const cudnnTensorDescriptor_t, const void *,
-    const cudnnConvolutionDescriptor_t, cudnnConvolutionBwdFilterAlgo_t, void *,
-    size_t, const void *, const cudnnFilterDescriptor_t, void *) {
-  return CUDNN_STATUS_SUCCESS;
+    cudnnHandle_t, const void *, const cudnnTensorDescriptor_t x, const void *,
+    const cudnnTensorDescriptor_t dy, const void *,
+    const cudnnConvolutionDescriptor_t c, cudnnConvolutionBwdFilterAlgo_t,
+    void *, size_t, const void *, const cudnnFilterDescriptor_t dw, void *) {
+  return checkConvolution("cudnnConvolutionBackwardFilter", x, dw, c, dy);
 }
 
 } // extern "C"

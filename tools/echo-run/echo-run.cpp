@@ -169,6 +169,17 @@ static StringOpt emitAotOpt(
              "manifest.txt, memory.json and, for --target=cuda, the runtime "
              "library)"),
     cl::value_desc("DIR"), cl::init(""), cl::cat(runCategory));
+static StringOpt emitLibraryOpt(
+    "emit-library",
+    cl::desc("Instead of running, compile the step ahead of time into "
+             "DIR/libechostep.so, a shared library with a C interface "
+             "(echo_step_run) that needs no MLIR or LLVM, for a host program "
+             "to call with its own buffers (echo.torch.compile_step; with "
+             "manifest.txt and memory.json)"),
+    cl::value_desc("DIR"), cl::init(""), cl::cat(runCategory));
+#ifndef ECHO_STEP_LIBRARY_PATH
+#define ECHO_STEP_LIBRARY_PATH ""
+#endif
 #ifndef ECHO_AOT_CXX
 #define ECHO_AOT_CXX "c++"
 #endif
@@ -267,6 +278,8 @@ int main(int argc, char **argv) {
   options.comparePlans = comparePlansOpt;
   options.emitAot = emitAotOpt;
   options.stepMainLibrary = ECHO_STEP_MAIN_PATH;
+  options.emitLibrary = emitLibraryOpt;
+  options.stepLibrary = ECHO_STEP_LIBRARY_PATH;
   options.cpuRuntimeArchive = ECHO_CPU_RUNTIME_ARCHIVE;
   options.aotCxx = aotCxxOpt;
   return echo::runTraining(context, options);

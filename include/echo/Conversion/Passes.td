@@ -25,9 +25,10 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     `echo.dropout` draws its mask from a counter-based generator: element
     `i` (row-major) of a dropout with seed `s` is kept iff
     `mix(i + s * 0x9E3779B97F4A7C15) >> 40 >= round(ratio * 2^24)`, where
-    `mix` is the SplitMix64 finalizer. The mask is a pure function of
-    (seed, index), so a recomputed dropout (on any target) gives the same
-    bits.
+    `mix` is the SplitMix64 finalizer. With `broadcast_dims`, `i` is the
+    element's row-major index over the shape without those dims, so one
+    draw is shared along them. The mask is a pure function of (seed,
+    index), so a recomputed dropout (on any target) gives the same bits.
 
     `max_pool2d_grad` routes each adjoint to the first maximum of its window
     (row-major); `reduce_max_grad` to every element equal to the maximum.
@@ -81,8 +82,8 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
     ```mlir
     %xb = bufferization.to_buffer %x read_only : memref<..., strided<[?, ...], offset: ?>>
     %out = memref.alloc() : memref<...>
-    func.call @echo_conv2d_forward(%xb', %wb', %out', %c1, %c1, %c0, %c0)
-        : (memref<?x?x?x?xf32, strided<...>>, ..., i64, i64, i64, i64) -> ()
+    func.call @echo_conv2d_forward(%xb', %wb', %out', %c1, %c1, %c0, %c0, %c1)
+        : (memref<?x?x?x?xf32, strided<...>>, ..., i64, i64, i64, i64, i64) -> ()
     %y = bufferization.to_tensor %out restrict writable
     ```
 

@@ -52,8 +52,12 @@ struct AotBundleOptions {
   /// target=cpu with library calls: the CPU runtime's archive, linked into
   /// the executable (empty: the step makes no library calls).
   std::string cpuRuntimeArchive;
-  /// The driver library (libEchoStepMain.a) and the C++ driver that links.
+  /// The driver library (libEchoStepMain.a, or libEchoStepLibrary.a for a
+  /// shared library) and the C++ driver that links.
   std::string stepMainLibrary, cxx;
+  /// Link DIR/libechostep.so (the C front of EchoStepLibrary.cpp, for a host
+  /// program to load) instead of the executable DIR/echo-step.
+  bool sharedLibrary = false;
   /// LLVM optimization level (0-3).
   unsigned optLevel = 2;
   /// The training the driver runs: seed of the data, what the step returns,

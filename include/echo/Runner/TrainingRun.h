@@ -56,6 +56,9 @@ struct TrainingRunOptions {
   /// --emit-aot: the bundle's directory, driver library and linker, and the
   /// CPU runtime's archive a CPU bundle with library calls links.
   std::string emitAot, stepMainLibrary, aotCxx, cpuRuntimeArchive;
+  /// --emit-library: the directory of DIR/libechostep.so, and the step
+  /// library's C front (libEchoStepLibrary.a) it links.
+  std::string emitLibrary, stepLibrary;
 };
 
 /// Runs `options` in `context` (which must have the dialects and LLVM

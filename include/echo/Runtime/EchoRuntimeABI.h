@@ -33,7 +33,8 @@ namespace mlir::echo::runtime {
 inline constexpr const char kGemm[] = "echo_gemm";
 /// The same per batch: A [B,M,K], B [B,K,N], C [B,M,N].
 inline constexpr const char kBatchedGemm[] = "echo_batched_gemm";
-/// y = conv2d(x, w), NCHW / FCHW, cross-correlation with zero padding.
+/// y = conv2d(x, w), NCHW / FCHW, cross-correlation with zero padding, in
+/// `groups` groups (w is [F, C/groups, KH, KW]).
 inline constexpr const char kConv2DForward[] = "echo_conv2d_forward";
 /// dx from w and dy.
 inline constexpr const char kConv2DBackwardData[] = "echo_conv2d_backward_data";
@@ -73,21 +74,24 @@ void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b, EchoMemRef2D *c,
 void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a, EchoMemRef3D *b,
                                     EchoMemRef3D *c, int64_t transA,
                                     int64_t transB, int64_t accumulate);
-/// echo_conv2d_forward(x, w, y, strideH, strideW, padH, padW).
+/// echo_conv2d_forward(x, w, y, strideH, strideW, padH, padW, groups):
+/// x [N, C, H, W], w [F, C/groups, KH, KW], y [N, F, OH, OW].
 void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x, EchoMemRef4D *w,
                                       EchoMemRef4D *y, int64_t strideH,
                                       int64_t strideW, int64_t padH,
-                                      int64_t padW);
-/// echo_conv2d_backward_data(w, dy, dx, strideH, strideW, padH, padW).
+                                      int64_t padW, int64_t groups);
+/// echo_conv2d_backward_data(w, dy, dx, strideH, strideW, padH, padW,
+/// groups).
 void _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
                                             EchoMemRef4D *dx, int64_t strideH,
                                             int64_t strideW, int64_t padH,
-                                            int64_t padW);
-/// echo_conv2d_backward_filter(x, dy, dw, strideH, strideW, padH, padW).
+                                            int64_t padW, int64_t groups);
+/// echo_conv2d_backward_filter(x, dy, dw, strideH, strideW, padH, padW,
+/// groups).
 void _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
                                               EchoMemRef4D *dw, int64_t strideH,
                                               int64_t strideW, int64_t padH,
-                                              int64_t padW);
+                                              int64_t padW, int64_t groups);
 
 void _mlir_ciface_echo_offload_f32(EchoUnrankedF32 *src, int64_t slot);
 void _mlir_ciface_echo_fetch_f32(int64_t slot, EchoUnrankedF32 *dst);

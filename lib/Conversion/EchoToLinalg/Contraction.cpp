@@ -7,7 +7,9 @@
 // them. conv2d and its filter gradient are one generic contraction each with
 // strided input maps; the input gradient scatters, so it is a sum over kernel
 // offsets of strided `tensor.insert_slice`s, which keeps it in linalg/tensor
-// without data-dependent indexing.
+// without data-dependent indexing. A grouped convolution splits the channel
+// dims into [groups, channels per group] with `tensor.expand_shape` (a view)
+// and adds the group as a parallel loop, so every map stays a projection.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,9 +114,49 @@ Value multiplyAccumulate(OpBuilder &b, Location l, ValueRange a) {
                                arith::MulFOp::create(b, l, a[0], a[1]));
 }
 
+/// The type of `type` with dim `dim` split into [groups, size / groups].
+RankedTensorType groupedType(RankedTensorType type, int64_t dim,
+                             int64_t groups) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] /= groups;
+  shape.insert(shape.begin() + dim, groups);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The reassociation that merges dims `dim` and `dim + 1` of a tensor of
+/// rank `rank + 1` into one (the inverse of groupedType).
+SmallVector<ReassociationIndices> groupReassociation(int64_t rank,
+                                                     int64_t dim) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0, src = 0; d < rank; ++d) {
+    groups.push_back({src++});
+    if (d == dim)
+      groups.back().push_back(src++);
+  }
+  return groups;
+}
+
+/// Views dim `dim` of `v` as [groups, size / groups] (no copy).
+Value splitGroups(OpBuilder &b, Location loc, Value v, int64_t dim,
+                  int64_t groups) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return tensor::ExpandShapeOp::create(b, loc, groupedType(type, dim, groups),
+                                       v,
+                                       groupReassociation(type.getRank(), dim));
+}
+
+/// Merges dims `dim` and `dim + 1` of `v` into `type` (no copy).
+Value mergeGroups(OpBuilder &b, Location loc, Value v, RankedTensorType type,
+                  int64_t dim) {
+  return tensor::CollapseShapeOp::create(
+      b, loc, type, v, groupReassociation(type.getRank(), dim));
+}
+
 /// conv2d (y = x ⋆ w) and conv2d_grad_filter (dw = x ⋆ dy): one
 /// contraction of the zero-padded input with the op's second operand over
-/// the loops n, f, oh, ow, c, kh, kw.
+/// the loops n, f, oh, ow, c, kh, kw; with groups, over n, g, f, oh, ow, c,
+/// kh, kw on the grouped views x [N, G, C/G, H, W], w [G, F/G, C/G, KH, KW]
+/// and y [N, G, F/G, OH, OW] (c and f then count within the group).
 template <typename OpTy, bool filterGrad>
 struct ConvContractionLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -124,19 +166,39 @@ struct ConvContractionLowering : OpRewritePattern<OpTy> {
     MLIRContext *ctx = rewriter.getContext();
     auto type = cast<RankedTensorType>(op.getType());
     ArrayRef<int64_t> s = op.getStrides();
+    auto groups = static_cast<int64_t>(op.getGroups());
     Value x = padSpatial(rewriter, loc, op.getX(), op.getPadding(), 0.0);
-    AffineExpr n, f, oh, ow, c, kh, kw;
-    bindDims(ctx, n, f, oh, ow, c, kh, kw);
+    Value other = op->getOperand(1);
+    if (groups == 1) {
+      AffineExpr n, f, oh, ow, c, kh, kw;
+      bindDims(ctx, n, f, oh, ow, c, kh, kw);
+      AffineMap xMap =
+          AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx);
+      AffineMap filterMap = AffineMap::get(7, 0, {f, c, kh, kw}, ctx);
+      AffineMap outMap = AffineMap::get(7, 0, {n, f, oh, ow}, ctx);
+      SmallVector<AffineMap> maps = {xMap, filterGrad ? outMap : filterMap,
+                                     filterGrad ? filterMap : outMap};
+      Value r = buildGeneric(rewriter, loc, ValueRange{x, other}, maps,
+                             zeros(rewriter, loc, type), multiplyAccumulate);
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    // The filter splits along dim 0 (F), x and y along dim 1 (C, F).
+    int64_t resultDim = filterGrad ? 0 : 1, otherDim = filterGrad ? 1 : 0;
+    Value xg = splitGroups(rewriter, loc, x, 1, groups);
+    Value otherGroups = splitGroups(rewriter, loc, other, otherDim, groups);
+    RankedTensorType initType = groupedType(type, resultDim, groups);
+    AffineExpr n, g, f, oh, ow, c, kh, kw;
+    bindDims(ctx, n, g, f, oh, ow, c, kh, kw);
     AffineMap xMap =
-        AffineMap::get(7, 0, {n, c, oh * s[0] + kh, ow * s[1] + kw}, ctx);
-    AffineMap filterMap = AffineMap::get(7, 0, {f, c, kh, kw}, ctx);
-    AffineMap outMap = AffineMap::get(7, 0, {n, f, oh, ow}, ctx);
+        AffineMap::get(8, 0, {n, g, c, oh * s[0] + kh, ow * s[1] + kw}, ctx);
+    AffineMap filterMap = AffineMap::get(8, 0, {g, f, c, kh, kw}, ctx);
+    AffineMap outMap = AffineMap::get(8, 0, {n, g, f, oh, ow}, ctx);
     SmallVector<AffineMap> maps = {xMap, filterGrad ? outMap : filterMap,
                                    filterGrad ? filterMap : outMap};
-    Value r =
-        buildGeneric(rewriter, loc, ValueRange{x, op->getOperand(1)}, maps,
-                     zeros(rewriter, loc, type), multiplyAccumulate);
-    rewriter.replaceOp(op, r);
+    Value r = buildGeneric(rewriter, loc, ValueRange{xg, otherGroups}, maps,
+                           zeros(rewriter, loc, initType), multiplyAccumulate);
+    rewriter.replaceOp(op, mergeGroups(rewriter, loc, r, type, resultDim));
     return success();
   }
 };
@@ -150,18 +212,34 @@ struct Conv2DGradInputLowering : OpRewritePattern<Conv2DGradInputOp> {
     auto type = cast<RankedTensorType>(op.getType());
     auto wType = cast<RankedTensorType>(op.getW().getType());
     auto dyType = cast<RankedTensorType>(op.getDy().getType());
+    auto groups = static_cast<int64_t>(op.getGroups());
+    // c counts the input channels of a group (all of them without groups).
     int64_t f = wType.getDimSize(0), c = wType.getDimSize(1);
     Value acc = zeros(rewriter, loc, paddedType(type, op.getPadding()));
-    auto contribType = RankedTensorType::get(
-        {dyType.getDimSize(0), c, dyType.getDimSize(2), dyType.getDimSize(3)},
-        type.getElementType());
+    auto contribType =
+        RankedTensorType::get({dyType.getDimSize(0), c * groups,
+                               dyType.getDimSize(2), dyType.getDimSize(3)},
+                              type.getElementType());
     auto wkType = RankedTensorType::get({f, c}, type.getElementType());
-    // Loops: n, c, oh, ow, f.
-    AffineExpr dn, dc, doh, dow, df;
-    bindDims(ctx, dn, dc, doh, dow, df);
-    AffineMap maps[] = {AffineMap::get(5, 0, {dn, df, doh, dow}, ctx),
-                        AffineMap::get(5, 0, {df, dc}, ctx),
-                        AffineMap::get(5, 0, {dn, dc, doh, dow}, ctx)};
+    // Loops: n, c, oh, ow, f; with groups n, g, c, oh, ow, f on the grouped
+    // views dy [N, G, F/G, OH, OW], w [G, F/G, C/G] and the contribution
+    // [N, G, C/G, OH, OW].
+    SmallVector<AffineMap> maps;
+    Value dy = op.getDy();
+    if (groups == 1) {
+      AffineExpr dn, dc, doh, dow, df;
+      bindDims(ctx, dn, dc, doh, dow, df);
+      maps = {AffineMap::get(5, 0, {dn, df, doh, dow}, ctx),
+              AffineMap::get(5, 0, {df, dc}, ctx),
+              AffineMap::get(5, 0, {dn, dc, doh, dow}, ctx)};
+    } else {
+      AffineExpr dn, dg, dc, doh, dow, df;
+      bindDims(ctx, dn, dg, dc, doh, dow, df);
+      maps = {AffineMap::get(6, 0, {dn, dg, df, doh, dow}, ctx),
+              AffineMap::get(6, 0, {dg, df, dc}, ctx),
+              AffineMap::get(6, 0, {dn, dg, dc, doh, dow}, ctx)};
+      dy = splitGroups(rewriter, loc, dy, 1, groups);
+    }
     for (int64_t kh = 0; kh < wType.getDimSize(2); ++kh) {
       for (int64_t kw = 0; kw < wType.getDimSize(3); ++kw) {
         SmallVector<OpFoldResult> offsets = {
@@ -173,9 +251,19 @@ struct Conv2DGradInputLowering : OpRewritePattern<Conv2DGradInputOp> {
         SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
         Value wk = tensor::ExtractSliceOp::create(
             rewriter, loc, wkType, op.getW(), offsets, sizes, strides);
-        Value contrib =
-            buildGeneric(rewriter, loc, ValueRange{op.getDy(), wk}, maps,
-                         zeros(rewriter, loc, contribType), multiplyAccumulate);
+        Value contrib;
+        if (groups == 1) {
+          contrib = buildGeneric(rewriter, loc, ValueRange{dy, wk}, maps,
+                                 zeros(rewriter, loc, contribType),
+                                 multiplyAccumulate);
+        } else {
+          Value wg = splitGroups(rewriter, loc, wk, 0, groups);
+          Value sum = buildGeneric(
+              rewriter, loc, ValueRange{dy, wg}, maps,
+              zeros(rewriter, loc, groupedType(contribType, 1, groups)),
+              multiplyAccumulate);
+          contrib = mergeGroups(rewriter, loc, sum, contribType, 1);
+        }
         acc = accumulateWindow(rewriter, loc, acc, contrib, kh, kw,
                                op.getStrides());
       }

@@ -87,6 +87,217 @@ Value selectPositive(OpBuilder &b, Location loc, Value x, Value v) {
   return arith::SelectOp::create(b, loc, cond, v, zero);
 }
 
+/// Scalar arithmetic in one float type, so that the activations below read
+/// close to their formulas. An operand given as a double becomes a constant
+/// built right before the op. Every call creates its ops in a fixed order,
+/// but the order in which a call's arguments are evaluated is unspecified
+/// (GCC and clang would emit different IR), so a formula passes at most one
+/// argument that builds ops and names the others first.
+///
+/// min and max are `arith.minimumf`/`maximumf`, which propagate NaN as
+/// PyTorch's clamp does; the comparisons are ordered (false for NaN).
+class Scalar {
+public:
+  Scalar(OpBuilder &b, Location loc, Type type) : b(b), loc(loc), type(type) {}
+
+  Value c(double v) { return floatConst(b, loc, type, v); }
+
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value add(Value x, double y) { return add(x, c(y)); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value sub(double x, Value y) { return sub(c(x), y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value mul(Value x, double y) { return mul(x, c(y)); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value div(Value x, double y) { return div(x, c(y)); }
+  Value div(double x, Value y) { return div(c(x), y); }
+  Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
+  Value min(Value x, double y) {
+    return arith::MinimumFOp::create(b, loc, x, c(y));
+  }
+  Value max(Value x, double y) {
+    return arith::MaximumFOp::create(b, loc, x, c(y));
+  }
+  Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value log1p(Value x) { return math::Log1pOp::create(b, loc, x); }
+  Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
+  Value erf(Value x) { return math::ErfOp::create(b, loc, x); }
+
+  Value lt(Value x, double y) { return cmp(arith::CmpFPredicate::OLT, x, y); }
+  Value ge(Value x, double y) { return cmp(arith::CmpFPredicate::OGE, x, y); }
+  /// `x > lo && x < hi`: false for NaN (the predicate of clamp's 1-bit
+  /// stash).
+  Value inside(Value x, double lo, double hi) {
+    return echo::buildInsideMask(b, loc, x, lo, hi);
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  Value select(Value cond, Value x, double y) { return select(cond, x, c(y)); }
+  Value select(Value cond, double x, Value y) { return select(cond, c(x), y); }
+
+  /// 1 / (1 + exp(-x)).
+  Value sigmoid(Value x) { return div(1.0, add(exp(neg(x)), 1.0)); }
+  /// log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)), so that exp never
+  /// overflows.
+  Value softplus(Value x) {
+    Value positive = max(x, 0.0);
+    return add(positive, log1p(exp(neg(abs(x)))));
+  }
+
+private:
+  Value cmp(arith::CmpFPredicate p, Value x, double y) {
+    return arith::CmpFOp::create(b, loc, p, x, c(y));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type type;
+};
+
+/// 1/√2, 2/√π, and √(2/π) and the cubic's coefficient of gelu's tanh form
+/// (spelled out: M_SQRT1_2 and friends are POSIX, not C++).
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+constexpr double kGeluBeta = 0.79788456080286535588;
+constexpr double kGeluKappa = 0.044715;
+
+/// Adds the lowering of `OpTy` whose scalar body is `fn(s, op, a)`, where
+/// `s` builds scalars of the element type of the last operand (the data, or
+/// a gradient's `dy`) and `a` are the elements of the operands.
+template <typename OpTy, typename Fn>
+void addScalar(RewritePatternSet &patterns, Fn fn) {
+  patterns.add<ElementwiseLowering<OpTy>>(
+      patterns.getContext(),
+      [fn](OpBuilder &b, Location loc, OpTy op, ValueRange a) -> Value {
+        Scalar s(b, loc, a.back().getType());
+        return fn(s, op, a);
+      });
+}
+
+/// The activations the PyTorch importer maps onto, their gradient ops and
+/// echo.select. The gradients follow PyTorch's kernels, including what they
+/// give at a boundary and for a NaN input.
+void populateActivationPatterns(RewritePatternSet &patterns) {
+  addScalar<ErfOp>(patterns,
+                   [](Scalar &s, ErfOp, ValueRange a) { return s.erf(a[0]); });
+  addScalar<SiluOp>(patterns, [](Scalar &s, SiluOp, ValueRange a) {
+    return s.mul(a[0], s.sigmoid(a[0]));
+  });
+  // x·min(max(x + 3, 0), 6)/6 and min(max(x + 3, 0), 6)/6, divided by 6
+  // as PyTorch's kernels are (not multiplied by 1/6), so that they round
+  // alike.
+  addScalar<HardswishOp>(patterns, [](Scalar &s, HardswishOp, ValueRange a) {
+    Value relu6 = s.min(s.max(s.add(a[0], 3.0), 0.0), 6.0);
+    return s.div(s.mul(a[0], relu6), 6.0);
+  });
+  addScalar<HardsigmoidOp>(
+      patterns, [](Scalar &s, HardsigmoidOp, ValueRange a) {
+        return s.div(s.min(s.max(s.add(a[0], 3.0), 0.0), 6.0), 6.0);
+      });
+  addScalar<MishOp>(patterns, [](Scalar &s, MishOp, ValueRange a) {
+    return s.mul(a[0], s.tanh(s.softplus(a[0])));
+  });
+  addScalar<GeluOp>(patterns, [](Scalar &s, GeluOp op, ValueRange a) {
+    Value x = a[0];
+    Value half = s.mul(x, 0.5);
+    Value inner;
+    if (op.getTanhApproximation()) {
+      // √(2/π)·(x + κ·x³)
+      Value cubic = s.mul(s.mul(s.mul(x, x), x), kGeluKappa);
+      inner = s.tanh(s.mul(s.add(x, cubic), kGeluBeta));
+    } else {
+      inner = s.erf(s.mul(x, kInvSqrt2));
+    }
+    return s.mul(half, s.add(inner, 1.0));
+  });
+  addScalar<ClampOp>(patterns, [](Scalar &s, ClampOp op, ValueRange a) {
+    Value low = s.max(a[0], op.getMin().convertToDouble());
+    return s.min(low, op.getMax().convertToDouble());
+  });
+  addScalar<SelectOp>(patterns, [](Scalar &s, SelectOp, ValueRange a) {
+    return s.select(a[0], a[1], a[2]);
+  });
+
+  // Gradients: a[0] is the forward input x, a[1] the adjoint dy.
+  addScalar<ErfGradOp>(patterns, [](Scalar &s, ErfGradOp, ValueRange a) {
+    Value x = a[0];
+    Value slope = s.mul(s.exp(s.neg(s.mul(x, x))), kTwoOverSqrtPi);
+    return s.mul(a[1], slope);
+  });
+  // dy·σ·(1 + x·(1 - σ)).
+  addScalar<SiluGradOp>(patterns, [](Scalar &s, SiluGradOp, ValueRange a) {
+    Value x = a[0];
+    Value sig = s.sigmoid(x);
+    Value slope = s.add(s.mul(x, s.sub(1.0, sig)), 1.0);
+    return s.mul(a[1], s.mul(sig, slope));
+  });
+  // PyTorch's vectorized CPU kernel: dy·(x/3 + 1/2), replaced by dy where
+  // x >= 3 and by 0 where x < -3 (so that a NaN x gives NaN).
+  addScalar<HardswishGradOp>(
+      patterns, [](Scalar &s, HardswishGradOp, ValueRange a) {
+        Value x = a[0], dy = a[1];
+        Value middle = s.mul(dy, s.add(s.div(x, 3.0), 0.5));
+        Value upper = s.select(s.ge(x, 3.0), dy, middle);
+        return s.select(s.lt(x, -3.0), 0.0, upper);
+      });
+  addScalar<HardsigmoidGradOp>(
+      patterns, [](Scalar &s, HardsigmoidGradOp, ValueRange a) {
+        Value scaled = s.mul(a[1], 1.0 / 6.0);
+        return s.select(s.inside(a[0], -3.0, 3.0), scaled, 0.0);
+      });
+  // dy·(t + x·σ·(1 - t²)) with t = tanh(u), u = softplus(x) >= 0. t and
+  // 1 - t² come from w = exp(-2u) as (1 - w)/(1 + w) and 4w/(1 + w)²: 1 -
+  // tanh²(u) would lose its digits as t nears 1 (x above a few units).
+  addScalar<MishGradOp>(patterns, [](Scalar &s, MishGradOp, ValueRange a) {
+    Value x = a[0];
+    Value w = s.exp(s.mul(s.softplus(x), -2.0));
+    Value inv = s.div(1.0, s.add(w, 1.0));
+    Value t = s.mul(s.sub(1.0, w), inv);
+    Value sech2 = s.mul(s.mul(s.mul(w, inv), inv), 4.0);
+    Value xSig = s.mul(x, s.sigmoid(x));
+    return s.mul(a[1], s.add(t, s.mul(xSig, sech2)));
+  });
+  addScalar<GeluGradOp>(patterns, [](Scalar &s, GeluGradOp op, ValueRange a) {
+    Value x = a[0], dy = a[1];
+    Value x2 = s.mul(x, x);
+    if (op.getTanhApproximation()) {
+      // PyTorch's gelu_backward(approximate='tanh'): with u = √(2/π)·(x +
+      // κx³) and t = tanh(u), (1 + t)/2 + x/2·(1 - t²)·√(2/π)·(1 + 3κx²).
+      // As for mish, (1 + t)/2 = (u < 0 ? w : 1)/(1 + w) and 1 - t² =
+      // 4w/(1 + w)² with w = exp(-2|u|), which keep the digits that 1 + t
+      // (x below -3 or so) and 1 - t² (|x| above 3) would cancel.
+      Value cubic = s.mul(s.mul(x2, x), kGeluKappa);
+      Value u = s.mul(s.add(x, cubic), kGeluBeta);
+      Value w = s.exp(s.mul(s.abs(u), -2.0));
+      Value inv = s.div(1.0, s.add(w, 1.0));
+      Value leftDerivative = s.mul(s.select(s.lt(u, 0.0), w, 1.0), inv);
+      Value sech2 = s.mul(s.mul(s.mul(w, inv), inv), 4.0);
+      Value innerDerivative =
+          s.mul(s.add(s.mul(x2, 3.0 * kGeluKappa), 1.0), kGeluBeta);
+      Value rightDerivative =
+          s.mul(s.mul(s.mul(x, 0.5), sech2), innerDerivative);
+      return s.mul(dy, s.add(leftDerivative, rightDerivative));
+    }
+    // Φ(x) + x·φ(x), with Φ(x) = (1 + erf(x/√2))/2 and φ(x) =
+    // exp(-x²/2)/√(2π).
+    Value cdf = s.mul(s.add(s.erf(s.mul(x, kInvSqrt2)), 1.0), 0.5);
+    Value pdf = s.mul(s.exp(s.mul(x2, -0.5)), 0.5 * kTwoOverSqrtPi * kInvSqrt2);
+    return s.mul(dy, s.add(cdf, s.mul(x, pdf)));
+  });
+  // PyTorch's hardtanh_backward: dy strictly inside (min, max), else 0. x
+  // is the forward input or the i1 mask that echo-recompute stashed in its
+  // place, made by the same predicate.
+  addScalar<ClampGradOp>(patterns, [](Scalar &s, ClampGradOp op, ValueRange a) {
+    Value inside = a[0];
+    if (!inside.getType().isInteger(1))
+      inside = s.inside(a[0], op.getMin().convertToDouble(),
+                        op.getMax().convertToDouble());
+    return s.select(inside, a[1], 0.0);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Dropout
 //===----------------------------------------------------------------------===//
@@ -101,10 +312,14 @@ Value keepScale(OpBuilder &b, Location loc, Value keep, Type type,
 }
 
 /// Row-major linear index of the current iteration of a generic whose
-/// parallel loops span `shape`, as i64.
-Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+/// parallel loops span `shape`, as i64, over the loops not in `skipped`
+/// (dropout's broadcast dims: the index is the same all along them).
+Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> skipped = {}) {
   Value linear = indexConst(b, loc, 0);
   for (auto [d, size] : llvm::enumerate(shape)) {
+    if (llvm::is_contained(skipped, static_cast<int64_t>(d)))
+      continue;
     Value idx = linalg::IndexOp::create(b, loc, d);
     linear = arith::MulIOp::create(b, loc, linear, indexConst(b, loc, size));
     linear = arith::AddIOp::create(b, loc, linear, idx);
@@ -148,6 +363,8 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
     auto maskType = cast<RankedTensorType>(op.getMask().getType());
     double ratio = op.getRatio().convertToDouble();
     auto seed = static_cast<int64_t>(op.getSeed());
+    ArrayRef<int64_t> broadcast =
+        op.getBroadcastDims().value_or(ArrayRef<int64_t>());
     AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
     SmallVector<utils::IteratorType> iters(type.getRank(),
                                            utils::IteratorType::parallel);
@@ -157,8 +374,8 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
                    emptyTensor(rewriter, loc, maskType)},
         ArrayRef<AffineMap>{id, id, id}, iters,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value keep = dropoutKeep(b, l, linearIndex(b, l, type.getShape()),
-                                   seed, ratio);
+          Value keep = dropoutKeep(
+              b, l, linearIndex(b, l, type.getShape(), broadcast), seed, ratio);
           Value y = arith::MulFOp::create(
               b, l, args[0], keepScale(b, l, keep, args[0].getType(), ratio));
           linalg::YieldOp::create(b, l, ValueRange{y, keep});
@@ -309,6 +526,7 @@ void linalg_lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
                       op.getRatio().convertToDouble()));
       });
   patterns.add<DropoutLowering>(ctx);
+  populateActivationPatterns(patterns);
 }
 
 void linalg_lowering::populateMaskPackingPatterns(RewritePatternSet &patterns) {

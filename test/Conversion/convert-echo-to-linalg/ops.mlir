@@ -17,6 +17,149 @@ func.func @elementwise(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) -> tensor<4x8x
 
 // -----
 
+// The activations of the PyTorch importer are one linalg.generic each. erf
+// is math.erf (echo-approximate-math approximates it on the CPU, libdevice
+// computes it on nvvm); the gelu forms differ in erf and tanh.
+// CHECK-LABEL: func.func @activations
+// CHECK: linalg.generic
+// CHECK:   math.erf
+// CHECK-NEXT: linalg.yield
+// CHECK: linalg.generic
+// CHECK:   math.erf
+// CHECK-NOT: math.tanh
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK:   math.tanh
+// CHECK-NOT: math.erf
+// CHECK: linalg.yield
+// mish's softplus cannot overflow: max(x, 0) + log1p(exp(-|x|)).
+// CHECK: linalg.generic
+// CHECK:   arith.maximumf
+// CHECK:   math.absf
+// CHECK:   arith.negf
+// CHECK:   math.exp
+// CHECK:   math.log1p
+// CHECK:   math.tanh
+// CHECK: linalg.generic
+// CHECK:   math.exp
+// CHECK:   arith.divf
+// CHECK:   arith.mulf
+// CHECK-NOT: echo.
+func.func @activations(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.erf %x : tensor<4x8xf32>
+  %1 = echo.gelu %x : tensor<4x8xf32>
+  %2 = echo.gelu %x {tanh_approximation = true} : tensor<4x8xf32>
+  %3 = echo.mish %x : tensor<4x8xf32>
+  %4 = echo.silu %x : tensor<4x8xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// clamp, hardsigmoid and hardswish bound with maximumf/minimumf, which
+// propagate NaN as PyTorch does; a one-sided clamp keeps its infinite bound.
+// CHECK-LABEL: func.func @bounded
+// CHECK: linalg.generic
+// CHECK:   %[[LO:.*]] = arith.constant -1.500000e+00 : f32
+// CHECK:   %[[A:.*]] = arith.maximumf %{{.*}}, %[[LO]] : f32
+// CHECK:   %[[HI:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK:   arith.minimumf %[[A]], %[[HI]] : f32
+// CHECK: linalg.generic
+// CHECK:   arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic
+// CHECK:   arith.addf
+// CHECK:   arith.maximumf
+// CHECK:   arith.minimumf
+// CHECK:   arith.divf
+// CHECK: linalg.generic
+// CHECK:   arith.minimumf
+// CHECK:   arith.mulf
+// CHECK:   arith.divf
+func.func @bounded(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.clamp %x {min = -1.5 : f64, max = 2.0 : f64} : tensor<4x8xf32>
+  %1 = echo.clamp %x {min = 0xFFF0000000000000 : f64, max = 2.0 : f64} : tensor<4x8xf32>
+  %2 = echo.hardsigmoid %x : tensor<4x8xf32>
+  %3 = echo.hardswish %x : tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// The gradients at the bounds follow PyTorch's kernels: clamp_grad and
+// hardsigmoid_grad pass dy strictly inside with ordered comparisons (a NaN x
+// gives 0); hardswish_grad replaces dy·(x/3 + 1/2) by dy where x >= 3 and by
+// 0 where x < -3 (a NaN x gives NaN).
+// CHECK-LABEL: func.func @bounded_gradients
+// CHECK: linalg.generic
+// CHECK:   %[[GT:.*]] = arith.cmpf ogt, %[[X:.*]], %{{.*}} : f32
+// CHECK:   %[[LT:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f32
+// CHECK:   %[[IN:.*]] = arith.andi %[[GT]], %[[LT]] : i1
+// CHECK:   arith.select %[[IN]], %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK:   arith.cmpf ogt
+// CHECK:   arith.cmpf olt
+// CHECK:   arith.andi
+// CHECK:   arith.select
+// CHECK: linalg.generic
+// CHECK:   %[[MID:.*]] = arith.mulf %[[DY:.*]], %{{.*}} : f32
+// CHECK:   %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK:   %[[GE:.*]] = arith.cmpf oge, %{{.*}}, %[[THREE]] : f32
+// CHECK:   %[[UP:.*]] = arith.select %[[GE]], %[[DY]], %[[MID]] : f32
+// CHECK:   %[[NEG3:.*]] = arith.constant -3.000000e+00 : f32
+// CHECK:   %[[BELOW:.*]] = arith.cmpf olt, %{{.*}}, %[[NEG3]] : f32
+// CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:   arith.select %[[BELOW]], %[[ZERO]], %[[UP]] : f32
+// A clamp_grad of a mask selects by it.
+// CHECK: linalg.generic {{.*}} ins(%arg2, %arg1 : tensor<4x8xi1>, tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[M:.*]]: i1, %[[D:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: arith.cmpf
+// CHECK:   arith.select %[[M]], %[[D]], %{{.*}} : f32
+func.func @bounded_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %m: tensor<4x8xi1>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  %1 = echo.hardsigmoid_grad %x, %dy : tensor<4x8xf32>
+  %2 = echo.hardswish_grad %x, %dy : tensor<4x8xf32>
+  %3 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// select is arith.select on the mask; the other gradients are one generic
+// each over x and dy. The derivatives of mish and of gelu's tanh form take
+// tanh(u) and 1 - tanh(u)^2 from exp(-2|u|), without math.tanh, whose 1 -
+// t^2 would cancel.
+// CHECK-LABEL: func.func @select_and_gradients
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.log1p
+// CHECK-NOT: math.tanh
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   math.erf
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NOT: math.tanh
+// CHECK:   math.absf
+// CHECK:   math.exp
+// CHECK-NOT: echo.
+func.func @select_and_gradients(%m: tensor<4x8xi1>, %x: tensor<4x8xf32>, %dy: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = echo.select %m, %x, %dy : tensor<4x8xi1>, tensor<4x8xf32>
+  %1 = echo.erf_grad %x, %dy : tensor<4x8xf32>
+  %2 = echo.silu_grad %x, %dy : tensor<4x8xf32>
+  %3 = echo.mish_grad %x, %dy : tensor<4x8xf32>
+  %4 = echo.gelu_grad %x, %dy : tensor<4x8xf32>
+  %5 = echo.gelu_grad %x, %dy {tanh_approximation = true} : tensor<4x8xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // The matmul family uses the named ops with transposed indexing maps; linear
 // accumulates into the broadcast bias.
 // CHECK-DAG: #[[A_T:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
@@ -154,6 +297,136 @@ func.func @global_max_pool_grad(%x: tensor<2x3x16x16xf32>, %dy: tensor<2x3x1x1xf
 func.func @max_pool_grad(%x: tensor<2x3x4x4xf32>, %dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
   %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>, tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32>
   return %dx : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// A grouped convolution views the channel dims as [groups, per group] and
+// contracts with the group as one more parallel loop: x [N,C,H,W] becomes
+// [N,G,C/G,H,W], the filter [G,F/G,C/G,KH,KW], the result [N,G,F/G,OH,OW],
+// collapsed back; nothing is copied.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-DAG: #[[Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @grouped_conv
+// CHECK: %[[XG:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 5, 5] : tensor<2x4x5x5xf32> into tensor<2x2x2x5x5xf32>
+// CHECK: %[[WG:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
+// CHECK: %[[YG:.*]] = linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XG]], %[[WG]] : {{.*}}) outs(%{{.*}} : tensor<2x2x3x3x3xf32>)
+// CHECK: tensor.collapse_shape %[[YG]] {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x3x3x3xf32> into tensor<2x6x3x3xf32>
+// The filter gradient splits dy along its channels and the result along
+// its filters.
+// CHECK-LABEL: func.func @grouped_conv_grad_filter
+// CHECK: tensor.expand_shape %arg1 {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 3, 3, 3]
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "parallel", "reduction", "reduction", "parallel", "parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<2x3x2x3x3xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3], [4]] : tensor<2x3x2x3x3xf32> into tensor<6x2x3x3xf32>
+// The input gradient: per kernel offset, a grouped [F/G, C/G] contraction
+// per group, merged back and added into its strided window.
+// CHECK-LABEL: func.func @grouped_conv_grad_input
+// CHECK: tensor.expand_shape %arg1 {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 3, 3, 3]
+// CHECK-COUNT-9: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 3, 2] : tensor<6x2xf32> into tensor<2x3x2xf32>
+func.func @grouped_conv(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x6x3x3xf32> {
+  %y = echo.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x3x3xf32>
+  return %y : tensor<2x6x3x3xf32>
+}
+func.func @grouped_conv_grad_filter(%x: tensor<2x4x5x5xf32>, %dy: tensor<2x6x3x3xf32>) -> tensor<6x2x3x3xf32> {
+  %dw = echo.conv2d_grad_filter %x, %dy {groups = 2 : i64, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x4x5x5xf32>, tensor<2x6x3x3xf32>) -> tensor<6x2x3x3xf32>
+  return %dw : tensor<6x2x3x3xf32>
+}
+func.func @grouped_conv_grad_input(%w: tensor<6x2x3x3xf32>, %dy: tensor<2x6x3x3xf32>) -> tensor<2x4x5x5xf32> {
+  %dx = echo.conv2d_grad_input %w, %dy {groups = 2 : i64, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<6x2x3x3xf32>, tensor<2x6x3x3xf32>) -> tensor<2x4x5x5xf32>
+  return %dx : tensor<2x4x5x5xf32>
+}
+
+// -----
+
+// ceil_mode: the last window [4, 7) runs past the 6 input rows, so the
+// input is padded by one more row and column on the far side (-inf for the
+// max, 0 for the sum). count_include_pad counts what lies inside the padded
+// input (here no padding: the clipped window counts 2 of its 3 rows).
+// CHECK-LABEL: func.func @ceil_pool
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: : tensor<1x1x6x6xf32> to tensor<1x1x7x7xf32>
+// CHECK: arith.constant dense<{{\[}}[9.000000e+00, 9.000000e+00, 6.000000e+00], [9.000000e+00, 9.000000e+00, 6.000000e+00], [6.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
+// CHECK: arith.divf
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[NEGINF]]
+// CHECK: arith.maximumf
+// With padding 1 (windows from row -1, 1, 3, 5 of the 6 rows),
+// count_include_pad counts the padding (3 rows for the first window) but
+// not the row past it that the last, ceil_mode window adds (2 rows, not 3);
+// without it, only input rows count (2, 3, 3, 1).
+// CHECK-LABEL: func.func @include_pad
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 2, 2]
+// CHECK: arith.constant dense<{{\[}}[9.000000e+00, 9.000000e+00, 9.000000e+00, 6.000000e+00], [9.000000e+00, 9.000000e+00, 9.000000e+00, 6.000000e+00], [9.000000e+00, 9.000000e+00, 9.000000e+00, 6.000000e+00], [6.000000e+00, 6.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<4x4xf32>
+// CHECK-LABEL: func.func @exclude_pad
+// CHECK: arith.constant dense<{{\[}}[4.000000e+00, 6.000000e+00, 6.000000e+00, 2.000000e+00], [6.000000e+00, 9.000000e+00, 9.000000e+00, 3.000000e+00], [6.000000e+00, 9.000000e+00, 9.000000e+00, 3.000000e+00], [2.000000e+00, 3.000000e+00, 3.000000e+00, 1.000000e+00]]> : tensor<4x4xf32>
+func.func @ceil_pool(%x: tensor<1x1x6x6xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) {
+  %y = echo.avg_pool2d %x {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x3x3xf32>
+  %z = echo.max_pool2d %x {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x3x3xf32>
+  return %y, %z : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>
+}
+func.func @include_pad(%x: tensor<1x1x6x6xf32>) -> tensor<1x1x4x4xf32> {
+  %y = echo.avg_pool2d %x {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
+}
+func.func @exclude_pad(%x: tensor<1x1x6x6xf32>) -> tensor<1x1x4x4xf32> {
+  %y = echo.avg_pool2d %x {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// Adaptive pooling 5x7 -> 3x2: rows [0,2) [1,4) [3,5), columns [0,4)
+// [3,7). One generic runs kh/kw over the largest window (3x4, carried by an
+// unread tensor) from row floor(oh·5/3) (a floordiv in the map) of an input
+// padded by one row, selects the positions inside the window, and divides
+// by the window sizes.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 * 5) floordiv 3 + d4, (d3 * 7) floordiv 2 + d5)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 * 3) floordiv 5 + d4, (d3 * 2) floordiv 7 + d5)>
+// CHECK-LABEL: func.func @adaptive
+// CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 0]
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[XP]], %[[WIN]] : tensor<2x3x6x7xf32>, tensor<3x4xf32>)
+// CHECK: arith.cmpi ult
+// CHECK: arith.select
+// CHECK: arith.constant dense<{{\[}}[8.000000e+00, 8.000000e+00], [1.200000e+01, 1.200000e+01], [8.000000e+00, 8.000000e+00]]> : tensor<3x2xf32>
+// CHECK: arith.divf
+// The gradient divides dy by the window sizes and gathers, for each input
+// row h, the windows floor(h·3/5) + jh that contain it (at most 2 per axis).
+// CHECK-LABEL: func.func @adaptive_grad
+// CHECK: %[[SHARE:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK: %[[SP:.*]] = tensor.pad %[[SHARE]] low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: %[[J:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[OUT]], {{.*}}]{{.*}} ins(%[[SP]], %[[J]] : tensor<2x3x4x3xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<2x3x5x7xf32>)
+// CHECK: arith.cmpi ule
+// CHECK: arith.select
+func.func @adaptive(%x: tensor<2x3x5x7xf32>) -> tensor<2x3x3x2xf32> {
+  %y = echo.adaptive_avg_pool2d %x {output_size = array<i64: 3, 2>} : (tensor<2x3x5x7xf32>) -> tensor<2x3x3x2xf32>
+  return %y : tensor<2x3x3x2xf32>
+}
+func.func @adaptive_grad(%dy: tensor<2x3x3x2xf32>) -> tensor<2x3x5x7xf32> {
+  %dx = echo.adaptive_avg_pool2d_grad %dy : (tensor<2x3x3x2xf32>) -> tensor<2x3x5x7xf32>
+  return %dx : tensor<2x3x5x7xf32>
+}
+
+// -----
+
+// Dropout with broadcast_dims = [2, 3]: the counter is the row-major index
+// over (n, c) alone, so the spatial loops never enter it.
+// CHECK-LABEL: func.func @dropout_broadcast
+// CHECK: %{{.*}}:2 = linalg.generic
+// CHECK: %[[N:.*]] = linalg.index 0
+// CHECK: arith.addi %{{.*}}, %[[N]]
+// CHECK: %[[C:.*]] = linalg.index 1
+// CHECK: %[[NC:.*]] = arith.addi %{{.*}}, %[[C]]
+// CHECK-NOT: linalg.index
+// CHECK: arith.index_castui %[[NC]] : index to i64
+// CHECK: linalg.yield
+func.func @dropout_broadcast(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xi1>) {
+  %y, %m = echo.dropout %x {broadcast_dims = array<i64: 2, 3>, ratio = 5.000000e-01 : f64, seed = 1 : i64} : (tensor<2x3x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xi1>)
+  return %y, %m : tensor<2x3x4x5xf32>, tensor<2x3x4x5xi1>
 }
 
 // -----

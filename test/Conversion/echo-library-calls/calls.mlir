@@ -40,18 +40,32 @@ func.func @batch_matmul(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) -> tensor
   return %c : tensor<2x4x16xf32>
 }
 
-// Convolutions: strides (h, w) then padding (h, w).
+// Convolutions: strides (h, w), padding (h, w), then the group count (1
+// when the op has none).
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[DY:.*]]: tensor<2x4x4x4xf32>)
-// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
-// CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
-// CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
 // CHECK-NOT: echo.conv2d
 func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %dy: tensor<2x4x4x4xf32>) -> (tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) {
   %y = "echo.conv2d"(%x, %w) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
   %dx = "echo.conv2d_grad_input"(%w, %dy) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<4x3x3x3xf32>, tensor<2x4x4x4xf32>) -> tensor<2x3x8x8xf32>
   %dw = "echo.conv2d_grad_filter"(%x, %dy) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x4x4x4xf32>) -> tensor<4x3x3x3xf32>
   return %y, %dx, %dw : tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+}
+
+// A grouped (here depthwise) convolution passes its group count last; the
+// filter keeps its [F, C/groups, KH, KW] shape.
+// CHECK-LABEL: func.func @grouped_conv
+// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c6_i64{{.*}}) : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64) -> ()
+// CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, {{.*}}, %c6_i64{{.*}})
+// CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, {{.*}}, %c6_i64{{.*}})
+func.func @grouped_conv(%x: tensor<2x6x8x8xf32>, %w: tensor<12x1x3x3xf32>, %dy: tensor<2x12x6x6xf32>) -> (tensor<2x12x6x6xf32>, tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) {
+  %y = "echo.conv2d"(%x, %w) {groups = 6 : i64, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<2x12x6x6xf32>
+  %dx = "echo.conv2d_grad_input"(%w, %dy) {groups = 6 : i64, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<12x1x3x3xf32>, tensor<2x12x6x6xf32>) -> tensor<2x6x8x8xf32>
+  %dw = "echo.conv2d_grad_filter"(%x, %dy) {groups = 6 : i64, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x12x6x6xf32>) -> tensor<12x1x3x3xf32>
+  return %y, %dx, %dw : tensor<2x12x6x6xf32>, tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>
 }
 
 // Elementwise ops are not library calls.

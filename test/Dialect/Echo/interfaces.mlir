@@ -39,6 +39,31 @@ func.func @activations(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
 
 // -----
 
+// The activations of the PyTorch importer read their input (as PyTorch's
+// backward kernels do); select reads only its mask.
+func.func @activations_added(%a: tensor<4x8xf32>, %m: tensor<4x8xi1>) {
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %0 = "echo.erf"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %1 = "echo.silu"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %2 = "echo.hardswish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %3 = "echo.hardsigmoid"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %4 = "echo.mish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %5 = "echo.gelu"(%a) {tanh_approximation = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // clamp: the input, of which one bit (min < x < max) suffices.
+  // expected-remark @+1 {{gradient reads operands [0] results [] as 1-bit masks}}
+  %6 = "echo.clamp"(%a) {min = 0.0 : f64, max = 6.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %7 = "echo.select"(%m, %a, %a) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @shapes(%x: tensor<4x8xf32>, %v: tensor<8xf32>) {
   // expected-remark @+1 {{gradient reads operands [] results []}}
   %0 = "echo.broadcast"(%v) {dimensions = array<i64: 0>} : (tensor<8xf32>) -> tensor<4x8xf32>
@@ -71,6 +96,25 @@ func.func @compute_heavy(%a: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<1
   %2 = "echo.linear"(%a, %w, %b) : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   // expected-remark @+1 {{gradient reads operands [0, 1] results []}}
   %3 = "echo.conv2d"(%img, %f) {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// Grouped convolution, ceil_mode/count_include_pad pooling, adaptive
+// pooling and a shared dropout mask read what their plain forms read: the
+// inputs, x for the max, nothing for the averages, the mask for dropout.
+func.func @conv_pool_dropout_options(%img: tensor<2x6x8x8xf32>, %f: tensor<4x3x3x3xf32>) {
+  // expected-remark @+1 {{gradient reads operands [0, 1] results []}}
+  %0 = "echo.conv2d"(%img, %f) {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{gradient reads operands [0] results []}}
+  %1 = "echo.max_pool2d"(%img) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  // expected-remark @+1 {{gradient reads operands [] results []}}
+  %2 = "echo.avg_pool2d"(%img) {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  // expected-remark @+1 {{gradient reads operands [] results []}}
+  %3 = "echo.adaptive_avg_pool2d"(%img) {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  // expected-remark @+1 {{gradient reads operands [] results [1]; stochastic masks [1]}}
+  %4, %5 = "echo.dropout"(%img) {broadcast_dims = array<i64: 2, 3>, ratio = 5.000000e-01 : f64, seed = 1 : i64} : (tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x6x8x8xi1>)
   return
 }
 

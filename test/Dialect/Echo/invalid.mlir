@@ -711,6 +711,96 @@ func.func @conv2d_padding_count(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 
 // -----
 
+// conv2d: groups must be positive.
+func.func @conv2d_groups_zero(%x: tensor<2x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "echo.conv2d"(%x, %w) {groups = 0 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: groups is an I64Attr.
+func.func @conv2d_groups_i32(%x: tensor<2x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "echo.conv2d"(%x, %w) {groups = 2 : i32, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_filter: groups must be positive.
+func.func @conv2d_grad_filter_groups(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = "echo.conv2d_grad_filter"(%x, %dy) {groups = -2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: ceil_mode is a BoolAttr.
+func.func @max_pool2d_ceil_mode_int(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'ceil_mode' failed to satisfy constraint: bool attribute}}
+  %0 = "echo.max_pool2d"(%x) {ceil_mode = 1 : i64, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d_grad: count_include_pad is a BoolAttr.
+func.func @avg_pool2d_grad_count_include_pad_int(%dy: tensor<2x3x4x4xf32>) {
+  // expected-error @+1 {{attribute 'count_include_pad' failed to satisfy constraint: bool attribute}}
+  %0 = "echo.avg_pool2d_grad"(%dy) {count_include_pad = 1 : i64, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: output_size must have 2 entries.
+func.func @adaptive_avg_pool2d_size_count(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'output_size' failed to satisfy constraint: i64 dense array attribute with exactly 2 elements whose value is positive}}
+  %0 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: output_size must be positive.
+func.func @adaptive_avg_pool2d_size_zero(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'output_size' failed to satisfy constraint: i64 dense array attribute with exactly 2 elements whose value is positive}}
+  %0 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 0, 3>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x0x3xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: output_size is required.
+func.func @adaptive_avg_pool2d_size_missing(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{requires attribute 'output_size'}}
+  %0 = "echo.adaptive_avg_pool2d"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d_grad: 'dy' must be 4D.
+func.func @adaptive_avg_pool2d_grad_rank(%dy: tensor<6x3x3xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped 4D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<6x3x3xf32>'}}
+  %0 = "echo.adaptive_avg_pool2d_grad"(%dy) : (tensor<6x3x3xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims is a DenseI64ArrayAttr.
+func.func @dropout_broadcast_dims_kind(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{attribute 'broadcast_dims' failed to satisfy constraint: i64 dense array attribute}}
+  %0, %1 = "echo.dropout"(%x) {broadcast_dims = [2, 3], ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
 // conv2d: strides are required.
 func.func @conv2d_strides_missing(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{requires attribute 'strides'}}
@@ -998,6 +1088,172 @@ func.func @layer_norm_grad_dgamma_type(%x: tensor<4x8xf32>, %g: tensor<8xf32>) {
 func.func @batch_norm_grad_dy_type(%x: tensor<4x3xf32>, %g: tensor<3xf32>, %dy: tensor<3x4xf32>) {
   // expected-error @+1 {{failed to verify that all of {x, dy, dx} have same type}}
   %0:3 = echo.batch_norm_grad %x, %g, %dy {epsilon = 1.000000e-05 : f64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Activations and select
+//===----------------------------------------------------------------------===//
+
+// erf: integer element type.
+func.func @erf_i32(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{'echo.erf' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x8xi32>'}}
+  %0 = "echo.erf"(%x) : (tensor<4x8xi32>) -> tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// silu: SameOperandsAndResultType (element type; Elementwise checks shapes).
+func.func @silu_types(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.silu' op requires the same type for all operands and results}}
+  %0 = "echo.silu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+// hardswish: dynamic dimension.
+func.func @hardswish_dynamic(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'echo.hardswish' op operand #0 must be statically shaped tensor}}
+  %0 = "echo.hardswish"(%x) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// gelu: the flag is a BoolAttr.
+func.func @gelu_flag_i64(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.gelu' op attribute 'tanh_approximation' failed to satisfy constraint: bool attribute}}
+  %0 = "echo.gelu"(%x) {tanh_approximation = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: both bounds are required.
+func.func @clamp_no_max(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op requires attribute 'max'}}
+  %0 = "echo.clamp"(%x) {min = 0.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: the bounds are F64Attr.
+func.func @clamp_f32_bound(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op attribute 'min' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = "echo.clamp"(%x) {min = 0.0 : f32, max = 6.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: min > max.
+func.func @clamp_min_above_max(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op 'min' (6.00) must be at most 'max' (0.00)}}
+  %0 = echo.clamp %x {min = 6.0 : f64, max = 0.0 : f64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp: a NaN bound.
+func.func @clamp_nan_bound(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp' op 'min' (nan) must be at most 'max' (6.00)}}
+  %0 = echo.clamp %x {min = 0x7FF8000000000000 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: min > max.
+func.func @clamp_grad_min_above_max(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op 'min' (1.00) must be at most 'max' (-1.00)}}
+  %0 = echo.clamp_grad %x, %dy {min = 1.0 : f64, max = -1.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: 'x' is a float tensor or an i1 mask.
+func.func @clamp_grad_x_i32(%x: tensor<4x8xi32>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values or statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x8xi32>'}}
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: a float 'x' has the element type of 'dy'.
+func.func @clamp_grad_element_type(%x: tensor<4x8xf16>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op 'x' must be an i1 mask or have the element type of 'dy'}}
+  %0 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// clamp_grad: the mask has the shape of 'dy'.
+func.func @clamp_grad_mask_shape(%m: tensor<8x4xi1>, %dy: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.clamp_grad' op failed to verify that all of {x, dy} have same shape}}
+  %0 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<8x4xi1>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// gelu_grad: x and dy have the same type.
+func.func @gelu_grad_types(%x: tensor<4x8xf32>, %dy: tensor<4x8xf16>) {
+  // expected-error @+1 {{'echo.gelu_grad' op requires the same type for all operands and results}}
+  %0 = "echo.gelu_grad"(%x, %dy) : (tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// mish_grad: unranked.
+func.func @mish_grad_unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{'echo.mish_grad' op operand #0 must be statically shaped tensor}}
+  %0 = "echo.mish_grad"(%x, %x) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+// select: the condition is an i1 mask.
+func.func @select_float_cond(%c: tensor<4x8xf32>, %a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x8xf32>'}}
+  %0 = "echo.select"(%c, %a, %a) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// select: the condition has the shape of the data (no broadcasting).
+func.func @select_cond_shape(%c: tensor<8xi1>, %a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'echo.select' op failed to verify that all of {cond, a} have same shape}}
+  %0 = "echo.select"(%c, %a, %a) : (tensor<8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// select: a, b and the result have one type.
+func.func @select_types(%c: tensor<4x8xi1>, %a: tensor<4x8xf32>, %b: tensor<4x8xf16>) {
+  // expected-error @+1 {{'echo.select' op failed to verify that all of {a, b, result} have same type}}
+  %0 = "echo.select"(%c, %a, %b) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// select: the data are float tensors.
+func.func @select_i32_data(%c: tensor<4xi1>, %a: tensor<4xi32>) {
+  // expected-error @+1 {{'echo.select' op operand #1 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = "echo.select"(%c, %a, %a) : (tensor<4xi1>, tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return
 }
 
@@ -1389,6 +1645,51 @@ func.func @conv2d_shape_strided(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 
 // -----
 
+// conv2d: 'groups' must divide the input channels.
+func.func @conv2d_groups_channels(%x: tensor<2x6x8x8xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{'x' has 6 channels, which 'groups' 4 does not divide}}
+  %0 = echo.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: 'groups' must divide the filters.
+func.func @conv2d_groups_filters(%x: tensor<2x6x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'w' has 4 filters, which 'groups' 3 does not divide}}
+  %0 = echo.conv2d %x, %w {groups = 3 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: a group count larger than the channels divides nothing.
+func.func @conv2d_groups_too_many(%x: tensor<2x6x8x8xf32>, %w: tensor<12x1x3x3xf32>) {
+  // expected-error @+1 {{'x' has 6 channels, which 'groups' 12 does not divide}}
+  %0 = echo.conv2d %x, %w {groups = 12 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<2x12x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: the filter holds C/groups input channels.
+func.func @conv2d_groups_filter_channels(%x: tensor<2x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+1 {{'w' has 6 input channels per group but 'x' has 6 in 2 groups (3 per group)}}
+  %0 = echo.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d: depthwise, wrong result shape (the filters give the channels).
+func.func @conv2d_depthwise_shape(%x: tensor<2x6x8x8xf32>, %w: tensor<12x1x3x3xf32>) {
+  // expected-error @+1 {{result has shape [2, 6, 8, 8] but [2, 12, 8, 8] was expected}}
+  %0 = echo.conv2d %x, %w {groups = 6 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<2x6x8x8xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Pooling and normalization
 //===----------------------------------------------------------------------===//
@@ -1433,6 +1734,54 @@ func.func @max_pool2d_shape(%x: tensor<2x3x8x8xf32>) {
 func.func @avg_pool2d_shape(%x: tensor<2x3x8x8xf32>) {
   // expected-error @+1 {{result has shape [2, 3, 4, 4] but [2, 3, 5, 5] was expected}}
   %0 = echo.avg_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: ceil_mode rounds the output up.
+func.func @max_pool2d_ceil_shape(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{result has shape [2, 3, 3, 3] but [2, 3, 4, 4] was expected}}
+  %0 = echo.max_pool2d %x {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d: ceil_mode drops a last window that would start in the
+// padding: ceil((7 + 2 - 2) / 2) + 1 = 5, but window 4 would start at
+// 4·2 - 1 = 7, past the input; 4 windows.
+func.func @avg_pool2d_ceil_dropped(%x: tensor<2x3x7x7xf32>) {
+  // expected-error @+1 {{result has shape [2, 3, 5, 5] but [2, 3, 4, 4] was expected}}
+  %0 = echo.avg_pool2d %x {ceil_mode = true, count_include_pad = true, kernel = array<i64: 2, 2>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x7x7xf32>) -> tensor<2x3x5x5xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: with ceil_mode a window larger than the input may fit (it is
+// clipped), but not one that leaves no window at all.
+func.func @max_pool2d_ceil_fit(%x: tensor<2x3x1x8xf32>) {
+  // expected-error @+1 {{the 3x2 window does not fit the padded 1x8 input}}
+  %0 = echo.max_pool2d %x {ceil_mode = true, kernel = array<i64: 3, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x1x8xf32>) -> tensor<2x3x1x4xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d: the result is N×C×output_size.
+func.func @adaptive_avg_pool2d_shape(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{result has shape [2, 3, 3, 2] but [2, 3, 3, 3] was expected}}
+  %0 = echo.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x2xf32>
+  return
+}
+
+// -----
+
+// adaptive_avg_pool2d_grad: 'dy' has the batch and channels of the result.
+func.func @adaptive_avg_pool2d_grad_dy(%dy: tensor<2x4x3x3xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 4, 3, 3] but [2, 3, 3, 3] was expected}}
+  %0 = echo.adaptive_avg_pool2d_grad %dy : (tensor<2x4x3x3xf32>) -> tensor<2x3x8x8xf32>
   return
 }
 
@@ -1541,6 +1890,42 @@ func.func @dropout_ratio_negative(%x: tensor<4x8xf32>) {
 func.func @dropout_ratio_one(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{'ratio' must be in [0, 1), got 1}}
   %0, %1 = echo.dropout %x {ratio = 1.000000e+00 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must be dims of 'x'.
+func.func @dropout_broadcast_dims_range(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' entry 4 is out of range [0, 4)}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 2, 4>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must be sorted and unique.
+func.func @dropout_broadcast_dims_order(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' must be strictly increasing}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 3, 2>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must not repeat a dim.
+func.func @dropout_broadcast_dims_repeated(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' must be strictly increasing}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 2, 2>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
+  return
+}
+
+// -----
+
+// dropout: broadcast_dims must leave a dim to draw along.
+func.func @dropout_broadcast_dims_all(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'broadcast_dims' names every dimension of 'x'; at least one must keep its own draws}}
+  %0, %1 = echo.dropout %x {broadcast_dims = array<i64: 0, 1>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
   return
 }
 
@@ -1761,6 +2146,60 @@ func.func @avg_pool2d_grad_padding(%dy: tensor<2x3x4x4xf32>) {
 func.func @avg_pool2d_grad_dy(%dy: tensor<2x3x4x4xf32>) {
   // expected-error @+1 {{'dy' has shape [2, 3, 4, 4] but [2, 3, 7, 7] was expected}}
   %0 = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_input: 'groups' must divide the result's channels.
+func.func @conv2d_grad_input_groups(%w: tensor<4x2x3x3xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{'result' has 6 channels, which 'groups' 4 does not divide}}
+  %0 = echo.conv2d_grad_input %w, %dy {groups = 4 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x2x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_input: the filter holds C/groups input channels.
+func.func @conv2d_grad_input_groups_channels(%w: tensor<4x2x3x3xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{'w' has 2 input channels per group but 'result' has 6 in 2 groups (3 per group)}}
+  %0 = echo.conv2d_grad_input %w, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x2x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_filter: 'groups' must divide the result's filters.
+func.func @conv2d_grad_filter_groups_filters(%x: tensor<2x6x8x8xf32>, %dy: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{'result' has 4 filters, which 'groups' 3 does not divide}}
+  %0 = echo.conv2d_grad_filter %x, %dy {groups = 3 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+// conv2d_grad_filter: grouped, 'dy' shape.
+func.func @conv2d_grad_filter_groups_dy(%x: tensor<2x6x8x8xf32>, %dy: tensor<2x6x8x8xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 6, 8, 8] but [2, 4, 8, 8] was expected}}
+  %0 = echo.conv2d_grad_filter %x, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x6x8x8xf32>) -> tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+// max_pool2d_grad: ceil_mode, 'dy' shape.
+func.func @max_pool2d_grad_ceil_dy(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 3, 3, 3] but [2, 3, 4, 4] was expected}}
+  %0 = echo.max_pool2d_grad %x, %dy {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x3x3x3xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d_grad: ceil_mode, 'dy' shape.
+func.func @avg_pool2d_grad_ceil_dy(%dy: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'dy' has shape [2, 3, 3, 3] but [2, 3, 4, 4] was expected}}
+  %0 = echo.avg_pool2d_grad %dy {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x3x3xf32>) -> tensor<2x3x8x8xf32>
   return
 }
 

@@ -42,6 +42,89 @@ func.func @half_precision(%a: tensor<4xf16>, %b: tensor<4xbf16>) -> (tensor<4xf1
   return %0, %1 : tensor<4xf16>, tensor<4xbf16>
 }
 
+// CHECK-LABEL: func.func @activations
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x8xi1>)
+func.func @activations(%x: tensor<4x8xf32>, %m: tensor<4x8xi1>) -> tensor<4x8xf32> {
+  // CHECK: echo.erf %[[X]] : tensor<4x8xf32>
+  %0 = echo.erf %x : tensor<4x8xf32>
+  // CHECK: echo.silu
+  %1 = echo.silu %0 : tensor<4x8xf32>
+  // CHECK: echo.hardswish
+  %2 = echo.hardswish %1 : tensor<4x8xf32>
+  // CHECK: echo.hardsigmoid
+  %3 = echo.hardsigmoid %2 : tensor<4x8xf32>
+  // CHECK: echo.mish
+  %4 = echo.mish %3 : tensor<4x8xf32>
+  // The flag is printed only when set.
+  // CHECK: echo.gelu %{{.*}} : tensor<4x8xf32>
+  %5 = echo.gelu %4 : tensor<4x8xf32>
+  // CHECK: echo.gelu %{{.*}} : tensor<4x8xf32>
+  %6 = echo.gelu %5 {tanh_approximation = false} : tensor<4x8xf32>
+  // CHECK: echo.gelu %{{.*}} {tanh_approximation = true} : tensor<4x8xf32>
+  %7 = echo.gelu %6 {tanh_approximation = true} : tensor<4x8xf32>
+  // CHECK: echo.clamp %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xf32>
+  %8 = echo.clamp %7 {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+  // A one-sided clamp: min is -inf.
+  // CHECK: echo.clamp %{{.*}} {max = 1.000000e+00 : f64, min = 0xFFF0000000000000 : f64} : tensor<4x8xf32>
+  %9 = echo.clamp %8 {min = 0xFFF0000000000000 : f64, max = 1.0 : f64} : tensor<4x8xf32>
+  // CHECK: echo.clamp %{{.*}} {max = 2.000000e+00 : f64, min = 2.000000e+00 : f64} : tensor<4x8xf32>
+  %10 = echo.clamp %9 {min = 2.0 : f64, max = 2.0 : f64} : tensor<4x8xf32>
+  // CHECK: echo.select %[[M]], %{{.*}}, %[[X]] : tensor<4x8xi1>, tensor<4x8xf32>
+  %11 = echo.select %m, %10, %x : tensor<4x8xi1>, tensor<4x8xf32>
+  return %11 : tensor<4x8xf32>
+}
+// GENERIC-LABEL: sym_name = "activations"
+// GENERIC: "echo.erf"(%{{.*}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "echo.gelu"(%{{.*}}) <{tanh_approximation = false}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "echo.gelu"(%{{.*}}) <{tanh_approximation = true}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "echo.clamp"(%{{.*}}) <{max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "echo.select"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+
+// The generic form of the contract, with the attributes in the dictionary
+// and the flag absent.
+// CHECK-LABEL: func.func @activations_generic
+func.func @activations_generic(%x: tensor<2x3xf32>, %m: tensor<2x3xi1>) -> tensor<2x3xf32> {
+  // CHECK: echo.gelu %{{.*}} : tensor<2x3xf32>
+  %0 = "echo.gelu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: echo.gelu %{{.*}} {tanh_approximation = true} : tensor<2x3xf32>
+  %1 = "echo.gelu"(%0) {tanh_approximation = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: echo.clamp %{{.*}} {max = 1.000000e+00 : f64, min = -1.000000e+00 : f64} : tensor<2x3xf32>
+  %2 = "echo.clamp"(%1) {min = -1.000000e+00 : f64, max = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: echo.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3xi1>, tensor<2x3xf32>
+  %3 = "echo.select"(%m, %2, %x) : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %3 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @activation_gradients
+// CHECK-SAME: %[[MASK:[^:]*]]: tensor<4x8xi1>
+func.func @activation_gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %h: tensor<4xbf16>, %m: tensor<4x8xi1>) {
+  // CHECK: echo.erf_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %0 = echo.erf_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.silu_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %1 = echo.silu_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.hardswish_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %2 = echo.hardswish_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.hardsigmoid_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %3 = echo.hardsigmoid_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.mish_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %4 = echo.mish_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.gelu_grad %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %5 = echo.gelu_grad %x, %dy : tensor<4x8xf32>
+  // CHECK: echo.gelu_grad %{{.*}}, %{{.*}} {tanh_approximation = true} : tensor<4x8xf32>
+  %6 = echo.gelu_grad %x, %dy {tanh_approximation = true} : tensor<4x8xf32>
+  // CHECK: echo.clamp_grad %{{.*}}, %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  %7 = echo.clamp_grad %x, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  // Like relu_grad, clamp_grad takes the 1-bit mask of min < x < max.
+  // CHECK: echo.clamp_grad %[[MASK]], %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
+  %9 = echo.clamp_grad %m, %dy {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xi1>, tensor<4x8xf32>
+  // CHECK: echo.hardswish_grad %{{.*}}, %{{.*}} : tensor<4xbf16>
+  %8 = echo.hardswish_grad %h, %h : tensor<4xbf16>
+  return
+}
+// GENERIC-LABEL: sym_name = "activation_gradients"
+// GENERIC: "echo.erf_grad"(%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "echo.clamp_grad"(%{{.*}}, %{{.*}}) <{max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}> : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+
 // CHECK-LABEL: func.func @shapes
 func.func @shapes(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %y: tensor<4x3xf32>) -> tensor<f32> {
   // CHECK: echo.broadcast %{{.*}} dims = [0] : (tensor<8xf32>) -> tensor<4x8xf32>
@@ -159,6 +242,52 @@ func.func @conv_pool_norm_gradients(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3x
   %3 = echo.avg_pool2d_grad %dp {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
   // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = echo.batch_norm_grad %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
   %4:3 = echo.batch_norm_grad %x, %g, %dx {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// Grouped and depthwise convolution, ceil_mode and count_include_pad
+// pooling, adaptive average pooling and dropout with a shared mask, in the
+// generic form of the contract (an importer's output) and back.
+// CHECK-LABEL: func.func @conv_pool_dropout_options
+// GENERIC-LABEL: sym_name = "conv_pool_dropout_options"
+func.func @conv_pool_dropout_options(%x: tensor<2x6x8x8xf32>, %w: tensor<4x3x3x3xf32>,
+                                     %d: tensor<6x1x3x3xf32>, %dy: tensor<2x4x8x8xf32>,
+                                     %dp: tensor<2x6x4x4xf32>, %da: tensor<2x6x3x3xf32>,
+                                     %dq: tensor<2x6x5x5xf32>, %w6: tensor<4x6x3x3xf32>) {
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // GENERIC: "echo.conv2d"(%{{.*}}, %{{.*}}) <{groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>}>
+  %0 = "echo.conv2d"(%x, %w) {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {groups = 6 : i64, {{.*}}} : (tensor<2x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x8x8xf32>
+  %1 = echo.conv2d %x, %d {groups = 6 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.conv2d_grad_input %{{.*}}, %{{.*}} {groups = 2 : i64, {{.*}}} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  %2 = echo.conv2d_grad_input %w, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<4x3x3x3xf32>, tensor<2x4x8x8xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.conv2d_grad_filter %{{.*}}, %{{.*}} {groups = 2 : i64, {{.*}}} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  %3 = echo.conv2d_grad_filter %x, %dy {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  // 8 = 2·3 + 3 - 1: ceil_mode adds a window clipped at the input's end.
+  // CHECK: echo.max_pool2d %{{.*}} {ceil_mode = true, kernel = array<i64: 3, 3>, {{.*}}} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  // GENERIC: "echo.max_pool2d"(%{{.*}}) <{ceil_mode = true, kernel = array<i64: 3, 3>
+  %4 = "echo.max_pool2d"(%x) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  // 5 = ceil((8 + 2 - 3) / 2) + 1: the last window starts on the input's
+  // last row.
+  // CHECK: echo.avg_pool2d %{{.*}} {ceil_mode = true, count_include_pad = true, {{.*}}} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  // GENERIC: "echo.avg_pool2d"(%{{.*}}) <{ceil_mode = true, count_include_pad = true,
+  %5 = "echo.avg_pool2d"(%x) {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  // CHECK: echo.max_pool2d_grad %{{.*}}, %{{.*}} {ceil_mode = true, {{.*}}} : (tensor<2x6x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<2x6x8x8xf32>
+  %6 = echo.max_pool2d_grad %x, %dp {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.avg_pool2d_grad %{{.*}} {ceil_mode = true, count_include_pad = true, {{.*}}} : (tensor<2x6x5x5xf32>) -> tensor<2x6x8x8xf32>
+  %7 = echo.avg_pool2d_grad %dq {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x5x5xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: echo.adaptive_avg_pool2d %{{.*}} {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  // GENERIC: "echo.adaptive_avg_pool2d"(%{{.*}}) <{output_size = array<i64: 3, 3>}>
+  %8 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  // CHECK: echo.adaptive_avg_pool2d_grad %{{.*}} : (tensor<2x6x3x3xf32>) -> tensor<2x6x8x8xf32>
+  %9 = echo.adaptive_avg_pool2d_grad %da : (tensor<2x6x3x3xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: %{{.*}}, %{{.*}} = echo.dropout %{{.*}} {broadcast_dims = array<i64: 2, 3>, ratio = 2.000000e-01 : f64, seed = 8 : i64} : (tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x6x8x8xi1>)
+  // GENERIC: "echo.dropout"(%{{.*}}) <{broadcast_dims = array<i64: 2, 3>, ratio = 2.000000e-01 : f64, seed = 8 : i64}>
+  %10, %11 = "echo.dropout"(%x) {broadcast_dims = array<i64: 2, 3>, ratio = 2.000000e-01 : f64, seed = 8 : i64} : (tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x6x8x8xi1>)
+  // Absent attributes keep their defaults (groups 1, flags false) and
+  // print as absent.
+  // CHECK: echo.conv2d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x6x3x3xf32>)
+  %12 = "echo.conv2d"(%x, %w6) {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<2x4x8x8xf32>
   return
 }
 

@@ -7,8 +7,10 @@
 
 // The first undeclared read of each function:
 // UNDECLARED: error: the gradient reads result #0 that getGradientRead* does not declare (in 'echo.tanh_grad')
+// UNDECLARED: error: the gradient reads operand #0 that getGradientRead* does not declare (in 'echo.erf_grad')
 // UNDECLARED: error: the gradient reads operand #1 that getGradientRead* does not declare (in 'echo.conv2d_grad_input')
 // UNDECLARED: error: the gradient reads operand #0 that getGradientRead* does not declare (in 'echo.max_pool2d_grad')
+// UNDECLARED: error: the gradient reads operand #1 that getGradientRead* does not declare (in 'echo.conv2d_grad_input')
 // UNDECLARED: error: the gradient reads operand #0 that getGradientRead* does not declare (in 'echo.reduce_max_grad')
 
 func.func @elementwise(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
@@ -30,6 +32,21 @@ func.func @elementwise(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
 
 // -----
 
+func.func @activations_added(%a: tensor<4x8xf32>, %m: tensor<4x8xi1>) {
+  %0 = "echo.erf"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = "echo.silu"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = "echo.hardswish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = "echo.hardsigmoid"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = "echo.mish"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = "echo.gelu"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = "echo.gelu"(%a) {tanh_approximation = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = "echo.clamp"(%a) {min = -1.0 : f64, max = 1.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = "echo.select"(%m, %a, %7) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @contractions(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %ba: tensor<2x4x8xf32>, %bb: tensor<2x8x16xf32>, %lw: tensor<16x8xf32>, %lb: tensor<16xf32>) {
   %0 = "echo.conv2d"(%x, %w) {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   %1 = "echo.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
@@ -45,6 +62,17 @@ func.func @windows_and_norms(%img: tensor<2x3x8x8xf32>, %g: tensor<3xf32>, %b: t
   %1 = "echo.avg_pool2d"(%img) {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
   %2 = "echo.batch_norm"(%img, %g, %b) {epsilon = 1.000000e-05 : f64} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
   %3 = "echo.layer_norm"(%x, %g8, %b8) {epsilon = 1.000000e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_pool_options(%x: tensor<2x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  %0 = "echo.conv2d"(%x, %w) {groups = 2 : i64, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %1 = "echo.max_pool2d"(%x) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x4x4xf32>
+  %2 = "echo.avg_pool2d"(%x) {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x5x5xf32>
+  %3 = "echo.adaptive_avg_pool2d"(%x) {output_size = array<i64: 3, 3>} : (tensor<2x6x8x8xf32>) -> tensor<2x6x3x3xf32>
+  %4, %5 = "echo.dropout"(%x) {broadcast_dims = array<i64: 2, 3>, ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x6x8x8xi1>)
   return
 }
 

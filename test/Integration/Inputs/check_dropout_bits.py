@@ -2,7 +2,13 @@
 
 Element i (row-major) of a dropout with seed s is kept iff
   mix(i + s * 0x9E3779B97F4A7C15) >> 40 >= round(ratio * 2^24)
-with mix the SplitMix64 finalizer (see convert-echo-to-linalg).
+with mix the SplitMix64 finalizer (see convert-echo-to-linalg). With
+broadcast dims (the optional fourth argument, comma-separated), i is the
+element's row-major index over the shape without those dims: one draw per
+index of the other dims, shared along them.
+
+Usage: check_dropout_bits.py GRAD.npy SEED RATIO [DIMS]; GRAD is the
+gradient of sum(dropout(w)) with respect to w, mask / (1 - ratio).
 """
 import sys
 
@@ -10,6 +16,7 @@ import numpy as np
 
 grad = np.load(sys.argv[1])
 seed, ratio = int(sys.argv[2]), float(sys.argv[3])
+dims = [int(d) for d in sys.argv[4].split(",")] if len(sys.argv) > 4 else []
 M = (1 << 64) - 1
 
 
@@ -21,10 +28,22 @@ def keep(i):
     return (z >> 40) >= round(ratio * (1 << 24))
 
 
-expected = np.array([keep(i) for i in range(grad.size)]).reshape(grad.shape)
+# One draw per index of the dims that are not broadcast, then spread along
+# the broadcast dims (size 1 there, broadcast by NumPy).
+drawn = [1 if d in dims else n for d, n in enumerate(grad.shape)]
+draws = int(np.prod(drawn))
+expected = np.array([keep(i) for i in range(draws)]).reshape(drawn)
+expected = np.broadcast_to(expected, grad.shape)
 got = grad != 0
 assert np.array_equal(got, expected), f"{np.sum(got != expected)} mask bits differ"
 np.testing.assert_allclose(grad[got], 1.0 / (1.0 - ratio), rtol=1e-6)
-frac = got.mean()
-assert abs(frac - (1 - ratio)) < 0.03, f"kept fraction {frac}"
-print(f"mask matches; kept {frac:.3f}")
+for d in dims:
+    first = np.take(got, [0], axis=d)
+    assert (got == first).all(), f"the mask varies along broadcast dim {d}"
+# The share kept over the draws, within 4 standard deviations of 1 - ratio
+# (and 0.03, the old bound, for many draws).
+frac = expected.mean()
+bound = max(0.03, 4 * (ratio * (1 - ratio) / draws) ** 0.5)
+assert abs(frac - (1 - ratio)) < bound, f"kept fraction {frac}"
+print(f"mask matches; {draws} draws; kept {frac:.3f}" +
+      (f", constant along dims {dims}" if dims else ""))

@@ -56,6 +56,25 @@ for op in ("add", "sub", "mul", "div"):
     families[op] = bin_(op)
 for op in ("neg", "exp", "log", "tanh", "sigmoid", "relu", "sqrt"):
     families[op] = un(op)
+# The activations of the PyTorch importer; clamp (relu6, hardtanh),
+# hardsigmoid and hardswish bound with NaN-propagating min/max as
+# torch.clamp does.
+for op in ("erf", "silu", "hardswish", "hardsigmoid", "mish", "gelu"):
+    families[op] = un(op)
+families["gelu_tanh"] = un('gelu"(%x) {tanh_approximation = true} : '
+                           '(tensor<4x8xf32>) -> tensor<4x8xf32>\n'
+                           '  %unused = "echo.neg')
+families["clamp"] = un('clamp"(%x) {min = 0.0 : f64, max = 6.0 : f64} : '
+                       '(tensor<4x8xf32>) -> tensor<4x8xf32>\n'
+                       '  %unused = "echo.neg')
+# select: the NaN (element 5) is in the chosen operand.
+families["select"] = model(
+    X, '  %m = arith.constant dense<[[false, true, false, true, false, true, '
+    'false, true], [true, false, true, false, true, false, true, false], '
+    '[false, true, false, true, false, true, false, true], [true, false, '
+    'true, false, true, false, true, false]]> : tensor<4x8xi1>\n'
+    '  %r = "echo.select"(%m, %x, %w) : (tensor<4x8xi1>, tensor<4x8xf32>, '
+    'tensor<4x8xf32>) -> tensor<4x8xf32>', ("%r", "tensor<4x8xf32>"))
 families["softmax"] = un("softmax\"(%x) {axis = 1 : i64} : (tensor<4x8xf32>) "
                          "-> tensor<4x8xf32>\n  %unused = \"echo.neg")
 families["reduce_sum"] = model(

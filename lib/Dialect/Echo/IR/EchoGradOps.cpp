@@ -37,6 +37,22 @@ LogicalResult ReluGradOp::verify() {
   return success();
 }
 
+/// The derivative of each form of gelu (see GeluOp::estimateFlops): the
+/// exact one is Φ(x) (9) and x·φ(x) (8), their sum and the product with dy;
+/// the tanh one is the cubic (5), tanh's parts from one exp (13, see the
+/// lowering) and 8 other operations.
+int64_t GeluGradOp::estimateFlops() {
+  return estimatePerElementFlops(*this, getTanhApproximation() ? 26 : 19);
+}
+
+LogicalResult ClampGradOp::verify() {
+  Type xElement = getElementTypeOrSelf(getX().getType());
+  if (!xElement.isInteger(1) && xElement != getElementTypeOrSelf(getDy()))
+    return emitOpError() << "'x' must be an i1 mask or have the element type "
+                         << "of 'dy'";
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
 LogicalResult ReduceMaxGradOp::verify() {
   return verifyReduction(*this, getX(), getY(), getDimensions(), "'y'");
 }
@@ -76,7 +92,7 @@ LogicalResult CrossEntropyGradOp::verify() {
 LogicalResult Conv2DGradInputOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getResult()), shapeOf(getW()), getStrides(),
-                     getPadding(), "result", "w");
+                     getPadding(), getGroups(), "result", "w");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -89,7 +105,7 @@ int64_t Conv2DGradInputOp::estimateFlops() {
 LogicalResult Conv2DGradFilterOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getX()), shapeOf(getResult()), getStrides(),
-                     getPadding(), "x", "result");
+                     getPadding(), getGroups(), "x", "result");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -100,8 +116,9 @@ int64_t Conv2DGradFilterOp::estimateFlops() {
 }
 
 LogicalResult MaxPool2DGradOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      *this, shapeOf(getX()), getKernel(), getStrides(), getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(*this, shapeOf(getX()), getKernel(), getStrides(),
+                     getPadding(), getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -112,8 +129,9 @@ int64_t MaxPool2DGradOp::estimateFlops() {
 }
 
 LogicalResult AvgPool2DGradOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      *this, shapeOf(getResult()), getKernel(), getStrides(), getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(*this, shapeOf(getResult()), getKernel(), getStrides(),
+                     getPadding(), getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getDy(), *shape, "'dy'");
@@ -121,6 +139,16 @@ LogicalResult AvgPool2DGradOp::verify() {
 
 int64_t AvgPool2DGradOp::estimateFlops() {
   return poolFlops(getDy(), getKernel());
+}
+
+LogicalResult AdaptiveAvgPool2DGradOp::verify() {
+  ArrayRef<int64_t> dx = shapeOf(getResult()), dy = shapeOf(getDy());
+  return verifyResultShape(*this, getDy(), {dx[0], dx[1], dy[2], dy[3]},
+                           "'dy'");
+}
+
+int64_t AdaptiveAvgPool2DGradOp::estimateFlops() {
+  return adaptivePoolFlops(getResult(), getDy());
 }
 
 LogicalResult BatchNormGradOp::verify() {

@@ -10,6 +10,7 @@
 
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -114,6 +115,76 @@ LogicalResult SqrtOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
     Value twiceY = AddOp::create(b, getLoc(), getResult(), getResult());
     grads[0] = DivOp::create(b, getLoc(), dy, twiceY);
   }
+  return success();
+}
+
+/// The adjoint of an activation whose gradient op reads the forward input
+/// (`GradOp(x, dy, attrs...)`).
+template <typename GradOp, typename OpTy, typename... Attrs>
+static LogicalResult
+buildInputActivationGradient(OpTy op, OpBuilder &b, ValueRange resultGrads,
+                             SmallVectorImpl<Value> &grads, Attrs... attrs) {
+  if (Value dy = prepare(op, resultGrads, grads))
+    grads[0] = GradOp::create(b, op.getLoc(), op.getX(), dy, attrs...);
+  return success();
+}
+
+LogicalResult ErfOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  return buildInputActivationGradient<ErfGradOp>(*this, b, resultGrads, grads);
+}
+
+LogicalResult SiluOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  return buildInputActivationGradient<SiluGradOp>(*this, b, resultGrads, grads);
+}
+
+LogicalResult HardswishOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                         SmallVectorImpl<Value> &grads) {
+  return buildInputActivationGradient<HardswishGradOp>(*this, b, resultGrads,
+                                                       grads);
+}
+
+LogicalResult HardsigmoidOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                           SmallVectorImpl<Value> &grads) {
+  return buildInputActivationGradient<HardsigmoidGradOp>(*this, b, resultGrads,
+                                                         grads);
+}
+
+LogicalResult MishOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  return buildInputActivationGradient<MishGradOp>(*this, b, resultGrads, grads);
+}
+
+LogicalResult GeluOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  return buildInputActivationGradient<GeluGradOp>(*this, b, resultGrads, grads,
+                                                  getTanhApproximationAttr());
+}
+
+LogicalResult ClampOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                     SmallVectorImpl<Value> &grads) {
+  // clamp_grad also takes a mask for x, so its result type is not inferred.
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = ClampGradOp::create(b, getLoc(), dy.getType(), getX(), dy,
+                                   getMinAttr(), getMaxAttr());
+  return success();
+}
+
+LogicalResult SelectOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                      SmallVectorImpl<Value> &grads) {
+  Value dy = prepare(*this, resultGrads, grads);
+  if (!dy)
+    return success();
+  // The mask routes dy to the operand it chose and zero to the other, as
+  // torch.where's backward does; the mask itself gets no adjoint.
+  Location loc = getLoc();
+  auto type = cast<RankedTensorType>(dy.getType());
+  Value zero = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  grads[1] = SelectOp::create(b, loc, type, getCond(), dy, zero);
+  grads[2] = SelectOp::create(b, loc, type, getCond(), zero, dy);
   return success();
 }
 
@@ -257,9 +328,11 @@ LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (!dy)
     return success();
   grads[0] = Conv2DGradInputOp::create(b, getLoc(), getX().getType(), getW(),
-                                       dy, getStridesAttr(), getPaddingAttr());
+                                       dy, getStridesAttr(), getPaddingAttr(),
+                                       getGroupsAttr());
   grads[1] = Conv2DGradFilterOp::create(b, getLoc(), getW().getType(), getX(),
-                                        dy, getStridesAttr(), getPaddingAttr());
+                                        dy, getStridesAttr(), getPaddingAttr(),
+                                        getGroupsAttr());
   return success();
 }
 
@@ -272,16 +345,25 @@ LogicalResult MaxPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (Value dy = prepare(*this, resultGrads, grads))
     grads[0] = MaxPool2DGradOp::create(b, getLoc(), getX().getType(), getX(),
                                        dy, getKernelAttr(), getStridesAttr(),
-                                       getPaddingAttr());
+                                       getPaddingAttr(), getCeilModeAttr());
   return success();
 }
 
 LogicalResult AvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                          SmallVectorImpl<Value> &grads) {
   if (Value dy = prepare(*this, resultGrads, grads))
-    grads[0] = AvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy,
-                                       getKernelAttr(), getStridesAttr(),
-                                       getPaddingAttr());
+    grads[0] = AvgPool2DGradOp::create(
+        b, getLoc(), getX().getType(), dy, getKernelAttr(), getStridesAttr(),
+        getPaddingAttr(), getCeilModeAttr(), getCountIncludePadAttr());
+  return success();
+}
+
+LogicalResult
+AdaptiveAvgPool2DOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                   SmallVectorImpl<Value> &grads) {
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] =
+        AdaptiveAvgPool2DGradOp::create(b, getLoc(), getX().getType(), dy);
   return success();
 }
 

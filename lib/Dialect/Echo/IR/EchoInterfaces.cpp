@@ -70,6 +70,31 @@ Value mlir::echo::buildPositiveMask(OpBuilder &b, Location loc, Value value) {
                                zeroValue);
 }
 
+/// Returns a constant `value` of the float scalar or tensor type `type`.
+static Value floatConstantLike(OpBuilder &b, Location loc, Type type,
+                               double value) {
+  TypedAttr attr;
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    attr = DenseElementsAttr::get(
+        tensor, b.getFloatAttr(tensor.getElementType(), value));
+  else
+    attr = b.getFloatAttr(type, value);
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+Value mlir::echo::buildInsideMask(OpBuilder &b, Location loc, Value value,
+                                  double lo, double hi) {
+  // One op per statement: the IR must not depend on the order in which a
+  // compiler evaluates call arguments.
+  Value low = floatConstantLike(b, loc, value.getType(), lo);
+  Value above =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, value, low);
+  Value high = floatConstantLike(b, loc, value.getType(), hi);
+  Value below =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, value, high);
+  return arith::AndIOp::create(b, loc, above, below);
+}
+
 //===----------------------------------------------------------------------===//
 // BoundedTensors
 //===----------------------------------------------------------------------===//

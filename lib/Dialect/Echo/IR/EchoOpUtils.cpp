@@ -12,7 +12,10 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <numeric>
 
 using namespace mlir;
 
@@ -108,11 +111,24 @@ LogicalResult mlir::echo::detail::verifyRatio(Operation *op, APFloat ratio) {
   return success();
 }
 
+LogicalResult mlir::echo::detail::verifyClampBounds(Operation *op, APFloat min,
+                                                    APFloat max) {
+  double lo = min.convertToDouble(), hi = max.convertToDouble();
+  // Written so that a NaN bound fails too.
+  if (!(lo <= hi))
+    return op->emitOpError()
+           << "'min' (" << llvm::formatv("{0}", lo)
+           << ") must be at most 'max' (" << llvm::formatv("{0}", hi) << ")";
+  return success();
+}
+
 /// Output extent of a sliding window; < 1 when the window does not fit, none
 /// when the arithmetic overflows int64 (absurd padding or window sizes).
+/// `ceilMode` is PyTorch's pooling rule: the extent rounds up, but a last
+/// window that would start inside the far padding is dropped.
 static std::optional<int64_t> windowOutputSize(int64_t input, int64_t window,
-                                               int64_t stride,
-                                               int64_t padding) {
+                                               int64_t stride, int64_t padding,
+                                               bool ceilMode) {
   std::optional<int64_t> padded = llvm::checkedMul<int64_t>(2, padding);
   if (padded)
     padded = llvm::checkedAdd(input, *padded);
@@ -120,9 +136,19 @@ static std::optional<int64_t> windowOutputSize(int64_t input, int64_t window,
       padded ? llvm::checkedSub(*padded, window) : std::nullopt;
   if (!span)
     return std::nullopt;
-  if (*span < 0)
-    return 0;
-  return *span / stride + 1;
+  if (!ceilMode)
+    return *span < 0 ? 0 : *span / stride + 1;
+  // PyTorch's pooling_output_shape: floor((span + stride - 1) / stride) + 1
+  // (rounding toward -inf), then one less if the last window would start at
+  // or past the input's end plus the near padding.
+  std::optional<int64_t> rounded = llvm::checkedAdd(*span, stride - 1);
+  if (!rounded)
+    return std::nullopt;
+  int64_t out = llvm::divideFloorSigned(*rounded, stride) + 1;
+  // (out - 1) * stride <= span + stride - 1 < padded: no overflow.
+  if (out >= 1 && (out - 1) * stride >= input + padding)
+    --out;
+  return out;
 }
 
 /// The [OH, OW] extents of a `what` ("filter", "window") of `kh` x `kw`
@@ -131,11 +157,11 @@ static std::optional<int64_t> windowOutputSize(int64_t input, int64_t window,
 static FailureOr<std::pair<int64_t, int64_t>>
 inferWindowExtents(Operation *op, StringRef what, ArrayRef<int64_t> xShape,
                    int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
-                   ArrayRef<int64_t> padding) {
+                   ArrayRef<int64_t> padding, bool ceilMode = false) {
   std::optional<int64_t> oh =
-      windowOutputSize(xShape[2], kh, strides[0], padding[0]);
+      windowOutputSize(xShape[2], kh, strides[0], padding[0], ceilMode);
   std::optional<int64_t> ow =
-      windowOutputSize(xShape[3], kw, strides[1], padding[1]);
+      windowOutputSize(xShape[3], kw, strides[1], padding[1], ceilMode);
   if (!oh || !ow)
     return op->emitOpError() << "the " << kh << "x" << kw << " " << what
                              << " with its padding overflows int64";
@@ -148,12 +174,27 @@ inferWindowExtents(Operation *op, StringRef what, ArrayRef<int64_t> xShape,
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
     Operation *op, ArrayRef<int64_t> xShape, ArrayRef<int64_t> wShape,
-    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, StringRef xName,
-    StringRef wName) {
-  if (xShape[1] != wShape[1])
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, int64_t groups,
+    StringRef xName, StringRef wName) {
+  // Divisibility first: afterwards groups <= C, and C / groups is exact.
+  if (xShape[1] % groups != 0)
+    return op->emitOpError()
+           << "'" << xName << "' has " << xShape[1]
+           << " channels, which 'groups' " << groups << " does not divide";
+  if (wShape[0] % groups != 0)
+    return op->emitOpError()
+           << "'" << wName << "' has " << wShape[0]
+           << " filters, which 'groups' " << groups << " does not divide";
+  if (groups == 1 && xShape[1] != wShape[1])
     return op->emitOpError()
            << "'" << wName << "' has " << wShape[1] << " input channels but '"
            << xName << "' has " << xShape[1];
+  if (xShape[1] / groups != wShape[1])
+    return op->emitOpError()
+           << "'" << wName << "' has " << wShape[1]
+           << " input channels per group but '" << xName << "' has "
+           << xShape[1] << " in " << groups << " groups (" << xShape[1] / groups
+           << " per group)";
   auto extents = inferWindowExtents(op, "filter", xShape, wShape[2], wShape[3],
                                     strides, padding);
   if (failed(extents))
@@ -164,18 +205,31 @@ FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferConvShape(
 
 FailureOr<SmallVector<int64_t>> mlir::echo::detail::inferPoolShape(
     Operation *op, ArrayRef<int64_t> xShape, ArrayRef<int64_t> kernel,
-    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding) {
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, bool ceilMode) {
   for (int i = 0; i < 2; ++i)
     if (padding[i] >= kernel[i])
       return op->emitOpError()
              << "'padding' " << padding[i] << " must be smaller than the "
              << "kernel size " << kernel[i];
   auto extents = inferWindowExtents(op, "window", xShape, kernel[0], kernel[1],
-                                    strides, padding);
+                                    strides, padding, ceilMode);
   if (failed(extents))
     return failure();
   return SmallVector<int64_t>{xShape[0], xShape[1], extents->first,
                               extents->second};
+}
+
+LogicalResult mlir::echo::detail::verifyBroadcastDims(Operation *op,
+                                                      ArrayRef<int64_t> dims,
+                                                      int64_t rank) {
+  if (failed(verifyDimensionList(op, dims, rank, "broadcast_dims")))
+    return failure();
+  // Sharing one decision along every dim would make the op drop all of x or
+  // none of it, which is not dropout.
+  if (rank > 0 && static_cast<int64_t>(dims.size()) == rank)
+    return op->emitOpError() << "'broadcast_dims' names every dimension of "
+                                "'x'; at least one must keep its own draws";
+  return success();
 }
 
 LogicalResult mlir::echo::detail::verifyAffineParams(Operation *op, Value gamma,
@@ -217,4 +271,22 @@ int64_t mlir::echo::detail::convFlops(ArrayRef<int64_t> xShape,
 
 int64_t mlir::echo::detail::poolFlops(Value output, ArrayRef<int64_t> kernel) {
   return numElements(output) * kernel[0] * kernel[1];
+}
+
+/// The total length of the windows of an adaptive pooling from `in` to
+/// `out` positions, Σ_i (ceil((i+1)·in/out) − floor(i·in/out)): the windows
+/// tile [0, in), and consecutive windows share a position wherever (i+1)·in
+/// is not a multiple of out, which happens for all but gcd(in, out) − 1 of
+/// the out − 1 boundaries. In closed form, so that its cost is O(1) for any
+/// verified shape.
+static int64_t adaptiveWindowTotal(int64_t in, int64_t out) {
+  return in + out - std::gcd(in, out);
+}
+
+int64_t mlir::echo::detail::adaptivePoolFlops(Value input, Value output) {
+  ArrayRef<int64_t> x = shapeOf(input), y = shapeOf(output);
+  // One add per window position, one division per output element.
+  return x[0] * x[1] * adaptiveWindowTotal(x[2], y[2]) *
+             adaptiveWindowTotal(x[3], y[3]) +
+         numElements(output);
 }

@@ -79,21 +79,32 @@ LogicalResult verifyEpsilon(Operation *op, APFloat epsilon);
 /// Checks that the 'ratio' attribute of dropout lies in [0, 1).
 LogicalResult verifyRatio(Operation *op, APFloat ratio);
 
+/// Checks the 'min' and 'max' attributes of clamp: numbers (infinities
+/// allowed) with min <= max.
+LogicalResult verifyClampBounds(Operation *op, APFloat min, APFloat max);
+
 /// Computes the output shape [N, F, OH, OW] of a convolution of `xShape`
-/// (N×C×H×W) with `wShape` (F×C×KH×KW) and checks that it is well formed.
-/// `xName` and `wName` are how the diagnostics refer to the two operands.
+/// (N×C×H×W) with `wShape` (F×(C/groups)×KH×KW) in `groups` groups and
+/// checks that it is well formed (C and F divisible by `groups`). `xName`
+/// and `wName` are how the diagnostics refer to the two operands.
 FailureOr<SmallVector<int64_t>>
 inferConvShape(Operation *op, ArrayRef<int64_t> xShape,
                ArrayRef<int64_t> wShape, ArrayRef<int64_t> strides,
-               ArrayRef<int64_t> padding, StringRef xName, StringRef wName);
+               ArrayRef<int64_t> padding, int64_t groups, StringRef xName,
+               StringRef wName);
 
 /// Computes the output shape of a pooling of `xShape` (N×C×H×W) and checks
-/// that it is well formed.
-FailureOr<SmallVector<int64_t>> inferPoolShape(Operation *op,
-                                               ArrayRef<int64_t> xShape,
-                                               ArrayRef<int64_t> kernel,
-                                               ArrayRef<int64_t> strides,
-                                               ArrayRef<int64_t> padding);
+/// that it is well formed; `ceilMode` rounds the output extents up as
+/// PyTorch's `ceil_mode` does (poolOutputSize).
+FailureOr<SmallVector<int64_t>>
+inferPoolShape(Operation *op, ArrayRef<int64_t> xShape,
+               ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+               ArrayRef<int64_t> padding, bool ceilMode = false);
+
+/// Checks the 'broadcast_dims' of a dropout of rank `rank`: strictly
+/// increasing dims of 'x', not all of them.
+LogicalResult verifyBroadcastDims(Operation *op, ArrayRef<int64_t> dims,
+                                  int64_t rank);
 
 /// Checks that `gamma` and `beta` have `channels` entries; a null value is
 /// skipped. `what` names the dimension of 'x' that `channels` counts.
@@ -115,6 +126,11 @@ int64_t convFlops(ArrayRef<int64_t> xShape, ArrayRef<int64_t> wShape,
 /// Returns the FLOPs of a pooling with window `kernel` that produces
 /// `output`.
 int64_t poolFlops(Value output, ArrayRef<int64_t> kernel);
+
+/// Returns the FLOPs of an adaptive average pooling between the N×C×H×W
+/// `input` and the N×C×OH×OW `output` (either direction: the gradient
+/// visits the same windows).
+int64_t adaptivePoolFlops(Value input, Value output);
 
 } // namespace mlir::echo::detail
 

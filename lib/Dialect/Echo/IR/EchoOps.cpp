@@ -26,6 +26,21 @@ using namespace mlir::echo;
 using namespace mlir::echo::detail;
 
 //===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The two forms of gelu differ in cost: x/√2, erf (6), 1 +, and the two
+/// products; or x², x³, the cubic's scale and sum, its scale by √(2/π),
+/// tanh (6), 1 +, and the two products.
+int64_t GeluOp::estimateFlops() {
+  return estimatePerElementFlops(*this, getTanhApproximation() ? 14 : 10);
+}
+
+LogicalResult ClampOp::verify() {
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
+//===----------------------------------------------------------------------===//
 // Shape and reduction ops
 //===----------------------------------------------------------------------===//
 
@@ -202,13 +217,14 @@ int64_t LinearOp::estimateFlops() {
 LogicalResult Conv2DOp::verify() {
   FailureOr<SmallVector<int64_t>> shape =
       inferConvShape(*this, shapeOf(getX()), shapeOf(getW()), getStrides(),
-                     getPadding(), "x", "w");
+                     getPadding(), getGroups(), "x", "w");
   if (failed(shape))
     return failure();
   return verifyResultShape(*this, getResult(), *shape);
 }
 
 int64_t Conv2DOp::estimateFlops() {
+  // The filter's C/groups channels: a grouped convolution costs 1/groups.
   return convFlops(shapeOf(getX()), shapeOf(getW()), shapeOf(getResult()));
 }
 
@@ -217,8 +233,9 @@ int64_t Conv2DOp::estimateFlops() {
 //===----------------------------------------------------------------------===//
 
 template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
-  FailureOr<SmallVector<int64_t>> shape = inferPoolShape(
-      op, shapeOf(op.getX()), op.getKernel(), op.getStrides(), op.getPadding());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPoolShape(op, shapeOf(op.getX()), op.getKernel(), op.getStrides(),
+                     op.getPadding(), op.getCeilMode());
   if (failed(shape))
     return failure();
   return verifyResultShape(op, op.getResult(), *shape);
@@ -231,6 +248,16 @@ int64_t MaxPool2DOp::estimateFlops() {
 }
 int64_t AvgPool2DOp::estimateFlops() {
   return poolFlops(getResult(), getKernel());
+}
+
+LogicalResult AdaptiveAvgPool2DOp::verify() {
+  ArrayRef<int64_t> x = shapeOf(getX());
+  ArrayRef<int64_t> size = getOutputSize();
+  return verifyResultShape(*this, getResult(), {x[0], x[1], size[0], size[1]});
+}
+
+int64_t AdaptiveAvgPool2DOp::estimateFlops() {
+  return adaptivePoolFlops(getX(), getResult());
 }
 
 LogicalResult BatchNormOp::verify() {
@@ -254,7 +281,13 @@ LogicalResult SoftmaxOp::verify() {
   return verifyAxis(*this, getAxis(), shapeOf(getX()).size());
 }
 
-LogicalResult DropoutOp::verify() { return verifyRatio(*this, getRatio()); }
+LogicalResult DropoutOp::verify() {
+  if (failed(verifyRatio(*this, getRatio())))
+    return failure();
+  if (std::optional<ArrayRef<int64_t>> dims = getBroadcastDims())
+    return verifyBroadcastDims(*this, *dims, shapeOf(getX()).size());
+  return success();
+}
 
 LogicalResult EmbeddingOp::verify() {
   SmallVector<int64_t> expected(shapeOf(getIds()));

@@ -84,10 +84,11 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   }]) # echoInterfaceDecls # echoExtraDecls;
 }
 
-/// The i64 arguments of the convolution library calls: strides (h, w), then
-/// padding (h, w).
+/// The i64 arguments of the convolution library calls: strides (h, w),
+/// padding (h, w), then the group count.
 defvar Echo_ConvLibraryCallScalars =
-    "{getStrides()[0], getStrides()[1], getPadding()[0], getPadding()[1]}";
+    "{getStrides()[0], getStrides()[1], getPadding()[0], getPadding()[1], " #
+    "static_cast<int64_t>(getGroups())}";
 
 /// A forward op that `echo-autodiff` differentiates. The gradient of the op
 /// reads exactly the operands and results listed here; `buildGradient` is
@@ -97,8 +98,13 @@ class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
         Echo_DifferentiableOpInterface])> {
   list<int> gradientReadsOperands = [];
   list<int> gradientReadsResults = [];
-  /// The gradient needs only `x > 0` of what it reads (ReLU).
+  /// The gradient needs only a predicate of what it reads: `x > 0` (ReLU)
+  /// unless `gradientReadMask` says otherwise.
   bit gradientReadBinarizable = 0;
+  /// The C++ expression, of `builder`, `loc` and `value`, that builds that
+  /// predicate as an `i1` value of `value`'s shape.
+  code gradientReadMask =
+      "::mlir::echo::buildPositiveMask(builder, loc, value)";
   /// Results that are stochastic masks (dropout's `i1` mask).
   list<int> stochasticMaskResults = [];
 
@@ -117,8 +123,7 @@ class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
     ::mlir::Value buildGradientReadMask(::mlir::OpBuilder &builder,
                                         ::mlir::Location loc,
                                         ::mlir::Value value) {
-      return }] # !if(gradientReadBinarizable,
-        "::mlir::echo::buildPositiveMask(builder, loc, value)",
+      return }] # !if(gradientReadBinarizable, gradientReadMask,
         "::mlir::Value()") # [{;
     }
     bool isStochasticMaskResult(unsigned index) {
@@ -146,5 +151,8 @@ def Echo_PositivePair : ConfinedAttr<DenseI64ArrayAttr,
 /// Two non-negative integers (zero padding on both sides), height then width.
 def Echo_NonNegativePair : ConfinedAttr<DenseI64ArrayAttr,
     [DenseArrayCount<2>, DenseArrayNonNegative<DenseI64ArrayAttr>]>;
+
+/// A positive integer (a convolution's group count).
+def Echo_PositiveI64 : ConfinedAttr<I64Attr, [IntPositive]>;
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOBASE_TD

@@ -64,6 +64,97 @@ def Echo_ReluGradOp : Echo_GradOp<"relu_grad", [Elementwise,
   let flopsPerElement = 1;
 }
 
+/// `dx = dy · f'(x)` where f' is written in terms of the forward input `x`:
+/// the activations whose output does not give their derivative. As in
+/// Echo_UnaryElementwiseOp, ops with attributes set `arguments` and
+/// `exampleAttributes`, and `details` adds to the description; an op that
+/// also takes a mask for `x` relaxes `typeTraits`.
+class Echo_InputActivationGradOp<string mnemonic, string forward,
+    string formula, int flops = 1,
+    list<Trait> typeTraits = [SameOperandsAndResultType]>
+    : Echo_GradOp<mnemonic, !listconcat([Elementwise], typeTraits)> {
+  string exampleAttributes = "";
+  string details = "";
+
+  let summary = "gradient of echo." # forward # " from its input";
+  let description = [{
+    `dx = }] # formula # [{`, element by element, where `x` is the forward
+    input of `echo.}] # forward # [{` and `dy` the adjoint of its
+    result.}] # details # [{
+
+    ```mlir
+    %dx = echo.}] # mnemonic # [{ %x, %dy}] # exampleAttributes
+      # [{ : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x, Echo_FloatTensor:$dy);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x `,` $dy attr-dict `:` type($result)";
+  let flopsPerElement = flops;
+}
+
+// FLOPs as for the forward ops (EchoOps.td): exp and log1p 4, tanh and erf
+// 6, every other arithmetic op and comparison 1; a select is free, as in
+// relu_grad.
+def Echo_ErfGradOp : Echo_InputActivationGradOp<"erf_grad", "erf",
+    "dy · 2/√π · exp(−x²)", 8>;
+def Echo_SiluGradOp : Echo_InputActivationGradOp<"silu_grad", "silu",
+    "dy · s · (1 + x · (1 − s))", 9> {
+  let details = " Here `s = sigmoid(x)`.";
+}
+def Echo_HardswishGradOp : Echo_InputActivationGradOp<"hardswish_grad",
+    "hardswish", "x < −3 ? 0 : (x >= 3 ? dy : dy · (2x + 3) / 6)", 5> {
+  let details = [{ The boundaries are those of
+    PyTorch's vectorized CPU kernel: `x = −3` gives `−dy / 2`, `x = 3` gives
+    `dy`, and a NaN `x` gives NaN.}];
+}
+def Echo_HardsigmoidGradOp : Echo_InputActivationGradOp<"hardsigmoid_grad",
+    "hardsigmoid", "−3 < x < 3 ? dy / 6 : 0", 3> {
+  let details = " A NaN `x` gives 0, as in PyTorch.";
+}
+// t and 1 − t² come from w = exp(−2·softplus(x)) (see the lowering):
+// softplus 12, w 5, t and 1 − t² 7, sigmoid 4, the rest 4.
+def Echo_MishGradOp : Echo_InputActivationGradOp<"mish_grad", "mish",
+    "dy · (t + x · sigmoid(x) · (1 − t²))", 32> {
+  let details = " Here `t = tanh(softplus(x))`.";
+}
+// FLOPs: GeluGradOp::estimateFlops, since the two forms differ.
+def Echo_GeluGradOp : Echo_InputActivationGradOp<"gelu_grad", "gelu",
+    "dy · (Φ(x) + x · φ(x))"> {
+  let details = [{ Here `Φ(x) = (1 + erf(x / √2)) / 2`
+    and `φ(x) = exp(−x² / 2) / √(2π)`. With `tanh_approximation` set, it is
+    the derivative of the tanh form instead (PyTorch's
+    `gelu_backward(approximate='tanh')`).}];
+  let exampleAttributes = " {tanh_approximation = true}";
+  let arguments = (ins Echo_FloatTensor:$x, Echo_FloatTensor:$dy,
+                       DefaultValuedAttr<BoolAttr, "false">:$tanh_approximation);
+  let hasCustomFlops = 1;
+}
+def Echo_ClampGradOp : Echo_InputActivationGradOp<"clamp_grad", "clamp",
+    "min < x < max ? dy : 0", 2,
+    [AllTypesMatch<["dy", "result"]>, AllShapesMatch<["x", "dy"]>]> {
+  let details = [{ This is PyTorch's
+    `hardtanh_backward`: zero at the bounds, and a NaN `x` gives 0. `x` is
+    either the forward input or an `i1` mask of `min < x < max` (e.g.
+    unpacked from a 1-bit stash), as for `echo.relu_grad`.}];
+  let description = [{
+    `dx = min < x < max ? dy : 0`, element by element, where `x` is the
+    forward input of `echo.clamp` and `dy` the adjoint of its result.}]
+    # details # [{
+
+    ```mlir
+    %dx = echo.clamp_grad %x, %dy {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+        : tensor<4x8xf32>, tensor<4x8xf32>
+    %dx2 = echo.clamp_grad %m, %dy {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+        : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Echo_FloatTensor, Echo_MaskTensor]>:$x,
+                       Echo_FloatTensor:$dy, F64Attr:$min, F64Attr:$max);
+  let assemblyFormat = "$x `,` $dy attr-dict `:` type($x) `,` type($dy)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reduction, shape and loss gradients
 //===----------------------------------------------------------------------===//
@@ -224,7 +315,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   let summary = "gradient of echo.conv2d with respect to its input";
   let description = [{
     The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
-    (F×C×KH×KW) into the forward input's type (cuDNN's backward data).
+    (F×(C/groups)×KH×KW) into the forward input's type (cuDNN's backward
+    data); `groups` as in `echo.conv2d`.
 
     ```mlir
     %dx = echo.conv2d_grad_input %w, %dy {padding = array<i64: 1, 1>,
@@ -234,7 +326,8 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   }];
   let arguments = (ins Echo_FloatTensor4D:$w, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$w `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -251,7 +344,7 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   let summary = "gradient of echo.conv2d with respect to its filter";
   let description = [{
     Correlates the forward input `x` with `dy` into the filter's type
-    (cuDNN's backward filter).
+    (cuDNN's backward filter); `groups` as in `echo.conv2d`.
 
     ```mlir
     %dw = echo.conv2d_grad_filter %x, %dy {padding = array<i64: 1, 1>,
@@ -261,7 +354,8 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -275,6 +369,7 @@ def Echo_MaxPool2DGradOp : Echo_GradOp<"max_pool2d_grad",
   let description = [{
     Routes each element of `dy` to the first maximum of its window in `x`
     (row-major within the window); overlapping windows accumulate.
+    `ceil_mode` as in `echo.max_pool2d`.
 
     ```mlir
     %dx = echo.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>,
@@ -284,7 +379,8 @@ def Echo_MaxPool2DGradOp : Echo_GradOp<"max_pool2d_grad",
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$dy,
                        Echo_PositivePair:$kernel, Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -295,8 +391,10 @@ def Echo_AvgPool2DGradOp : Echo_GradOp<"avg_pool2d_grad",
     [AllElementTypesMatch<["dy", "result"]>]> {
   let summary = "gradient of echo.avg_pool2d";
   let description = [{
-    Spreads each element of `dy` evenly over the non-padding positions of its
-    window, into the forward input's type. Reads no forward value.
+    Spreads each element of `dy` evenly over the positions its window
+    counts, into the forward input's type: its input positions get
+    `dy / count`, with the count of `echo.avg_pool2d` (`ceil_mode`,
+    `count_include_pad` as there). Reads no forward value.
 
     ```mlir
     %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 2, 2>,
@@ -306,7 +404,30 @@ def Echo_AvgPool2DGradOp : Echo_GradOp<"avg_pool2d_grad",
   }];
   let arguments = (ins Echo_FloatTensor4D:$dy, Echo_PositivePair:$kernel,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCustomFlops = 1;
+}
+
+def Echo_AdaptiveAvgPool2DGradOp : Echo_GradOp<"adaptive_avg_pool2d_grad",
+    [AllElementTypesMatch<["dy", "result"]>]> {
+  let summary = "gradient of echo.adaptive_avg_pool2d";
+  let description = [{
+    Spreads each element of `dy` (N×C×OH×OW) evenly over its window of the
+    forward input, into the result type (N×C×H×W, the input's); windows of
+    `echo.adaptive_avg_pool2d` (the output size is `dy`'s). Overlapping
+    windows accumulate. Reads no forward value.
+
+    ```mlir
+    %dx = echo.adaptive_avg_pool2d_grad %dy
+        : (tensor<2x3x3x3xf32>) -> tensor<2x3x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$dy);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -29,6 +29,14 @@ namespace mlir::echo {
 /// for the lowering of `relu`/`relu_grad`.
 Value buildPositiveMask(OpBuilder &builder, Location loc, Value value);
 
+/// Builds `lo < value && value < hi` (ordered comparisons with constants of
+/// `value`'s type, a float scalar or a float tensor; false for NaN, as
+/// PyTorch's hardtanh_backward): the 1-bit predicate clamp's gradient reads.
+/// Spelled once, here, for ClampOp's buildGradientReadMask and for the
+/// lowering of `clamp_grad`.
+Value buildInsideMask(OpBuilder &builder, Location loc, Value value, double lo,
+                      double hi);
+
 /// The largest tensor Echo accepts, in bytes (1 PiB): far beyond any
 /// device, small enough that sums over a step's tensors stay in int64.
 constexpr int64_t kMaxTensorBytes = int64_t(1) << 50;

@@ -48,10 +48,11 @@ def Echo_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
       /*methodName=*/"getGradientReadResults">,
     InterfaceMethod<
       /*desc=*/[{
-        Returns true when the gradient needs only `v > 0` of each forward
-        value `v` it reads (ReLU), and its gradient op accepts that `i1` mask
-        in place of `v`. echo-recompute then stashes the mask, computed in
-        the forward pass with `arith.cmpf ugt` (NaN counts as positive) and packed with
+        Returns true when the gradient needs only a predicate of each
+        forward value `v` it reads (ReLU's `v > 0`, clamp's
+        `min < v < max`), and its gradient op accepts that `i1` mask in
+        place of `v`. echo-recompute then stashes the mask, computed in the
+        forward pass by `buildGradientReadMask` and packed with
         `echo.pack_mask`, instead of `v`.
       }],
       /*retTy=*/"bool",
@@ -63,7 +64,9 @@ def Echo_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
       /*desc=*/[{
         For a binarizable op, builds at the builder's insertion point the
         `i1` value (of `value`'s shape, tensor or scalar) that the gradient
-        reads in place of the forward value `value`: ReLU's `value > 0`.
+        reads in place of the forward value `value`: ReLU's `value > 0`
+        (`arith.cmpf ugt`, NaN counts as positive), clamp's
+        `min < value < max` (ordered, NaN gives false).
         echo-recompute stashes it instead of `value`; the lowering of the
         gradient op evaluates the same predicate when it gets `value`.
       }],
@@ -186,7 +189,8 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
     InterfaceMethod<
       /*desc=*/[{
         Returns the integer arguments that follow the buffers (transposes,
-        strides, padding, whether the call accumulates into its output).
+        strides, padding, a convolution's group count, whether the call
+        accumulates into its output).
       }],
       /*retTy=*/"::llvm::SmallVector<int64_t>",
       /*methodName=*/"getLibraryCallScalars">,

@@ -45,17 +45,27 @@ def Echo_MulOp : Echo_BinaryElementwiseOp<"mul", "lhs * rhs", [0, 1], []>;
 // d(a/b)/db = -y / b: the gradient reads the divisor and the quotient.
 def Echo_DivOp : Echo_BinaryElementwiseOp<"div", "lhs / rhs", [1], [0]>;
 
-/// `echo.neg` ... `echo.sqrt`: one operand, result of the same type.
+/// `echo.neg` ... `echo.gelu`: one operand, result of the same type. Ops
+/// with attributes (`clamp`'s bounds, `gelu`'s flag) set `arguments` and
+/// `exampleAttributes`; `details` adds to the description.
 class Echo_UnaryElementwiseOp<string mnemonic, string formula,
                               list<int> readsOperands, list<int> readsResults,
                               int flops = 1>
     : Echo_ForwardOp<mnemonic, [Elementwise, SameOperandsAndResultType]> {
+  /// The attribute dictionary of the description's example, with a leading
+  /// space (`" {min = ...}"`), or empty.
+  string exampleAttributes = "";
+  /// Sentences that follow the formula in the description (attribute
+  /// semantics, NaN), each starting with a space.
+  string details = "";
+
   let summary = "elementwise " # formula;
   let description = [{
-    Computes `}] # formula # [{` element by element.
+    Computes `}] # formula # [{` element by element.}] # details # [{
 
     ```mlir
-    %y = echo.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    %y = echo.}] # mnemonic # [{ %x}] # exampleAttributes
+      # [{ : tensor<4x8xf32>
     ```
   }];
   let arguments = (ins Echo_FloatTensor:$x);
@@ -77,6 +87,86 @@ def Echo_ReluOp : Echo_UnaryElementwiseOp<"relu", "max(x, 0)", [0], []> {
   let gradientReadBinarizable = 1;
 }
 def Echo_SqrtOp : Echo_UnaryElementwiseOp<"sqrt", "sqrt(x)", [], [0], 4>;
+
+// The activations below read their input: their gradients are PyTorch's,
+// written in `x` (echo.<op>_grad in EchoGradOps.td). FLOPs count a
+// transcendental function as the ops above do (exp, log1p 4; tanh, erf 6)
+// and every other arithmetic op as 1.
+def Echo_ErfOp : Echo_UnaryElementwiseOp<"erf", "erf(x)", [0], [], 6>;
+// x · sigmoid(x): sigmoid (4) and a product.
+def Echo_SiluOp
+    : Echo_UnaryElementwiseOp<"silu", "x · sigmoid(x)", [0], [], 5> {
+  let details = " SiLU (swish), `torch.nn.functional.silu`.";
+}
+// x + 3, max, min, the product and the division by 6.
+def Echo_HardswishOp : Echo_UnaryElementwiseOp<"hardswish",
+    "x · min(max(x + 3, 0), 6) / 6", [0], [], 5> {
+  let details = " As `torch.nn.functional.hardswish`; NaN propagates.";
+}
+def Echo_HardsigmoidOp : Echo_UnaryElementwiseOp<"hardsigmoid",
+    "min(max(x + 3, 0), 6) / 6", [0], [], 4> {
+  let details = " As `torch.nn.functional.hardsigmoid`; NaN propagates.";
+}
+// softplus as max(x, 0) + log1p(exp(-|x|)) (|x|, negation, exp, log1p, max,
+// add: 12), tanh (6) and the product.
+def Echo_MishOp : Echo_UnaryElementwiseOp<"mish",
+    "x · tanh(softplus(x))", [0], [], 19> {
+  let details = [{ `softplus(x) = log(1 + exp(x))`,
+    evaluated as `max(x, 0) + log1p(exp(−|x|))` so that it never overflows.}];
+}
+// FLOPs: GeluOp::estimateFlops, since the two forms differ.
+def Echo_GeluOp : Echo_UnaryElementwiseOp<"gelu",
+    "0.5 · x · (1 + erf(x / √2))", [0], []> {
+  let details = [{ With `tanh_approximation` set,
+    computes PyTorch's `approximate='tanh'` form
+    `0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))` instead; absent or
+    false is the exact form, PyTorch's default.}];
+  let exampleAttributes = " {tanh_approximation = true}";
+  let arguments = (ins Echo_FloatTensor:$x,
+                       DefaultValuedAttr<BoolAttr, "false">:$tanh_approximation);
+  let hasCustomFlops = 1;
+}
+def Echo_ClampOp : Echo_UnaryElementwiseOp<"clamp",
+    "min(max(x, min), max)", [0], [], 2> {
+  let details = [{ `min <= max` (either may be infinite,
+    for a one-sided clamp); NaN propagates, as in `torch.clamp`. `relu6` is
+    `clamp` to [0, 6] and `hardtanh(a, b)` is `clamp` to [a, b].}];
+  let exampleAttributes =
+      " {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}";
+  let arguments = (ins Echo_FloatTensor:$x, F64Attr:$min, F64Attr:$max);
+  let hasVerifier = 1;
+  // clamp_grad needs only `min < x < max`, as relu_grad needs `x > 0`.
+  let gradientReadBinarizable = 1;
+  let gradientReadMask = [{
+    ::mlir::echo::buildInsideMask(builder, loc, value,
+                                  getMin().convertToDouble(),
+                                  getMax().convertToDouble())
+  }];
+}
+
+def Echo_SelectOp : Echo_ForwardOp<"select", [Elementwise,
+    AllTypesMatch<["a", "b", "result"]>, AllShapesMatch<["cond", "a"]>]> {
+  let summary = "elementwise choice between two tensors by a mask";
+  let description = [{
+    `result = cond ? a : b` element by element (`torch.where`; PyTorch's
+    `masked_fill` and attention masks). `cond` is an `i1` mask of the shape
+    of `a` and `b`; it is data or a constant and receives no gradient. A NaN
+    in the element not chosen does not reach the result.
+
+    ```mlir
+    %y = echo.select %m, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Echo_MaskTensor:$cond, Echo_FloatTensor:$a,
+                       Echo_FloatTensor:$b);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $a `,` $b attr-dict `:` type($cond) `,` type($result)
+  }];
+  // da = select(cond, dy, 0), db = select(cond, 0, dy).
+  let gradientReadsOperands = [0];
+  let flopsPerElement = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Shape and reduction ops
@@ -293,18 +383,29 @@ def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "2-D convolution (cross-correlation), NCHW";
   let description = [{
-    `x` is N×C×H×W, `w` is F×C×KH×KW; zero `padding` on both sides of each
-    spatial dimension and `strides` (height, width). The result is
+    `x` is N×C×H×W, `w` is F×(C/groups)×KH×KW; zero `padding` on both sides
+    of each spatial dimension and `strides` (height, width). The result is
     N×F×OH×OW with OH = (H + 2·padding[0] − KH) / strides[0] + 1.
+
+    `groups` (absent: 1) splits the channels into that many groups, as
+    PyTorch's `F.conv2d(groups=...)` and cuDNN's group count do: C and F
+    are divisible by it, and output channel f reads only the input
+    channels of its group, [g·C/groups, (g+1)·C/groups) with
+    g = f / (F/groups). `groups = C` is a depthwise convolution. The filter
+    [F, C/groups, KH, KW] is, row-major, [groups, F/groups, C/groups, KH, KW].
 
     ```mlir
     %y = echo.conv2d %x, %w {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>}
         : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+    %z = echo.conv2d %x, %d {groups = 3 : i64, padding = array<i64: 1, 1>,
+        strides = array<i64: 1, 1>}
+        : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x8x8xf32>
     ```
   }];
   let arguments = (ins Echo_FloatTensor4D:$x, Echo_FloatTensor4D:$w,
                        Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+                       Echo_NonNegativePair:$padding,
+                       DefaultValuedAttr<Echo_PositiveI64, "1">:$groups);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x `,` $w attr-dict `:` functional-type(operands, results)";
 }
@@ -313,24 +414,38 @@ def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
 // Pooling and normalization
 //===----------------------------------------------------------------------===//
 
-/// `echo.max_pool2d`, `echo.avg_pool2d` over NCHW.
-class Echo_Pool2DOp<string mnemonic, string kind, list<int> readsOperands>
+/// `echo.max_pool2d`, `echo.avg_pool2d` over NCHW. `extraArguments` are
+/// the attributes one kind has and the other not.
+class Echo_Pool2DOp<string mnemonic, string kind, list<int> readsOperands,
+                    dag extraArguments = (ins), string extraDescription = "">
     : Echo_ForwardOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "2-D " # kind # " pooling, NCHW";
   let description = [{
     }] # kind # [{ over `kernel`-sized windows moved by `strides`; `padding`
-    positions are excluded from the }] # kind # [{ (and from the average's
-    count). Each padding must be smaller than its kernel size.
+    positions are excluded from the }] # kind # [{. Each padding must be
+    smaller than its kernel size.
+
+    `ceil_mode` (absent: false) is PyTorch's: the output extent rounds up,
+    OH = ceil((H + 2·padding[0] − KH) / strides[0]) + 1, except that a last
+    window starting inside the bottom (right) padding is dropped
+    (`(OH − 1)·strides[0] >= H + padding[0]`: OH − 1); windows that run past
+    the padded input are clipped.
+    }] # extraDescription # [{
 
     ```mlir
     %y = echo.}] # mnemonic # [{ %x {kernel = array<i64: 2, 2>,
         padding = array<i64: 0, 0>, strides = array<i64: 2, 2>}
         : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+    %z = echo.}] # mnemonic # [{ %x {ceil_mode = true, kernel = array<i64: 3, 3>,
+        padding = array<i64: 0, 0>, strides = array<i64: 2, 2>}
+        : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor4D:$x, Echo_PositivePair:$kernel,
-                       Echo_PositivePair:$strides,
-                       Echo_NonNegativePair:$padding);
+  let arguments = !con((ins Echo_FloatTensor4D:$x, Echo_PositivePair:$kernel,
+                            Echo_PositivePair:$strides,
+                            Echo_NonNegativePair:$padding,
+                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
+                       extraArguments);
   let results = (outs Echo_FloatTensor4D:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -340,7 +455,36 @@ class Echo_Pool2DOp<string mnemonic, string kind, list<int> readsOperands>
 
 // The gradient recomputes the arg-max of each window from `x`.
 def Echo_MaxPool2DOp : Echo_Pool2DOp<"max_pool2d", "maximum", [0]>;
-def Echo_AvgPool2DOp : Echo_Pool2DOp<"avg_pool2d", "average", []>;
+def Echo_AvgPool2DOp : Echo_Pool2DOp<"avg_pool2d", "average", [],
+    (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad), [{
+    The average divides by the window's count of input positions, or with
+    `count_include_pad` (PyTorch's default; absent: false) by its count of
+    positions inside the zero-padded input: padding counts, positions a
+    `ceil_mode` window runs past the padding do not.
+  }]>;
+
+def Echo_AdaptiveAvgPool2DOp : Echo_ForwardOp<"adaptive_avg_pool2d",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "2-D adaptive average pooling to a given output size, NCHW";
+  let description = [{
+    Averages `x` (N×C×H×W) into N×C×OH×OW, `output_size` = [OH, OW], as
+    PyTorch's `adaptive_avg_pool2d`: output row i averages the input rows
+    [floor(i·H/OH), ceil((i + 1)·H/OH)), columns likewise. Windows may
+    overlap and differ in size; OH may exceed H (rows are then repeated).
+    The gradient reads no forward value.
+
+    ```mlir
+    %y = echo.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>}
+        : (tensor<2x3x7x7xf32>) -> tensor<2x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor4D:$x,
+                       Echo_PositivePair:$output_size);
+  let results = (outs Echo_FloatTensor4D:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCustomFlops = 1;
+}
 
 def Echo_BatchNormOp : Echo_ForwardOp<"batch_norm",
     [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
@@ -420,12 +564,22 @@ def Echo_DropoutOp : Echo_ForwardOp<"dropout",
     bit. The gradient reads only the mask, which packs into 1 bit per
     element.
 
+    `broadcast_dims` (absent: none) shares one keep decision along the
+    listed dims of `x` (strictly increasing, not all of them): the counter
+    of an element is its row-major index over `x`'s shape with those dims
+    removed, so the mask is constant along them (Dropout2d on NCHW: [2, 3];
+    stochastic depth per sample: [1, 2, 3]). The mask keeps `x`'s shape.
+
     ```mlir
     %y, %m = echo.dropout %x {ratio = 5.000000e-01 : f64, seed = 7 : i64}
         : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+    %c, %cm = echo.dropout %img {broadcast_dims = array<i64: 2, 3>,
+        ratio = 2.000000e-01 : f64, seed = 8 : i64}
+        : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
     ```
   }];
-  let arguments = (ins Echo_FloatTensor:$x, F64Attr:$ratio, I64Attr:$seed);
+  let arguments = (ins Echo_FloatTensor:$x, F64Attr:$ratio, I64Attr:$seed,
+                       OptionalAttr<DenseI64ArrayAttr>:$broadcast_dims);
   let results = (outs Echo_FloatTensor:$result, Echo_MaskTensor:$mask);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
