@@ -16,7 +16,7 @@ milliseconds (median; strategy echo), ``measured_peak_bytes`` of echo and
 none, and whether every strategy's loss and gradients are bitwise equal to
 none's. Accuracy: the worst distance of the loss and every gradient to
 PyTorch f64 autograd (``numerics.distances``: norm-wise, a gradient that is
-zero up to rounding compared with 1% of the step's RMS gradient), beside
+zero up to rounding compared with 1%% of the step's RMS gradient), beside
 PyTorch f32's own. Echo's masks are not PyTorch's, so a model with dropout
 is compared with its dropout set to p=0 (its own import, "dropout off");
 its dropout run is only checked for bitwise equality across strategies.
@@ -25,8 +25,11 @@ Targets: the import takes <= 10 s; Echo's distance <= max(1e-4, 2x
 PyTorch f32's); every strategy bitwise equal to none.
 
 Usage: bench/import_zoo.py [--build build] [--models a,b] [--quick]
-       [--out bench/results/import_zoo.json] [--markdown]
+       [--out bench/results/import_zoo.json] [--markdown] [--docs]
        [--echo-run "PATH [flags]"] [--steps N]
+       bench/import_zoo.py --from-json [--out JSON] [--docs]
+(--docs: the table into docs/results.md; bench/recompute.py's generator
+includes it too.)
 """
 import argparse
 import json
@@ -71,6 +74,7 @@ _IMAGE = ["2x3x64x64:f32"]
 # name, factory, inputs, labels, in the quick subset
 ZOO = [
     ("alexnet", _tv("alexnet"), _IMAGE, "2", False),
+    ("vgg11", _tv("vgg11"), _IMAGE, "2", False),
     ("vgg11_bn", _tv("vgg11_bn"), _IMAGE, "2", False),
     ("resnet18", _tv("resnet18"), _IMAGE, "2", False),
     ("resnet50", _tv("resnet50"), _IMAGE, "2", False),
@@ -219,32 +223,89 @@ def measure(case, echo_run, work, steps):
     return row
 
 
+def _table_error(error):
+    return error.replace("|", "\\|")
+
+
 def markdown(results):
+    """The docs/results.md section (a list of lines)."""
     machine = results["machine"]
-    lines = ["Machine: %s, %d cores; %s." % (machine["cpu"], machine["cores"],
-                                             results["date"]), "",
-             "| model | import | Echo f32 vs f64 | PyTorch f32 vs f64 | "
-             "import s | compile s | step ms (echo) | echo / none bytes | "
-             "strategies bitwise | target |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    load = machine.get("load_average")
+    lines = [
+        "## PyTorch model zoo (`bench/import_zoo.py`)", "",
+        "Each model is imported at the ATen level (`echo.frontend`: make_fx "
+        "over functionalize, concrete shapes), one step compiled and run "
+        "with `echo-run` under every strategy on the module's weights and "
+        "one batch (torchvision's classifiers: 10 classes, batch 2 of "
+        "3×64×64; the small ViT 3×32×32; bench/zoo_models.py's hand-written "
+        "models as listed there). Accuracy: the worst distance of the loss "
+        "and every gradient to PyTorch f64 autograd (as in the f32 numerics "
+        "section: norm-wise, a gradient that is zero up to rounding "
+        "compared with 1%% of the step's RMS gradient), Echo f32 beside "
+        "PyTorch f32's own; a model with dropout is compared with its "
+        "dropout at p=0 (Echo's masks are not PyTorch's), its dropout run "
+        "only checked for bitwise equality across strategies. Target: "
+        "import ≤ 10 s, Echo ≤ max(1e-4, 2× PyTorch f32), every strategy "
+        "(none, mirror, sublinear, echo) bitwise equal to none. Compile s: "
+        "strategy none's MLIR + LLVM; a first step includes oneDNN's "
+        "primitive creation; bytes: `measured_peak_bytes` of echo and "
+        "none. Machine: %s, %d cores, %s%s, shared "
+        "with other work (times are indicative)." % (
+            machine["cpu"], machine["cores"], results["date"],
+            " (load average %.1f at the start)" % load[0] if load else ""),
+        "",
+        "| model | Echo f32 vs f64 | PyTorch f32 vs f64 | import s | "
+        "compile s | %s | echo / none MB | strategies bitwise | "
+        "target |" % ("step ms (echo, median of %d)" % results["steps"]
+                      if results.get("steps", 1) > 1 else
+                      "first step ms (echo)"),
+        "|---|---|---|---|---|---|---|---|---|"]
     for r in results["models"]:
-        if "error" in r and "echo_f32" not in r:
-            imported = "ok" if "import_s" in r else "error"
-            lines.append("| %s | %s | %s | | %s | | | | | **missed** |" % (
-                r["model"], imported, r["error"].replace("|", "\\|"),
+        if "echo_f32" not in r:
+            lines.append("| %s | %s | | %s | | | | | **missed** |" % (
+                r["model"], _table_error(r.get("error", "")),
                 "%.2f" % r["import_s"] if "import_s" in r else ""))
             continue
         off = " (dropout off)" if r["dropout"] else ""
         lines.append(
-            "| %s | ok | %.1e%s | %.1e | %.2f | %.1f | %.1f | %.1f / %.1f "
-            "MB (%.2f) | %s | %s |" % (
+            "| %s | %.1e%s | %.1e | %.2f | %.1f | %.1f | %.2f / %.2f "
+            "(%.2f) | %s | %s |" % (
                 r["model"], r["echo_f32"], off, r["torch_f32"],
                 r["import_s"], r["compile_s"], r["step_ms"],
                 r["echo_bytes"] / 1e6, r["none_bytes"] / 1e6,
                 r["echo_bytes"] / max(r["none_bytes"], 1),
                 "yes" if r["bitwise"] else "**no**",
                 "met" if r["met"] else "**missed**"))
-    return "\n".join(lines)
+    met = sum(1 for r in results["models"] if r.get("met"))
+    lines += ["", "%d of %d models meet the target." % (
+        met, len(results["models"]))]
+    return lines
+
+
+def update_docs(results, path):
+    """Replaces this bench's section of docs/results.md (or adds it after
+    the PyTorch-loop section), leaving the others as they are."""
+    section = markdown(results)
+    with open(path) as f:
+        lines = f.read().split("\n")
+    heading = section[0]
+
+    def end_of(start):
+        for i in range(start + 1, len(lines)):
+            if lines[i].startswith("## "):
+                return i
+        return len(lines)
+
+    if heading in lines:
+        start = lines.index(heading)
+        lines[start:end_of(start) - 1] = section
+    else:
+        anchor = [i for i, l in enumerate(lines)
+                  if l.startswith("## Training in a PyTorch loop")]
+        at = end_of(anchor[0]) if anchor else len(lines)
+        lines[at:at] = section + [""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
 
 
 def main():
@@ -262,7 +323,23 @@ def main():
                                                   "import_zoo.json"))
     ap.add_argument("--markdown", action="store_true",
                     help="print the table as Markdown")
+    ap.add_argument("--docs", action="store_true",
+                    help="write the table into docs/results.md (from the "
+                         "JSON at --out when --from-json)")
+    ap.add_argument("--docs-file", default=os.path.join(ROOT, "docs",
+                                                        "results.md"),
+                    help="the file --docs writes (default: "
+                         "docs/results.md)")
+    ap.add_argument("--from-json", action="store_true",
+                    help="run nothing: the table of the JSON at --out")
     args = ap.parse_args()
+    if args.from_json:
+        with open(args.out) as f:
+            results = json.load(f)
+        if args.docs:
+            update_docs(results, args.docs_file)
+        print("\n".join(markdown(results)))
+        return 0
     echo_run = args.echo_run or os.path.join(args.build, "bin", "echo-run")
     wanted = set(args.models.split(",")) if args.models else None
     cases = [c for c in ZOO if (wanted is None or c[0] in wanted) and
@@ -271,7 +348,8 @@ def main():
         known = ", ".join(c[0] for c in ZOO)
         ap.error("unknown model in --models (known: %s)" % known)
     torch.set_num_threads(os.cpu_count() or 1)
-    results = {"machine": _machine(), "date": time.strftime("%Y-%m-%d"),
+    results = {"machine": dict(_machine(), load_average=os.getloadavg()),
+               "date": time.strftime("%Y-%m-%d"), "steps": args.steps,
                "torch": torch.__version__, "models": []}
     with tempfile.TemporaryDirectory() as tmp:
         for k, case in enumerate(cases):
@@ -291,8 +369,10 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
+    if args.docs:
+        update_docs(results, args.docs_file)
     if args.markdown:
-        print(markdown(results))
+        print("\n".join(markdown(results)))
     return 0 if all(r.get("met") for r in results["models"]) else 1
 
 
