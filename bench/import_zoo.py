@@ -32,6 +32,7 @@ Usage: bench/import_zoo.py [--build build] [--models a,b] [--quick]
 includes it too.)
 """
 import argparse
+import copy
 import json
 import os
 import shlex
@@ -131,25 +132,33 @@ def _dropout_off(module):
     return found
 
 
-def _run(echo_run, model, data_dir, strategy, work, steps):
-    """echo-run one strategy: (results of step 1, report) or raises."""
+def _load(directory):
+    count = len([n for n in os.listdir(directory) if n.endswith(".npy")])
+    return [np.load(os.path.join(directory, "out%d.npy" % i))
+            for i in range(count)]
+
+
+def _run(echo_run, model, data_dir, strategy, work, steps, reference=False):
+    """echo-run one strategy: (results of step 1, report, and with
+    ``reference`` the same step in f64) or raises."""
     dump = os.path.join(work, "dump-" + strategy)
     report = os.path.join(work, "report-%s.json" % strategy)
     command = shlex.split(echo_run) + [
         model, "--inputs=" + data_dir, "--dump=" + dump,
         "--steps=%d" % steps, "--optimizer=none", "--strategy=" + strategy,
         "--report=" + report, "--quiet"]
+    if reference:
+        command.append("--reference-dump=" + dump + "-f64")
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode:
         lines = [l for l in run.stderr.splitlines() if l.strip()]
         raise RuntimeError("echo-run --strategy=%s: %s" % (
             strategy, one_line(lines[0] if lines else "exit %d" %
                                run.returncode)))
-    count = len([n for n in os.listdir(dump) if n.endswith(".npy")])
-    outs = [np.load(os.path.join(dump, "out%d.npy" % i))
-            for i in range(count)]
     with open(report) as f:
-        return outs, json.load(f)[0]
+        report = json.load(f)[0]
+    return (_load(dump), report,
+            _load(dump + "-f64") if reference else None)
 
 
 def _import(module, inputs, labels, work, tag):
@@ -185,15 +194,18 @@ def measure(case, echo_run, work, steps):
         return row
     data = numerics.draw(module, ins, "cross_entropy", lab, 0.0, None)
     _save(data, data_dir)
+    # Without dropout, none's run also gives the f64 step.
+    row["dropout"] = _dropout_off(copy.deepcopy(module))
     try:
         results = {}
         for strategy in STRATEGIES:
-            results[strategy] = _run(echo_run, model, data_dir, strategy,
-                                     work, steps)
+            results[strategy] = _run(
+                echo_run, model, data_dir, strategy, work, steps,
+                reference=strategy == "none" and not row["dropout"])
     except RuntimeError as e:
         row["error"] = str(e)
         return row
-    none_outs, none_report = results["none"]
+    none_outs, none_report, f64_outs = results["none"]
     row["compile_s"] = none_report["compile_ms"] / 1e3
     row["step_ms"] = results["echo"][1]["step_time_ms"]
     row["none_bytes"] = none_report["measured_peak_bytes"]
@@ -201,15 +213,16 @@ def measure(case, echo_run, work, steps):
     row["bitwise"] = all(
         len(outs) == len(none_outs) and all(
             a.tobytes() == b.tobytes() for a, b in zip(outs, none_outs))
-        for outs, _ in results.values())
+        for outs, _, _ in results.values())
     # Accuracy, on the module as is or with its dropout off.
-    row["dropout"] = _dropout_off(module)
     if row["dropout"]:
+        _dropout_off(module)
         try:
             model, data_dir, _ = _import(module, ins, lab, work, "nodrop")
             _save(data, data_dir)
-            none_outs = _run(echo_run, model, data_dir, "none",
-                             os.path.join(work, "nodrop"), 1)[0]
+            none_outs, _, f64_outs = _run(echo_run, model, data_dir, "none",
+                                          os.path.join(work, "nodrop"), 1,
+                                          reference=True)
         except (ImporterError, RuntimeError) as e:
             row["error"] = "dropout off: " + one_line(e)
             return row
@@ -218,13 +231,29 @@ def measure(case, echo_run, work, steps):
     mine = numerics.torch_step(module, data, "cross_entropy", torch.float32)
     row["echo_f32"] = numerics.distances(none_outs, reference)
     row["torch_f32"] = numerics.distances(mine, reference)
+    # The same step in f64 (echo-run --reference-dump): whether the
+    # imported mathematics is PyTorch's, apart from f32 rounding.
+    row["echo_f64"] = numerics.distances(f64_outs, reference)
+    row["f32_met"] = bool(row["echo_f32"] <= max(1e-4,
+                                                 2 * row["torch_f32"]))
     row["met"] = bool(row["import_s"] <= 10.0 and row["bitwise"] and
-                      row["echo_f32"] <= max(1e-4, 2 * row["torch_f32"]))
+                      row["echo_f64"] <= 1e-9 and row["f32_met"])
     return row
 
 
 def _table_error(error):
     return error.replace("|", "\\|")
+
+
+def _verdict(row):
+    if row["met"]:
+        return "met"
+    missed = [what for what, ok in (
+        ("import s", row["import_s"] <= 10.0),
+        ("bitwise", row["bitwise"]),
+        ("f64", row.get("echo_f64", 0.0) <= 1e-9),
+        ("f32", row.get("f32_met", True))) if not ok]
+    return "**missed** (%s)" % ", ".join(missed)
 
 
 def markdown(results):
@@ -244,9 +273,12 @@ def markdown(results):
         "compared with 1%% of the step's RMS gradient), Echo f32 beside "
         "PyTorch f32's own; a model with dropout is compared with its "
         "dropout at p=0 (Echo's masks are not PyTorch's), its dropout run "
-        "only checked for bitwise equality across strategies. Target: "
-        "import ≤ 10 s, Echo ≤ max(1e-4, 2× PyTorch f32), every strategy "
-        "(none, mirror, sublinear, echo) bitwise equal to none. Compile s: "
+        "only checked for bitwise equality across strategies. Echo f64: "
+        "the same step in f64 (`echo-run --reference-dump`), whether the "
+        "imported mathematics is PyTorch's apart from f32 rounding. "
+        "Target: import ≤ 10 s, Echo f64 ≤ 1e-9, Echo f32 ≤ max(1e-4, 2× "
+        "PyTorch f32), every strategy (none, mirror, sublinear, echo) "
+        "bitwise equal to none. Compile s: "
         "strategy none's MLIR + LLVM; a first step includes oneDNN's "
         "primitive creation; bytes: `measured_peak_bytes` of echo and "
         "none. Machine: %s, %d cores, %s%s, shared "
@@ -254,28 +286,30 @@ def markdown(results):
             machine["cpu"], machine["cores"], results["date"],
             " (load average %.1f at the start)" % load[0] if load else ""),
         "",
-        "| model | Echo f32 vs f64 | PyTorch f32 vs f64 | import s | "
+        "| model | Echo f32 vs f64 | PyTorch f32 vs f64 | Echo f64 vs f64 | "
+        "import s | "
         "compile s | %s | echo / none MB | strategies bitwise | "
         "target |" % ("step ms (echo, median of %d)" % results["steps"]
                       if results.get("steps", 1) > 1 else
                       "first step ms (echo)"),
-        "|---|---|---|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results["models"]:
         if "echo_f32" not in r:
-            lines.append("| %s | %s | | %s | | | | | **missed** |" % (
+            lines.append("| %s | %s | | | %s | | | | | **missed** |" % (
                 r["model"], _table_error(r.get("error", "")),
                 "%.2f" % r["import_s"] if "import_s" in r else ""))
             continue
         off = " (dropout off)" if r["dropout"] else ""
         lines.append(
-            "| %s | %.1e%s | %.1e | %.2f | %.1f | %.1f | %.2f / %.2f "
+            "| %s | %.1e%s | %.1e | %s | %.2f | %.1f | %.1f | %.2f / %.2f "
             "(%.2f) | %s | %s |" % (
                 r["model"], r["echo_f32"], off, r["torch_f32"],
+                "%.0e" % r["echo_f64"] if "echo_f64" in r else "—",
                 r["import_s"], r["compile_s"], r["step_ms"],
                 r["echo_bytes"] / 1e6, r["none_bytes"] / 1e6,
                 r["echo_bytes"] / max(r["none_bytes"], 1),
                 "yes" if r["bitwise"] else "**no**",
-                "met" if r["met"] else "**missed**"))
+                _verdict(r)))
     met = sum(1 for r in results["models"] if r.get("met"))
     lines += ["", "%d of %d models meet the target." % (
         met, len(results["models"]))]
@@ -351,6 +385,7 @@ def main():
     results = {"machine": dict(_machine(), load_average=os.getloadavg()),
                "date": time.strftime("%Y-%m-%d"), "steps": args.steps,
                "torch": torch.__version__, "models": []}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for k, case in enumerate(cases):
             work = os.path.join(tmp, "m%d" % k)
@@ -358,17 +393,19 @@ def main():
             row = measure(case, echo_run, work, args.steps)
             results["models"].append(row)
             if "echo_f32" in row:
-                print("%-24s ok  echo %.2e  torch %.2e  import %.2f s  "
-                      "compile %.1f s  step %.1f ms  bitwise %s  %s" % (
+                print("%-24s ok  echo %.2e  torch %.2e  echo f64 %.1e  "
+                      "import %.2f s  compile %.1f s  step %.1f ms  "
+                      "bitwise %s  %s" % (
                           row["model"], row["echo_f32"], row["torch_f32"],
-                          row["import_s"], row["compile_s"], row["step_ms"],
+                          row["echo_f64"], row["import_s"],
+                          row["compile_s"], row["step_ms"],
                           "yes" if row["bitwise"] else "NO",
                           "met" if row["met"] else "MISSED"), flush=True)
             else:
                 print("%-24s %s" % (row["model"], row["error"]), flush=True)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=1)
+            # Written after every model: a long run keeps what it did.
+            with open(args.out, "w") as f:
+                json.dump(results, f, indent=1)
     if args.docs:
         update_docs(results, args.docs_file)
     if args.markdown:
