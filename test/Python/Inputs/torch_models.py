@@ -352,6 +352,40 @@ def upsampler():
     return Upsampler()
 
 
+class Dilated(nn.Module):
+    """A dilated convolution (DeepLab's atrous convolution): Echo has
+    none."""
+
+    def __init__(self):
+        super().__init__()
+        self.atrous = nn.Conv2d(3, 2, 3, padding=2, dilation=2)
+        self.fc = nn.Linear(2 * 4 * 4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.atrous(x), 1))
+
+
+def dilated():
+    return Dilated()
+
+
+class DilatedPool(nn.Module):
+    """Max pooling with dilation: Echo has none."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 2, 1)
+        self.pool = nn.MaxPool2d(2, dilation=2)
+        self.fc = nn.Linear(2 * 2 * 2, 2)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.conv(x)), 1))
+
+
+def dilated_pool():
+    return DilatedPool()
+
+
 class StopGradient(nn.Module):
     """A target network's output used with detach (a stop-gradient)."""
 

@@ -29,7 +29,9 @@ def _convolution(ctx, input, weight, bias, stride, padding, dilation,
                 "a convolution of %s by %s (Echo convolves NCHW by FCHW, "
                 "or NCL by FCL)" % (x.type, w.type))
     n = x.rank - 2
-    ctx.require(pair(dilation, n) == [1] * n, "dilation %s" % (dilation,))
+    ctx.require(pair(dilation, n) == [1] * n,
+                "a dilated convolution (dilation %s; Echo's conv2d has "
+                "none)" % (list(dilation),))
     stride, padding = pair(stride, n), pair(padding, n)
     out_shape = ctx.out_shape()
     if n == 1:
@@ -67,8 +69,8 @@ def _pool(ctx, name, self, kernel_size, stride, padding, ceil_mode,
 
 @aten(overload("max_pool2d_with_indices"))
 def _max_pool(ctx, self, kernel_size, stride, padding, dilation, ceil_mode):
-    ctx.require(pair(dilation) == [1, 1], "max pooling with dilation %s" %
-                (dilation,))
+    ctx.require(pair(dilation) == [1, 1], "max pooling with dilation %s "
+                "(Echo's max_pool2d has none)" % (list(dilation),))
     y = _pool(ctx, "max_pool2d", self, kernel_size, stride, padding,
               ceil_mode)
     return y, Unusable("max pooling's indices")
