@@ -32,10 +32,12 @@ def reduce(ctx, self, dim, keepdim, kind):
     else:
         y = g.reduce_sum(x, dims)
     if kind == "mean":
+        # Divided by the count, as PyTorch does: 1/count as an f32
+        # constant would be rounded (1/9 by 3e-9), the count is exact.
         count = 1
         for d in dims:
             count *= x.shape[d]
-        y = g.mul(y, g.constant(1.0 / count, y.shape))
+        y = g.div(y, g.constant(float(count), y.shape))
     return _keep(ctx, y, x, dims, keepdim)
 
 
@@ -108,7 +110,7 @@ def _var_mean(ctx, self, dim=None, correction=None, keepdim=False):
     mean = reduce(ctx, x, dims, True, "mean")
     centered = g.sub(x, ctx.broadcast_to(mean, x.shape))
     var = g.reduce_sum(g.mul(centered, centered), dims)
-    var = g.mul(var, g.constant(1.0 / (count - correction), var.shape))
+    var = g.div(var, g.constant(float(count - correction), var.shape))
     out = ctx.out_shape(0)
     return g.reshape(var, out), g.reshape(mean, out)
 
