@@ -56,6 +56,9 @@ from echo.frontend import import_module, parse_input  # noqa: E402
 from echo.frontend.errors import ImporterError, one_line  # noqa: E402
 
 STRATEGIES = ("none", "mirror", "sublinear", "echo")
+# Echo's f64 step against PyTorch's: PyTorch's own f64 kernels keep a few
+# f32 constants (hardsigmoid's gradient is dy * (1.0f / 6.0f), 3e-8 off).
+F64_TARGET = 1e-7
 
 
 def _tv(name, **kw):
@@ -241,7 +244,7 @@ def measure(case, echo_run, work, steps):
     row["f32_met"] = bool(row["echo_f32"] <= max(1e-4,
                                                  2 * row["torch_f32"]))
     row["met"] = bool(row["import_s"] <= 10.0 and row["bitwise"] and
-                      row["echo_f64"] <= 1e-9 and row["f32_met"])
+                      row["echo_f64"] <= F64_TARGET and row["f32_met"])
     return row
 
 
@@ -255,7 +258,7 @@ def _verdict(row):
     missed = [what for what, ok in (
         ("import s", row["import_s"] <= 10.0),
         ("bitwise", row["bitwise"]),
-        ("f64", row.get("echo_f64", 0.0) <= 1e-9),
+        ("f64", row.get("echo_f64", 0.0) <= F64_TARGET),
         ("f32", row.get("f32_met", True))) if not ok]
     return "**missed** (%s)" % ", ".join(missed)
 
@@ -281,7 +284,9 @@ def markdown(results):
         "only checked for bitwise equality across strategies. Echo f64: "
         "the same step in f64 (`echo-run --reference-dump`), whether the "
         "imported mathematics is PyTorch's apart from f32 rounding. "
-        "Target: import ≤ 10 s, Echo f64 ≤ 1e-9, Echo f32 ≤ max(1e-4, 2× "
+        "Target: import ≤ 10 s, Echo f64 ≤ 1e-7 (PyTorch's own f64 "
+        "kernels keep a few f32 constants: its hardsigmoid gradient is "
+        "dy·(1.0f/6.0f), 3e-8 off), Echo f32 ≤ max(1e-4, 2× "
         "PyTorch f32), every strategy (none, mirror, sublinear, echo) "
         "bitwise equal to none. Compile s: "
         "strategy none's MLIR + LLVM; a first step includes oneDNN's "
