@@ -200,6 +200,7 @@ def write_markdown(results):
     lines += budget_markdown()
     lines += numerics_markdown()
     lines += train_examples_markdown()
+    lines += import_zoo_markdown()
     lines += gpu_markdown()
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -621,6 +622,15 @@ def train_examples_markdown():
     if results is None:
         return []
     from train_examples import markdown  # noqa: E402
+    return [""] + markdown(results)
+
+
+def import_zoo_markdown():
+    """The PyTorch model zoo section (bench/import_zoo.py's JSON)."""
+    results = load_result("import_zoo")
+    if results is None:
+        return []
+    from import_zoo import markdown  # noqa: E402
     return [""] + markdown(results)
 
 

@@ -25,8 +25,8 @@ import time
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python3 -m echo.import_torch",
-        description="Import a PyTorch nn.Module (torch.fx) into an Echo "
-                    "model.")
+        description="Import a PyTorch nn.Module (traced at the ATen level) "
+                    "into an Echo model.")
     parser.add_argument("factory", metavar="MODULE:FACTORY")
     parser.add_argument("--input", action="append", default=[],
                         metavar="SHAPE:DTYPE", required=True)
@@ -102,6 +102,8 @@ def _import(args, argv):
           "weights in %s (%.2f s)" % (
               factory_name, len(inputs), len(imported.weights), args.output,
               args.weights, time.perf_counter() - start), file=sys.stderr)
+    for note in imported.notes:
+        print("echo.import_torch: note: %s" % note, file=sys.stderr)
     return 0
 
 

@@ -107,6 +107,16 @@ def format_float(value, dtype="f64"):
     return "%.17e" % value
 
 
+def format_element(value, dtype="f32"):
+    """An element of a dense constant of type ``dtype``: ``true``/``false``
+    (``i1``), an integer (``i32``, ``i64``), or :func:`format_float`."""
+    if dtype == "i1":
+        return "true" if value else "false"
+    if dtype in ("i32", "i64"):
+        return "%d" % int(value)
+    return format_float(value, dtype)
+
+
 def i64_array_attr(values):
     """``DenseI64ArrayAttr``: ``array<i64: 1, 2>`` (``array<i64>`` if empty)."""
     values = [int(v) for v in values]
@@ -276,7 +286,7 @@ class GraphBuilder(object):
 
     def constant(self, value, shape, dtype="f32"):
         """A splat ``arith.constant`` (shared between identical requests)."""
-        text = format_float(value, dtype)
+        text = format_element(value, dtype)
         key = (text, tuple(shape), dtype)
         if key not in self._constants:
             result = Value(self._fresh(), shape, dtype)
@@ -285,17 +295,18 @@ class GraphBuilder(object):
             self._constants[key] = result
         return self._constants[key]
 
-    def dense_constant(self, values, shape):
-        """An ``f32`` ``arith.constant`` of the row-major ``values``."""
+    def dense_constant(self, values, shape, dtype="f32"):
+        """An ``arith.constant`` of the row-major ``values`` (``f32``, or
+        ``i1`` / ``i32`` / ``i64``)."""
         values = list(values)
-        texts = [format_float(v, "f32") for v in values]
+        texts = [format_element(v, dtype) for v in values]
         _check(len(texts) == _num_elements(shape),
                "dense constant: %d values for shape %s", len(texts),
                _shape_str(shape))
         if len(set(texts)) == 1:
-            return self.constant(values[0], shape)
+            return self.constant(values[0], shape, dtype)
         values = texts
-        result = Value(self._fresh(), shape, "f32")
+        result = Value(self._fresh(), shape, dtype)
         flat = ", ".join(values)
         if len(shape) != 1:
             # A flat list of n values is only accepted for rank 1; write

@@ -8,14 +8,14 @@ Python raises below it becomes one ``PROG: error: ...`` line on stderr and
 the exit status 1, never a traceback.
 """
 
+import linecache
 import os
-import re
 import sys
 import traceback
 
 __all__ = ["ImporterError", "UnsupportedError", "UsageError",
            "ModuleError", "InternalError", "describe", "raise_site",
-           "report", "source_line", "target_name"]
+           "report", "source_line", "target_name", "at_node"]
 
 
 class ImporterError(Exception):
@@ -42,11 +42,14 @@ class InternalError(ImporterError):
 
 
 # Files whose frames are not the user's: torch.fx, torch.nn's wrappers,
-# this package and Python's own bootstrap.
+# functorch, this package and Python's own bootstrap.
 _TOOL_FILES = (os.sep + os.path.join("torch", "fx") + os.sep,
                os.sep + os.path.join("torch", "nn", "modules", "module.py"),
+               os.sep + os.path.join("torch", "nn", "utils",
+                                     "stateless.py"),
+               os.sep + "functorch" + os.sep,
                os.path.dirname(os.path.abspath(__file__)) + os.sep,
-               "<frozen ")
+               "<frozen ", "<string>")
 
 
 def one_line(text):
@@ -94,51 +97,37 @@ def raise_site(exc, user=True):
 
 
 def source_line(node):
-    """The innermost frame of the stack a node was traced from outside
-    torch.fx and the importer: the line of the user's module (or of
-    torch.nn's container) that made the node."""
-    trace = getattr(node, "stack_trace", None) or node.meta.get(
-        "stack_trace")
-    if not trace:
+    """``FILE:LINE: code`` of the user's line that made ``node`` (the
+    innermost frame outside torch, functorch and the importer, recorded
+    while tracing), or ``an unknown source line``."""
+    site = node.meta.get("echo_site") if node is not None else None
+    if not site:
         return "an unknown source line"
-    lines = [l.strip() for l in trace.strip().splitlines()]
-    for index, line in enumerate(lines):
-        match = re.match(r'File "([^"]+)", line (\d+)', line)
-        if not match or any(t in match.group(1) for t in _TOOL_FILES):
-            continue
-        code = ""
-        if index + 1 < len(lines) and not lines[index + 1].startswith(
-                "File "):
-            code = lines[index + 1]
-        return _frame_text(match.group(1), match.group(2), code)
-    return "an unknown source line"
+    filename, lineno = site
+    return _frame_text(filename, lineno, linecache.getline(filename, lineno))
 
 
-def target_name(node, root):
-    """What a node calls: ``fc (Linear)``, ``Tensor.view``,
-    ``torch.cumsum``."""
-    if node.op == "call_module":
-        try:
-            module = root.get_submodule(node.target)
-        except AttributeError:
-            return str(node.target)
-        return "%s (%s)" % (node.target, type(module).__name__)
-    if node.op == "call_method":
-        return "Tensor.%s" % node.target
+def target_name(node):
+    """What a node calls: ``aten.addmm.default``, ``getitem``."""
     target = node.target
-    if callable(target):
-        module = getattr(target, "__module__", None) or ""
-        name = getattr(target, "__name__", repr(target))
-        return "%s.%s" % (module, name) if module else name
-    return str(target)
+    if isinstance(target, str):
+        return target
+    name = str(target)
+    if name.startswith("<built-in function "):
+        return name[len("<built-in function "):-1]
+    return name
 
 
-def at_node(node, root, reason):
-    """The message of an error at ``node``: ``node 'N' (OP TARGET) at
-    FILE:LINE: code: reason``."""
-    return "node '%s' (%s %s) at %s: %s" % (
-        node.name, node.op, target_name(node, root), source_line(node),
-        reason)
+def at_node(node, reason):
+    """The message of an error at ``node``: ``node 'N' (TARGET in MODULE
+    (CLASS)) at FILE:LINE: code: reason``."""
+    scope = node.meta.get("echo_scope")
+    where = ""
+    if scope is not None:
+        name, cls = scope
+        where = " in %s (%s)" % (name, cls) if name else " in %s" % cls
+    return "node '%s' (%s%s) at %s: %s" % (
+        node.name, target_name(node), where, source_line(node), reason)
 
 
 def report(prog, body):

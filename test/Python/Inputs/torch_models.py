@@ -215,6 +215,111 @@ def causal_attention():
     return CausalAttention()
 
 
+# -- tied weights and dropout -------------------------------------------------
+
+class TiedLM(nn.Module):
+    """A language model whose output projection is its embedding table
+    (one parameter, used twice: its gradient is the sum of both uses)."""
+
+    def __init__(self, vocab=24, d=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.mix = nn.Linear(d, d)
+        self.out = nn.Linear(d, vocab, bias=False)
+        self.out.weight = self.emb.weight
+
+    def forward(self, ids):
+        return self.out(torch.tanh(self.mix(self.emb(ids))))
+
+
+def tied_lm():
+    return TiedLM()
+
+
+class DropoutMix(nn.Module):
+    """Dropout as modules, as a function, in place, on a channel mask
+    (Dropout2d), per sample (torchvision's StochasticDepth), alpha dropout,
+    and inside nn.LSTM between its layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.drop2d = nn.Dropout2d(0.25)
+        self.depth = torchvision.ops.StochasticDepth(0.2, "row")
+        self.lstm = nn.LSTM(16, 8, num_layers=2, dropout=0.3,
+                            batch_first=True)
+        self.drop = nn.Dropout(0.5, inplace=True)
+        self.alpha = nn.AlphaDropout(0.2)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):  # [N, 3, 4, 4]
+        h = self.drop2d(F.relu(self.conv(x)))          # [N, 4, 4, 4]
+        h = h + self.depth(h)
+        seq, _ = self.lstm(h.flatten(2).transpose(1, 2).reshape(
+            x.shape[0], 4, 16))
+        return self.fc(self.alpha(F.dropout(self.drop(seq[:, -1]), 0.1)))
+
+
+def dropout_mix():
+    return DropoutMix()
+
+
+# -- activations and pooling the newer Echo ops express -----------------------
+
+class Activations(nn.Module):
+    """erf GELU, SiLU, Hardswish, Hardsigmoid, Mish, ReLU6, clamp,
+    LeakyReLU and ELU (written with relu and exp), masked_fill with a mask
+    built in forward and torch.where with a number."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 8)
+        self.fc2 = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 3)
+        self.acts = nn.ModuleList([nn.GELU(), nn.SiLU(), nn.Hardswish(),
+                                   nn.Hardsigmoid(), nn.Mish(), nn.ReLU6(),
+                                   nn.LeakyReLU(0.2), nn.ELU()])
+
+    def forward(self, x):  # [N, 8]
+        h = self.fc1(x)
+        h = sum(act(h * (i + 1) / 4) for i, act in enumerate(self.acts))
+        h = self.fc2(h.clamp(-2.0, 3.0))
+        keep = torch.arange(8) % 3 != 0
+        h = h.masked_fill(~keep, -1.5)
+        return self.out(torch.where(keep, h, 0.25) + torch.erf(h))
+
+
+def activations():
+    return Activations()
+
+
+class ConvPoolMix(nn.Module):
+    """A depthwise and a grouped convolution, max and average pooling with
+    ceil_mode, average pooling that counts its padding (PyTorch's default),
+    adaptive average pooling with uneven windows."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.grouped = nn.Conv2d(8, 12, 1, groups=4)
+        self.max = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        self.avg = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True)
+        self.adapt = nn.AdaptiveAvgPool2d((3, 2))
+        self.fc = nn.Linear(12 * 3 * 2, 4)
+
+    def forward(self, x):  # [N, 3, 9, 9]
+        h = F.relu(self.stem(x))
+        h = self.grouped(F.relu(self.depthwise(h)))
+        h = self.avg(self.max(h))        # 9 -> 4 -> 3 (ceil)
+        h = self.adapt(F.avg_pool2d(h, 2, 1, 1))  # count_include_pad
+        return self.fc(torch.flatten(h, 1))
+
+
+def conv_pool_mix():
+    return ConvPoolMix()
+
+
 # -- modules the importer refuses ---------------------------------------------
 
 class WithConv1d(nn.Module):
@@ -231,6 +336,106 @@ def with_conv1d():
     return WithConv1d()
 
 
+class Upsampler(nn.Module):
+    """A transposed convolution: Echo has none."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 2, 2, stride=2)
+        self.fc = nn.Linear(2 * 8 * 8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.up(x), 1))
+
+
+def upsampler():
+    return Upsampler()
+
+
+class Dilated(nn.Module):
+    """A dilated convolution (DeepLab's atrous convolution): Echo has
+    none."""
+
+    def __init__(self):
+        super().__init__()
+        self.atrous = nn.Conv2d(3, 2, 3, padding=2, dilation=2)
+        self.fc = nn.Linear(2 * 4 * 4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.atrous(x), 1))
+
+
+def dilated():
+    return Dilated()
+
+
+class DilatedPool(nn.Module):
+    """Max pooling with dilation: Echo has none."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 2, 1)
+        self.pool = nn.MaxPool2d(2, dilation=2)
+        self.fc = nn.Linear(2 * 2 * 2, 2)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.conv(x)), 1))
+
+
+def dilated_pool():
+    return DilatedPool()
+
+
+class StopGradient(nn.Module):
+    """A target network's output used with detach (a stop-gradient)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return self.head(h - h.mean().detach())
+
+
+def stop_gradient():
+    return StopGradient()
+
+
+class NoGradScale(nn.Module):
+    """A scale computed from a weight under torch.no_grad(): a
+    stop-gradient, as spectral_norm's power iteration."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        with torch.no_grad():
+            scale = self.fc.weight.abs().amax()
+        return self.fc(x) / scale
+
+
+def no_grad_scale():
+    return NoGradScale()
+
+
+class Noisy(nn.Module):
+    """Gaussian noise drawn in forward: randomness other than dropout."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x + 0.1 * torch.randn_like(x))
+
+
+def noisy():
+    return Noisy()
+
+
 class DataDependent(nn.Module):
     def __init__(self):
         super().__init__()
@@ -244,10 +449,6 @@ class DataDependent(nn.Module):
 
 def data_dependent():
     return DataDependent()
-
-
-def erf_gelu():
-    return nn.Sequential(nn.Linear(4, 4), nn.GELU(), nn.Linear(4, 2))
 
 
 def not_a_module():
@@ -282,6 +483,20 @@ def cumsum():
     return Cumsum()
 
 
+class Scans(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.cumsum(x, 1) + torch.cumprod(x, 1) +
+                       torch.cumsum(x, 0))
+
+
+def scans():
+    return Scans()
+
+
 class GatedLinear(nn.Linear):
     """An nn.Linear subclass whose forward branches on a tensor value."""
 
@@ -293,20 +508,6 @@ class GatedLinear(nn.Linear):
 
 def gated_linear():
     return nn.Sequential(GatedLinear(4, 4), nn.ReLU(), nn.Linear(4, 2))
-
-
-class CatOfSplit(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-
-    def forward(self, x):
-        # torch.cat of a traced split: fx hands cat a Proxy, not a tuple.
-        return self.fc(torch.cat(x.split(2, 1), 1))
-
-
-def cat_of_split():
-    return CatOfSplit()
 
 
 def broken_factory():

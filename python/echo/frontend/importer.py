@@ -1,0 +1,198 @@
+"""Imports a PyTorch ``nn.Module`` into an Echo model, at the ATen level:
+the driver.
+
+:func:`import_module` traces the module (:mod:`echo.frontend.trace`:
+make_fx over functionalize, real mode, concrete shapes) and hands the graph
+to the node visitor (:mod:`echo.frontend.visitor`), which maps every node
+the loss needs through the table of :mod:`echo.frontend.aten`.
+
+The model function follows the convention: the inputs in the order given,
+the labels, then one ``{echo.param}`` argument per parameter, as
+``named_parameters()`` lists them (a tied weight once); the only result is
+the loss the importer appends (``cross_entropy`` over the last dim of the
+module's output, or ``mse``).
+
+Anything Echo cannot express is an :class:`UnsupportedError` naming the
+node, its op, the submodule and the user's source line; whatever else
+Python raises inside becomes an :class:`ImporterError` at the same place.
+"""
+
+import inspect
+import os
+import re
+
+import torch
+
+from echo.frontend.errors import (ImporterError, InternalError, ModuleError,
+                                  UnsupportedError, UsageError, at_node,
+                                  describe, one_line, raise_site)
+from echo.frontend.trace import trace_module
+from echo.frontend.visitor import NodeImporter, sanitize
+from echo.models import ShapeError
+
+__all__ = ["ImportedModel", "import_module", "parse_input"]
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_DTYPES = {"f32": "f32", "float32": "f32", "i32": "i32", "int32": "i32"}
+
+def parse_input(text, default_dtype="f32"):
+    """``2x3x32x32:f32`` (or ``2,3,32,32``) -> ``((2, 3, 32, 32), 'f32')``."""
+    shape_text, _, dtype = text.partition(":")
+    dtype = dtype or default_dtype
+    if dtype not in _DTYPES:
+        raise UsageError(
+            "'%s': dtype '%s' is not one of f32, i32 (Echo's data and id "
+            "types)" % (text, dtype))
+    parts = [p for p in re.split(r"[x,]", shape_text.strip()) if p]
+    try:
+        shape = tuple(int(p) for p in parts)
+    except ValueError:
+        shape = ()
+    if not parts or not shape or any(d < 1 for d in shape):
+        raise UsageError(
+            "'%s': a shape is dimensions >= 1 separated by 'x' (e.g. "
+            "2x3x32x32:f32)" % text)
+    return shape, _DTYPES[dtype]
+
+
+class ImportedModel(object):
+    """What :func:`import_module` returns.
+
+    ``text``: the MLIR of the model function; ``weights``: a list of
+    ``(argument index, numpy array)`` for every parameter;
+    ``num_data_args``: inputs plus the labels; ``notes``: what the import
+    left out (running statistics).
+    """
+
+    def __init__(self, text, weights, num_data_args, name, notes=()):
+        self.text = text
+        self.weights = weights
+        self.num_data_args = num_data_args
+        self.name = name
+        self.notes = list(notes)
+
+    def write_weights(self, directory):
+        """Writes ``directory/argN.npy`` for every parameter."""
+        import numpy as np
+        os.makedirs(directory, exist_ok=True)
+        for index, array in self.weights:
+            np.save(os.path.join(directory, "arg%d.npy" % index),
+                    np.ascontiguousarray(array, dtype=np.float32))
+
+
+def _input_names(module, count):
+    """The names of forward's first ``count`` parameters."""
+    try:
+        params = list(inspect.signature(module.forward).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                   p.POSITIONAL_OR_KEYWORD)]
+    return (names + ["input%d" % i for i in range(len(names), count)])[:count]
+
+
+def _examples(inputs):
+    generator = torch.Generator().manual_seed(0)
+    examples = []
+    for shape, dtype in inputs:
+        if dtype == "f32":
+            examples.append(torch.randn(shape, generator=generator))
+        else:
+            examples.append(torch.zeros(shape, dtype=torch.int64))
+    return examples
+
+
+def _forward_arity(module):
+    try:
+        params = list(inspect.signature(module.forward).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    required = [p.name for p in params if p.default is p.empty and p.kind in (
+        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    allowed = [p.name for p in params if p.kind in (
+        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return required, allowed
+
+
+def _trace(module, inputs):
+    name = type(module).__name__
+    arity = _forward_arity(module)
+    if arity is not None:
+        required, allowed = arity
+        if not len(required) <= len(inputs) <= len(allowed):
+            raise UnsupportedError(
+                "%s.forward takes %d input(s) (%s); %d --input given" % (
+                    name, len(required), ", ".join(required), len(inputs)))
+    try:
+        return trace_module(module, _examples(inputs))
+    except Exception as e:
+        site = raise_site(e)
+        scope = getattr(e, "echo_scope", None)
+        where = ""
+        if scope is not None and scope[0]:
+            where = " in %s (%s)" % scope
+        if site and not site.startswith(_TORCH_DIR):
+            where += " at " + site
+        if "get value out of a tracing tensor" in str(e):
+            raise UnsupportedError(
+                "%s depends on tensor values%s (Echo imports one static "
+                "graph: Python control flow on tensor values (if, while, "
+                "bool(tensor), .item(), .tolist()) cannot be traced; make "
+                "it depend on Python values or module attributes instead)"
+                % (name, where))
+        raise ModuleError("%s does not run on inputs %s%s: %s" % (
+            name, ", ".join("%s:%s" % ("x".join(map(str, s)), d)
+                            for s, d in inputs), where, describe(e)))
+
+
+def import_module(module, inputs, loss="cross_entropy", labels=None,
+                  name="model"):
+    """Imports ``module`` (an ``nn.Module``; traced in training mode).
+
+    ``inputs``: a list of ``(shape, dtype)``; ``loss``: ``cross_entropy``
+    or ``mse``; ``labels``: ``(shape, dtype)``. Returns an
+    :class:`ImportedModel`.
+    """
+    if loss not in ("cross_entropy", "mse"):
+        raise UnsupportedError("--loss must be cross_entropy or mse, not "
+                               "'%s'" % loss)
+    if labels is None:
+        raise UnsupportedError("the labels' shape is needed (--labels)")
+    traced = _trace(module, inputs)
+    if traced.written:
+        raise UnsupportedError(
+            "%s.forward writes the parameter%s %s in place (Echo's "
+            "parameters change by the optimizer only)" % (
+                type(module).__name__, "s" if len(traced.written) > 1 else "",
+                ", ".join(traced.written)))
+    importer = NodeImporter(traced, module, sanitize(name))
+    try:
+        text, weights = importer.run(
+            _input_names(module, len(inputs)), inputs, labels, loss)
+    except ImporterError:
+        raise
+    except Exception as e:
+        # Whatever Python raised inside is reported at the node being
+        # mapped: a shape Echo's ops reject is unsupported; anything else
+        # is the importer's own failure, with its line.
+        if isinstance(e, ShapeError):
+            error, reason = UnsupportedError, one_line(e)
+        else:
+            site = raise_site(e, user=False)
+            error, reason = InternalError, "internal error: %s%s" % (
+                describe(e), " (at %s)" % site if site else "")
+        if importer.node is None:
+            raise error("%s: %s" % (type(module).__name__, reason))
+        raise error(at_node(importer.node, reason))
+    notes = []
+    if traced.dropped:
+        notes.append("%d buffers the forward updates in place are not "
+                     "imported (running statistics: %s)" % (
+                         len(traced.dropped), ", ".join(
+                             traced.dropped[:3] + (
+                                 ["..."] if len(traced.dropped) > 3
+                                 else []))))
+    return ImportedModel(text, weights, len(inputs) + 1, sanitize(name),
+                         notes)
