@@ -680,8 +680,9 @@ def gpu_markdown():
     if g.get("check"):
         lines += ["", "CUDA against the CPU, every bundled model (3 steps, "
                   "`check_cuda.py`): the largest relative difference of a "
-                  "loss and of a result (gradients, compared against the "
-                  "step's scale).", "",
+                  "loss and of a result (each result against its own norm, "
+                  "or the step's scale where that is larger: see below).",
+                  "",
                   "| model | strategy | loss difference | worst result "
                   "difference | device peak (B) | step (ms) |",
                   "|---|---|---|---|---|---|"]
