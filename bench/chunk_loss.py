@@ -78,20 +78,10 @@ def compare(dump_a, dump_b):
 
 
 def write_section():
-    """docs/results.md with this benchmark's section from its JSON."""
-    path = os.path.join(ROOT, "docs", "results.md")
-    text = open(path).read()
-    section = "\n".join(recompute.chunk_loss_markdown()).strip("\n") + "\n"
-    heading = section.splitlines()[0]
-    if heading in text:
-        start = text.index(heading)
-        end = text.find("\n## ", start + len(heading))
-        end = len(text) if end < 0 else end + 1
-    else:  # new: before the section after the paper-size CPU steps
-        start = end = text.index("\n## ", text.index(
-            "## Paper-size steps on the CPU")) + 1
-    with open(path, "w") as f:
-        f.write(text[:start] + section + "\n" + text[end:])
+    """docs/results.md with this benchmark's section from its JSON (new:
+    after the paper-size CPU steps)."""
+    recompute.replace_section(recompute.chunk_loss_markdown(),
+                              after="## Paper-size steps on the CPU")
 
 
 def main():

@@ -339,27 +339,10 @@ def markdown(results):
 def update_docs(results, path):
     """Replaces this bench's section of docs/results.md (or adds it after
     the PyTorch-loop section), leaving the others as they are."""
-    section = markdown(results)
-    with open(path) as f:
-        lines = f.read().split("\n")
-    heading = section[0]
-
-    def end_of(start):
-        for i in range(start + 1, len(lines)):
-            if lines[i].startswith("## "):
-                return i
-        return len(lines)
-
-    if heading in lines:
-        start = lines.index(heading)
-        lines[start:end_of(start) - 1] = section
-    else:
-        anchor = [i for i, l in enumerate(lines)
-                  if l.startswith("## Training in a PyTorch loop")]
-        at = end_of(anchor[0]) if anchor else len(lines)
-        lines[at:at] = section + [""]
-    with open(path, "w") as f:
-        f.write("\n".join(lines))
+    import recompute  # noqa: E402
+    recompute.replace_section(markdown(results),
+                              after="## Training in a PyTorch loop",
+                              path=path)
 
 
 def main():

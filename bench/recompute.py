@@ -90,11 +90,12 @@ def count_ops(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--markdown-only", action="store_true",
-                    help="only render docs/results.md from bench/results/")
+    ap.add_argument("--section", choices=sorted(SECTIONS),
+                    help="only replace this section of docs/results.md, "
+                         "from bench/results/ (no benchmark runs)")
     args = ap.parse_args()
-    if args.markdown_only:
-        write_markdown(load_result("recompute"))
+    if args.section:
+        replace_section(SECTIONS[args.section]())
         return
     echo_opt = os.path.join(args.build, "bin", "echo-opt")
     results = {"machine": machine.for_bench(), "models": {}, "scaling": []}
@@ -273,6 +274,39 @@ def cpu_step_markdown():
                                       if "over_openblas_sgemm" in r else "",
                                       r["compile_ms"]))
     return lines
+
+
+def replace_section(section, after=None, path=None):
+    """Replaces the section of docs/results.md whose heading is
+    `section[0]` (a list of lines, the heading first) up to the next
+    `## ` heading, leaving the others as they are; a section not there yet
+    goes after the section whose heading starts with `after` (else at the
+    end). What the benches call to refresh their own section."""
+    path = path or os.path.join(ROOT, "docs", "results.md")
+    with open(path) as f:
+        lines = f.read().rstrip("\n").split("\n")
+
+    def end_of(start):
+        return next((i for i in range(start + 1, len(lines))
+                     if lines[i].startswith("## ")), len(lines))
+
+    body = list(section)
+    while body and body[0] == "":
+        body.pop(0)
+    while body and body[-1] == "":
+        body.pop()
+    if body[0] in lines:
+        start = lines.index(body[0])
+        lines[start:end_of(start)] = body + [""]
+    else:
+        anchor = [i for i, l in enumerate(lines)
+                  if after and l.startswith(after)]
+        at = end_of(anchor[0]) if anchor else len(lines)
+        lines[at:at] = body + [""]
+    while lines and lines[-1] == "":
+        lines.pop()
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def load_result(name):
@@ -634,6 +668,24 @@ def import_zoo_markdown():
     return [""] + markdown(results)
 
 
+# What the GPU section says of the checks made without a GPU.
+WITHOUT_GPU = [
+    'Without a GPU (2026-11-23):',
+    '',
+    '- **Any model compiles for sm_90.** 300 random well-formed models from every',
+    '  op family (`python3 -m echo.random_models --count=300 --seed=7000`), each',
+    '  under none and echo, through `--echo-pipeline="target=nvvm"` and',
+    '  `ptxas -arch=sm_90`: 0 failures of 600 (`utils/random-models-nvvm.sh`,',
+    '  9 min 6 s on 2 cores shared with a fuzzer). CI runs 60 of them',
+    '  (`random-models-ptxas.test`) and the 4 edge models (`test/Integration/edge-models.test`).',
+    '- **Runtime faults.** `test/Integration/cuda/faults.test` runs the runtime',
+    '  over a host-memory `libcuda.so.1` (`test/fake-cuda`) with each injected',
+    '  fault (`ECHO_CUDA_FAULTS`): out of memory (requested vs free bytes, what',
+    '  the step holds), the n-th launch failing (launch number, kernel, grid,',
+    '  CUDA error), cuBLAS or cuDNN missing, a device older than sm_90; each a',
+    '  clear error and exit 1. On the fake device the bytes the runtime counts for', "  a step equal the plan's `step_bytes`. `bench/gpu/device.sh` runs the same", '  faults on the real device when one is lent.']
+
+
 def gpu_markdown():
     """The GPU section: bench/gpu/run.py's tables gathered by
     bench/gpu/collect.py, or what is owed."""
@@ -641,13 +693,9 @@ def gpu_markdown():
     path = os.path.join(ROOT, "bench", "results", "gpu.json")
     if not os.path.exists(path):
         return lines + [
-            "Not measured yet: no session so far had a GPU machine. The "
-            "bundles for it",
-            "are built here (`bench/gpu/make-bundles.sh`, with `echo-run "
-            "--emit-aot`) and",
-            "run there by `bench/gpu/device.sh`. Targets: echo device peak "
-            "≤ 1/3 of none's",
-            "and below PyTorch eager's; echo step time ≤ 1.05 × none's."]
+            "Not measured yet. The bundles are built here "
+            "(`bench/gpu/make-bundles.sh`, with `echo-run --emit-aot`) and "
+            "run there by `bench/gpu/device.sh`.", ""] + WITHOUT_GPU
     sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
     from run import markdown  # noqa: E402
     g = json.load(open(path))
@@ -724,7 +772,7 @@ def gpu_markdown():
                   "(`ECHO_CUDA_FAULTS`): each ends the step with its message "
                   "and exit 1.", ""]
         lines += ["- `%s`" % f for f in g["faults"]]
-    return lines
+    return lines + [""] + WITHOUT_GPU
 
 
 def plan_markdown(p):
@@ -766,6 +814,11 @@ def plan_markdown(p):
     for r in p["scaling"]:
         lines.append("| %d | %.1f |" % (r["buffers"], r["plan_pass_ms"]))
     return lines
+
+
+# The sections `--section` can refresh alone (their benches' JSON).
+SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
+            "import_zoo": import_zoo_markdown}
 
 
 if __name__ == "__main__":

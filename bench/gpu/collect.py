@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Gathers what bench/gpu/device.sh wrote on the GPU machine into
-bench/results/gpu.json (then `bench/recompute.py --markdown-only` renders
+bench/results/gpu.json (then `bench/recompute.py --section gpu` renders
 docs/results.md's GPU section from it).
 
 Inputs, in DIR (the device tool's files): gpu.json (bench/gpu/run.py's
