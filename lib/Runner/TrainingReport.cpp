@@ -1,0 +1,97 @@
+//===- TrainingReport.cpp - echo-run --report, the workspace probe -------===//
+//
+// Part of the Echo project.
+//
+// The JSON report of a run (--report) and the probe of the libraries'
+// workspace that strategy=budget plans around.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainingRunImpl.h"
+
+using namespace mlir;
+using namespace mlir::echo;
+using namespace mlir::echo::detail;
+
+LogicalResult TrainingRun::reserveWorkspace() {
+  if (options.strategy != RecomputeStrategy::Budget || !usesCpuRuntime ||
+      emitsAot())
+    return success();
+  // The probe: the step with nothing recomputed, once (the parameters are
+  // advanced by train()). Without library calls there is no workspace.
+  if (failed(compileStep(/*probe=*/true)))
+    return failure();
+  if (llvm::none_of(trainModule->getOps<func::FuncOp>(),
+                    [](func::FuncOp f) { return f.isExternal(); }))
+    return success();
+  if (failed(jitCompile()))
+    return failure();
+  SmallVector<HostTensor *> argPtrs, outPtrs;
+  for (HostTensor &t : args)
+    argPtrs.push_back(&t);
+  for (HostTensor &t : outs)
+    outPtrs.push_back(&t);
+  // A step with an optimizer inside updates its arguments: the probe must
+  // leave them as they were drawn.
+  SmallVector<std::pair<unsigned, HostTensor>> saved;
+  for (unsigned arg : getUpdatedArgs())
+    saved.push_back({arg, args[arg].copy(HostTensor::Counted::No)});
+  if (failed(jit->call(argPtrs, outPtrs)) || failed(cpu.check()))
+    return failure();
+  for (auto &[arg, copy] : saved)
+    std::memcpy(args[arg].data(), copy.data(), copy.getByteSize());
+  budgetReserve = static_cast<int64_t>(cpu.getWorkspaceBytes());
+  jit.reset();
+  return success();
+}
+
+LogicalResult TrainingRun::writeReport() {
+  if (options.report.empty())
+    return success();
+  llvm::json::Array lossArray;
+  for (double l : losses)
+    lossArray.push_back(l);
+  llvm::json::Object entry = memory.toJSON();
+  entry["target"] = onGPU ? "cuda" : "cpu";
+  entry["steps"] = static_cast<int64_t>(options.steps);
+  entry["losses"] = std::move(lossArray);
+  // The first step includes one-time page faults; report the median.
+  entry["step_time_ms"] = median(times);
+  // Compile time: the MLIR pipelines, then LLVM's optimization and code
+  // generation in the JIT.
+  entry["compile_ms"] = mlirMs + llvmMs;
+  entry["compile_mlir_ms"] = mlirMs;
+  entry["compile_llvm_ms"] = llvmMs;
+  if (onGPU) {
+    entry["device"] = std::string(cuda.getDeviceName());
+    // Parameters, data, results, the arena and library workspaces.
+    entry["device_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
+    entry["measured_peak_bytes"] = static_cast<int64_t>(cuda.getPeakBytes());
+    // Offloaded values: pinned host memory, apart from the device bytes.
+    entry["measured_host_peak_bytes"] =
+        static_cast<int64_t>(cuda.getHostPoolPeakBytes());
+    entry["host_pool_bytes"] = static_cast<int64_t>(hostPoolBytes);
+    // Each convolution's cuDNN algorithm and its workspace.
+    llvm::Expected<llvm::json::Value> algorithms =
+        llvm::json::parse(cuda.getConvAlgorithms());
+    if (!algorithms)
+      return error("the CUDA runtime's convolution algorithms are not JSON: " +
+                   llvm::toString(algorithms.takeError()));
+    entry["conv_algorithms"] = std::move(*algorithms);
+  } else {
+    // Every host byte of the step: the caller's buffers, the step's
+    // allocations and the CPU runtime's workspace.
+    entry["measured_peak_bytes"] = static_cast<int64_t>(measuredPeakBytes);
+    entry["library_workspace_bytes"] =
+        static_cast<int64_t>(cpu.getWorkspaceBytes());
+    // The host pool of offloaded values, apart from the step's bytes.
+    entry["measured_host_peak_bytes"] =
+        static_cast<int64_t>(measuredHostPeakBytes);
+  }
+  llvm::json::Array report;
+  report.push_back(std::move(entry));
+  std::string message;
+  if (failed(writeJSON(std::move(report), options.report, message)))
+    return error(message);
+  return success();
+}
