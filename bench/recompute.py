@@ -818,6 +818,7 @@ def plan_markdown(p):
 
 # The sections `--section` can refresh alone (their benches' JSON).
 SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
+            "cpu_step": cpu_step_markdown,
             "import_zoo": import_zoo_markdown}
 
 
