@@ -36,6 +36,22 @@ int64_t GeluOp::estimateFlops() {
   return estimatePerElementFlops(*this, getTanhApproximation() ? 14 : 10);
 }
 
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  Value x = getX();
+  if (x.getType() == getType())
+    return x;
+  // cast(cast(a)) through f32 is one cast of a: f32 holds every f16 and
+  // bf16 value, so the first conversion is exact or the second undoes it.
+  auto inner = x.getDefiningOp<CastOp>();
+  if (!inner || !getElementTypeOrSelf(x.getType()).isF32())
+    return {};
+  Value a = inner.getX();
+  if (a.getType() == getType())
+    return a;
+  getXMutable().assign(a);
+  return getResult();
+}
+
 LogicalResult ClampOp::verify() {
   return verifyClampBounds(*this, getMin(), getMax());
 }

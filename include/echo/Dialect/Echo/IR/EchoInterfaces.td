@@ -140,6 +140,25 @@ def Echo_CostOpInterface : OpInterface<"CostOpInterface"> {
   ];
 }
 
+def Echo_AutocastOpInterface : OpInterface<"AutocastOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    The precision an op runs in under automatic mixed precision
+    (`echo-autocast`): in the low-precision type (GEMMs, convolutions,
+    elementwise ops), in f32 (long sums: reductions, softmax, losses), in
+    the widest type of its operands (shape ops), or as written. The pass
+    casts the op's float operands to that type and gives its float results
+    that type; the policy is the op's `autocast` field (EchoBase.td).
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns the precision the op runs in under autocast.",
+      /*retTy=*/"::mlir::echo::AutocastPolicy",
+      /*methodName=*/"getAutocastPolicy">,
+  ];
+}
+
 def Echo_IndexOperandOpInterface : OpInterface<"IndexOperandOpInterface"> {
   let cppNamespace = "::mlir::echo";
   let description = [{
