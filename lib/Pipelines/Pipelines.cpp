@@ -95,9 +95,15 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
 
 void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
                                            const EchoPipelineOptions &options) {
+  if (options.precision != Precision::F32) {
+    EchoAutocastOptions autocast;
+    autocast.dtype = options.precision;
+    pm.addPass(createEchoAutocast(autocast));
+  }
   if (options.autodiff) {
     EchoAutodiffOptions autodiff;
     autodiff.optimizer = options.optimizer;
+    autodiff.lossScale = options.lossScale;
     autodiff.lr = options.lr;
     pm.addPass(createEchoAutodiff(autodiff));
   }
