@@ -101,6 +101,8 @@ void widenToF32(OpBuilder &b, Operation *op) {
 
 struct EchoLibraryCallsPass
     : public echo::impl::EchoLibraryCallsBase<EchoLibraryCallsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<LibraryCallOpInterface> ops;
@@ -114,7 +116,17 @@ struct EchoLibraryCallsPass
     Operation *operation = op.getOperation();
     Location loc = op.getLoc();
     OpBuilder b(operation);
-    widenToF32(b, operation);
+    auto isBF16 = [](Type type) {
+      return getElementTypeOrSelf(type).isBF16();
+    };
+    bool bf16 = bf16Calls && op.hasBF16LibraryCall() &&
+                llvm::all_of(operation->getOperandTypes(), isBF16) &&
+                llvm::all_of(operation->getResultTypes(), isBF16);
+    if (!bf16)
+      widenToF32(b, operation);
+    std::string name = op.getLibraryCallName().str();
+    if (bf16)
+      name += "_bf16";
     SmallVector<Value> args;
     auto toABI = [&](Value buffer) {
       auto type = cast<MemRefType>(buffer.getType());
@@ -149,7 +161,7 @@ struct EchoLibraryCallsPass
 
     FailureOr<func::FuncOp> callee =
         declare(getOperation(), operation, getArgument(),
-                op.getLibraryCallName(), ValueRange(args).getTypes());
+                name, ValueRange(args).getTypes());
     if (failed(callee))
       return failure();
     func::CallOp::create(b, loc, *callee, args);

@@ -53,6 +53,8 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   list<string> libraryCallInputs = [];
   code libraryCallScalars = "{}";
   code libraryCallInit = "";
+  /// The runtime has `<libraryCall>_bf16` on bf16 buffers.
+  bit libraryCallBF16 = 0;
 
   /// Declarations added by subclasses (interface glue).
   code echoInterfaceDecls = "";
@@ -89,6 +91,8 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     ::llvm::SmallVector<int64_t> getLibraryCallScalars() {
       return }] # libraryCallScalars # [{;
     }
+    bool hasBF16LibraryCall() { return }]
+      # !if(libraryCallBF16, "true", "false") # [{; }
   }]) # !if(!empty(libraryCallInit), "", [{
     ::mlir::Value getLibraryCallInit() { return }] # libraryCallInit # [{; }
   }]) # echoInterfaceDecls # echoExtraDecls;

@@ -202,6 +202,17 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
       /*retTy=*/"::llvm::StringRef",
       /*methodName=*/"getLibraryCallName">,
     InterfaceMethod<
+      /*desc=*/[{
+        Returns true when the runtime has a bf16 form of the call,
+        `<name>_bf16`, taking bf16 buffers (f32 accumulation inside), for
+        an op whose tensors are all bf16.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"hasBF16LibraryCall",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return false;">,
+    InterfaceMethod<
       /*desc=*/"Returns the tensors the call reads, in call order.",
       /*retTy=*/"::llvm::SmallVector<::mlir::Value>",
       /*methodName=*/"getLibraryCallInputs">,
