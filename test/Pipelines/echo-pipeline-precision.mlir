@@ -14,6 +14,7 @@
 // RUN: echo-opt %s --echo-pipeline="strategy=none report=-" -o /dev/null | FileCheck %s --check-prefix=BYTES32
 // RUN: echo-opt %s --echo-pipeline="strategy=none precision=bf16 report=-" -o /dev/null | FileCheck %s --check-prefix=BYTES16
 // RUN: not echo-opt %s --echo-pipeline="precision=f8" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not echo-opt %s --echo-pipeline="precision=f16 target=nvvm" 2>&1 | FileCheck %s --check-prefix=NVVM
 
 // F32-LABEL: func.func @mlp_train
 // F32-NOT: echo.cast
@@ -29,6 +30,7 @@
 // BYTES32: "feature_map_bytes": 1024,
 // BYTES16: "feature_map_bytes": 832,
 // BAD: Cannot find option named 'f8'
+// NVVM: echo-pipeline: precision=f16 runs on target=cpu; the CUDA runtime's library calls and kernels are f32 only
 func.func @mlp(%x: tensor<8x4xf32>, %labels: tensor<8xi32>,
                %w: tensor<16x4xf32> {echo.param},
                %b: tensor<16xf32> {echo.param}) -> tensor<f32> {
