@@ -111,6 +111,13 @@ struct EchoAutocastPass
       case AutocastPolicy::Full:
         target = f32;
         break;
+      case AutocastPolicy::LowerInputs:
+        for (OpOperand &operand : op.getOpOperands()) {
+          FloatType et = floatElementType(operand.get());
+          if (et && et != low)
+            operand.set(castTo(&op, operand.get(), low));
+        }
+        continue;
       case AutocastPolicy::Follow:
         target = widestFloatType(op.getOperands());
         break;

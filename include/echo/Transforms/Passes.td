@@ -43,7 +43,10 @@ def EchoAutocast : Pass<"echo-autocast", "::mlir::ModuleOp"> {
     - `Lower` (matmul, batch_matmul, linear, conv2d, elementwise ops,
       select, dropout, pooling, batch_norm and layer_norm, whose lowering
       keeps their statistics in f32): in `dtype`;
-    - `Full` (reduce_sum, softmax, adaptive_avg_pool2d, the losses): in f32;
+    - `Full` (reduce_sum, softmax, adaptive_avg_pool2d, mse_loss): in f32;
+    - `LowerInputs` (cross_entropy, cross_entropy_terms): the logits in
+      `dtype`, the loss in f32 (the lowering widens each logit as it reads
+      it and accumulates in f32, so no f32 copy of the logits is made);
     - `Follow` (shape ops, reduce_max, embedding): in the widest float type
       of their operands, so a shape op moves a low-precision value as it
       is;

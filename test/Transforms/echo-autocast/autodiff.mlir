@@ -5,7 +5,7 @@
 
 // CHECK-LABEL: func.func @mlp_train
 // CHECK-SAME: -> (tensor<f32>, tensor<16x4xf32>, tensor<16xf32>)
-// CHECK: echo.cross_entropy {{.*}} : (tensor<8x16xf32>, tensor<8xi32>) -> tensor<f32>
+// CHECK: echo.cross_entropy {{.*}} : (tensor<8x16xbf16>, tensor<8xi32>) -> tensor<f32>
 // CHECK: echo.matmul {{.*}} -> tensor<16x4xbf16>
 // CHECK-DAG: %[[DW:.*]] = echo.cast %{{.*}} : tensor<16x4xbf16> to tensor<16x4xf32>
 // CHECK-DAG: %[[DB:.*]] = echo.cast %{{.*}} : tensor<16xbf16> to tensor<16xf32>

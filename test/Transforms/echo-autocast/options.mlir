@@ -8,11 +8,11 @@
 // BF16-LABEL: func.func @mlp
 // BF16: echo.linear {{.*}} -> tensor<8x16xbf16>
 // BF16: echo.relu {{.*}} : tensor<8x16xbf16>
-// BF16: echo.cross_entropy {{.*}} : (tensor<8x16xf32>, tensor<8xi32>) -> tensor<f32>
+// BF16: echo.cross_entropy {{.*}} : (tensor<8x16xbf16>, tensor<8xi32>) -> tensor<f32>
 // F16-LABEL: func.func @mlp
 // F16: echo.linear {{.*}} -> tensor<8x16xf16>
 // F16: echo.relu {{.*}} : tensor<8x16xf16>
-// F16: echo.cross_entropy {{.*}} : (tensor<8x16xf32>, tensor<8xi32>) -> tensor<f32>
+// F16: echo.cross_entropy {{.*}} : (tensor<8x16xf16>, tensor<8xi32>) -> tensor<f32>
 // BAD: for the --dtype option: Cannot find option named 'f32'
 func.func @mlp(%x: tensor<8x4xf32>, %labels: tensor<8xi32>,
                %w: tensor<16x4xf32> {echo.param},

@@ -111,3 +111,19 @@ func.func @step(%x: tensor<4xf32>) -> tensor<4xf32> attributes {echo.train_step}
   %n = "echo.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %n : tensor<4xf32>
 }
+
+// -----
+
+// LowerInputs: the cross-entropy reads its logits in bf16 and keeps its f32
+// loss (it widens each logit as it reads it), so no f32 copy of the logits
+// is made.
+// CHECK-LABEL: func.func @lower_inputs
+// CHECK: %[[H:.*]] = echo.matmul {{.*}} -> tensor<4x8xbf16>
+// CHECK-NOT: echo.cast %[[H]]
+// CHECK: echo.cross_entropy %[[H]], %{{.*}} : (tensor<4x8xbf16>, tensor<4xi32>) -> tensor<f32>
+func.func @lower_inputs(%a: tensor<4x16xf32>, %labels: tensor<4xi32>,
+                        %w: tensor<16x8xf32> {echo.param}) -> tensor<f32> {
+  %m = "echo.matmul"(%a, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %l = "echo.cross_entropy"(%m, %labels) : (tensor<4x8xf32>, tensor<4xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -49,6 +49,11 @@ enum class AutocastPolicy {
   Lower,
   /// In f32: every float operand is cast to f32 (sums, softmax, losses).
   Full,
+  /// Reads its float operands in the low-precision type and keeps its
+  /// results as written (f32): the cross-entropy losses, which widen the
+  /// logits as they read them and accumulate in f32, so that no f32 copy
+  /// of the logits is made.
+  LowerInputs,
   /// In the widest float type among its operands (shape ops, embedding):
   /// no cast unless the operands differ.
   Follow,

@@ -664,13 +664,15 @@ def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
 //===----------------------------------------------------------------------===//
 
 def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
-    [AllElementTypesMatch<["logits", "result"]>,
-     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
-  let autocast = "Full";
+    [DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+  let autocast = "LowerInputs";
   let summary = "mean softmax cross-entropy";
   let description = [{
     `mean_n(logsumexp(logits[n, :]) − logits[n, labels[n]])` for N×C
-    `logits` and N `i32` labels in [0, C).
+    `logits` and N `i32` labels in [0, C). The result has the logits'
+    element type or is f32: f16/bf16 logits with an f32 loss are widened as
+    they are read (mixed precision: the loss in f32 without an f32 copy of
+    the logits).
 
     ```mlir
     %l = echo.cross_entropy %logits, %labels
@@ -688,14 +690,14 @@ def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
 }
 
 def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
-    [Pure, AllElementTypesMatch<["logits", "result"]>,
-     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
-  let autocast = "Full";
+    [Pure, DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+  let autocast = "LowerInputs";
   let summary = "per-row softmax cross-entropy (a chunk of a loss)";
   let description = [{
     `result[n] = logsumexp(logits[n, :]) − logits[n, labels[n]]` for N×C
     `logits` and N `i32` labels in [0, C): the terms whose mean is
-    `echo.cross_entropy`, each computed as it computes them. The chunked
+    `echo.cross_entropy`, each computed as it computes them (the result
+    has the logits' element type or is f32, as there). The chunked
     loss of `echo-recompute` (`chunk-loss=`) builds it on row chunks of the
     logits; it has no gradient of its own (echo-autodiff refuses it).
 
