@@ -61,10 +61,10 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
                  "estimate) or a number of candidate plans, got " +
                  Twine(options.comparePlans.getValue()));
   if (options.precision != Precision::F32 && options.target == Target::NVVM)
-    return error("echo-pipeline: precision=" +
-                 stringifyPrecision(options.precision) +
-                 " runs on target=cpu; the CUDA runtime's library calls and "
-                 "kernels are f32 only");
+    return error(
+        "echo-pipeline: precision=" + stringifyPrecision(options.precision) +
+        " runs on target=cpu; the CUDA runtime's library calls and "
+        "kernels are f32 only");
   std::string why;
   if (!checkRecomputeBudgetOptions(options.strategy, options.budget,
                                    options.budgetReserve, why))

@@ -240,8 +240,7 @@ LogicalResult TrainingRun::prepareArguments() {
       args.push_back(std::move(t));
     }
   }
-  SmallVector<StringRef> hyperNames(
-      getOptimizerHyperNames(options.optimizer));
+  SmallVector<StringRef> hyperNames(getOptimizerHyperNames(options.optimizer));
   // f16: the loss scale, which echo-autodiff (loss-scale) appends.
   if (options.precision == Precision::F16)
     hyperNames.push_back("loss_scale");

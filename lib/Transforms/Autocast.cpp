@@ -58,8 +58,7 @@ struct EchoAutocastPass
           func->hasAttr(EchoDialect::getTrainStepAttrName()))
         continue;
       if (!func.getBody().hasOneBlock()) {
-        func.emitOpError() << getArgument()
-                           << ": a model's body is one block";
+        func.emitOpError() << getArgument() << ": a model's body is one block";
         return signalPassFailure();
       }
       autocast(func);
@@ -78,8 +77,8 @@ struct EchoAutocastPass
       if (!slot) {
         OpBuilder b(user);
         auto type = cast<RankedTensorType>(value.getType());
-        slot = CastOp::create(b, user->getLoc(), type.clone(elementType),
-                              value);
+        slot =
+            CastOp::create(b, user->getLoc(), type.clone(elementType), value);
         ++numCasts;
       }
       return slot;

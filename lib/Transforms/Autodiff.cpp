@@ -113,9 +113,9 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
     unsigned index = train.getNumArguments();
     (void)train.insertArgument(
         index, loss.getType(),
-        DictionaryAttr::get(
-            ctx, NamedAttribute(EchoDialect::getHyperAttrName(),
-                                StringAttr::get(ctx, "loss_scale"))),
+        DictionaryAttr::get(ctx,
+                            NamedAttribute(EchoDialect::getHyperAttrName(),
+                                           StringAttr::get(ctx, "loss_scale"))),
         loc);
     seed = body.getArgument(index);
   }
@@ -311,7 +311,8 @@ struct EchoAutodiffPass
       train->setAttr(EchoDialect::getTrainStepAttrName(),
                      UnitAttr::get(&getContext()));
       symbols.insert(train, std::next(Block::iterator(model)));
-      FailureOr<int64_t> numOps = TrainStepBuilder(optimizer, lr, lossScale).build(train);
+      FailureOr<int64_t> numOps =
+          TrainStepBuilder(optimizer, lr, lossScale).build(train);
       if (failed(numOps)) {
         train.erase();
         ok = false;

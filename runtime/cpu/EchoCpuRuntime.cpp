@@ -377,8 +377,8 @@ MatmulCache matmulCache;
 template <int N>
 void gemmBF16(StridedMemRefType<uint16_t, N> *a,
               StridedMemRefType<uint16_t, N> *b,
-              StridedMemRefType<uint16_t, N> *c, int64_t transA,
-              int64_t transB, int64_t accumulate) {
+              StridedMemRefType<uint16_t, N> *c, int64_t transA, int64_t transB,
+              int64_t accumulate) {
   if (hasError || !dnnReady())
     return;
   constexpr int r = N - 2;
@@ -491,8 +491,8 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
                              {DNNL_ARG_WEIGHTS, mm.b},
                              {DNNL_ARG_DST, mm.c},
                              {DNNL_ARG_SCRATCHPAD, mm.scratchpad}};
-  if (dnnOk(d.primitiveExecute(mm.primitive, rt.stream,
-                               mm.scratchpad ? 4 : 3, args),
+  if (dnnOk(d.primitiveExecute(mm.primitive, rt.stream, mm.scratchpad ? 4 : 3,
+                               args),
             "oneDNN bf16 matmul"))
     dnnOk(d.streamWait(rt.stream), "oneDNN stream");
 }
@@ -863,9 +863,10 @@ ECHO_EXPORT void _mlir_ciface_echo_gemm_bf16(EchoMemRef2DBF16 *a,
   gemmBF16(a, b, c, transA, transB, accumulate);
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_batched_gemm_bf16(
-    EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b, EchoMemRef3DBF16 *c,
-    int64_t transA, int64_t transB, int64_t accumulate) {
+ECHO_EXPORT void
+_mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b,
+                                    EchoMemRef3DBF16 *c, int64_t transA,
+                                    int64_t transB, int64_t accumulate) {
   gemmBF16(a, b, c, transA, transB, accumulate);
 }
 

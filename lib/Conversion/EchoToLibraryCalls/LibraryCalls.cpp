@@ -82,9 +82,8 @@ void widenToF32(OpBuilder &b, Operation *op) {
   for (OpOperand &operand : op->getOpOperands()) {
     Type et = getElementTypeOrSelf(operand.get().getType());
     if (isa<FloatType>(et) && !et.isF32())
-      operand.set(CastOp::create(b, op->getLoc(),
-                                 widened(operand.get().getType()),
-                                 operand.get()));
+      operand.set(CastOp::create(
+          b, op->getLoc(), widened(operand.get().getType()), operand.get()));
   }
   OpBuilder after(op->getContext());
   after.setInsertionPointAfter(op);
@@ -116,9 +115,7 @@ struct EchoLibraryCallsPass
     Operation *operation = op.getOperation();
     Location loc = op.getLoc();
     OpBuilder b(operation);
-    auto isBF16 = [](Type type) {
-      return getElementTypeOrSelf(type).isBF16();
-    };
+    auto isBF16 = [](Type type) { return getElementTypeOrSelf(type).isBF16(); };
     bool bf16 = bf16Calls && op.hasBF16LibraryCall() &&
                 llvm::all_of(operation->getOperandTypes(), isBF16) &&
                 llvm::all_of(operation->getResultTypes(), isBF16);
@@ -160,8 +157,8 @@ struct EchoLibraryCallsPass
       args.push_back(arith::ConstantIntOp::create(b, loc, scalar, 64));
 
     FailureOr<func::FuncOp> callee =
-        declare(getOperation(), operation, getArgument(),
-                name, ValueRange(args).getTypes());
+        declare(getOperation(), operation, getArgument(), name,
+                ValueRange(args).getTypes());
     if (failed(callee))
       return failure();
     func::CallOp::create(b, loc, *callee, args);

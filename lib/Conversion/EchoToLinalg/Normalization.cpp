@@ -376,7 +376,8 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
           // One op per statement (argument evaluation order is unspecified).
           Value x = convertFloat(b, l, a[0], ct);
           Value m = convertFloat(b, l, a[1], ct);
-          Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+          Value e =
+              math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
           Value p = arith::DivFOp::create(b, l, e, a[2]);
           Value label = isLabel(b, l, a[3]);
           Value oneConst = floatConst(b, l, ct, 1.0);

@@ -323,15 +323,15 @@ static LogicalResult verifyLossElementType(Operation *op, Value logits,
 }
 
 LogicalResult CrossEntropyOp::verify() {
-  if (failed(verifyLossElementType(*this, getLogits(), getResult(),
-                                   "the result")))
+  if (failed(
+          verifyLossElementType(*this, getLogits(), getResult(), "the result")))
     return failure();
   return verifyLabels(*this, getLogits(), getLabels());
 }
 
 LogicalResult CrossEntropyTermsOp::verify() {
-  if (failed(verifyLossElementType(*this, getLogits(), getResult(),
-                                   "the result")))
+  if (failed(
+          verifyLossElementType(*this, getLogits(), getResult(), "the result")))
     return failure();
   if (failed(verifyLabels(*this, getLogits(), getLabels())))
     return failure();
