@@ -67,6 +67,10 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--strategy", default="echo")
+    ap.add_argument("--precision", choices=("f32", "bf16"), default="f32",
+                    help="bf16: automatic mixed precision (Echo's "
+                    "echo-autocast, or PyTorch's CPU autocast), f32 master "
+                    "weights")
     ap.add_argument("--json", help="write losses, accuracy and timings here")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args()
@@ -84,13 +88,16 @@ def main():
         step = echo.torch.compile_step(model, (xtr[:args.batch],),
                                        ytr[:args.batch],
                                        loss="cross_entropy",
-                                       strategy=args.strategy)
+                                       strategy=args.strategy,
+                                       precision=args.precision)
         compile_s = time.time() - t0
     else:
         compile_s = 0.0
 
         def step(x, labels):
-            loss = F.cross_entropy(model(x), labels)
+            with torch.autocast("cpu", dtype=torch.bfloat16,
+                                enabled=args.precision == "bf16"):
+                loss = F.cross_entropy(model(x), labels)
             loss.backward()
             return loss.detach()
 
@@ -115,6 +122,7 @@ def main():
     acc = accuracy(model, xte, yte)
     if args.json:
         result = {"backend": args.backend, "epochs": args.epochs,
+                  "precision": args.precision,
                   "epoch_losses": epoch_losses, "test_accuracy": acc,
                   "compile_s": compile_s,
                   "median_step_ms": sorted(step_ms)[len(step_ms) // 2]}

@@ -60,6 +60,11 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     return error("echo-pipeline: compare-plans must be 0 (decide on the "
                  "estimate) or a number of candidate plans, got " +
                  Twine(options.comparePlans.getValue()));
+  if (options.precision != Precision::F32 && options.target == Target::NVVM)
+    return error(
+        "echo-pipeline: precision=" + stringifyPrecision(options.precision) +
+        " runs on target=cpu; the CUDA runtime's library calls and "
+        "kernels are f32 only");
   std::string why;
   if (!checkRecomputeBudgetOptions(options.strategy, options.budget,
                                    options.budgetReserve, why))
@@ -95,9 +100,15 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
 
 void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
                                            const EchoPipelineOptions &options) {
+  if (options.precision != Precision::F32) {
+    EchoAutocastOptions autocast;
+    autocast.dtype = options.precision;
+    pm.addPass(createEchoAutocast(autocast));
+  }
   if (options.autodiff) {
     EchoAutodiffOptions autodiff;
     autodiff.optimizer = options.optimizer;
+    autodiff.lossScale = options.lossScale;
     autodiff.lr = options.lr;
     pm.addPass(createEchoAutodiff(autodiff));
   }
@@ -139,7 +150,11 @@ void mlir::echo::buildEchoBufferizationPipeline(
   bool gpu = options.target == Target::NVVM;
   if (options.libraryCalls) {
     pm.addPass(createEchoTransferCalls());
-    pm.addPass(createEchoLibraryCalls());
+    // The CPU runtime has bf16 GEMMs (oneDNN); the CUDA runtime's calls
+    // take f32.
+    EchoLibraryCallsOptions calls;
+    calls.bf16Calls = !gpu;
+    pm.addPass(createEchoLibraryCalls(calls));
   }
   pm.addPass(createConvertEchoToLinalg());
   // Without library calls the contractions are tiled and vectorized here

@@ -44,6 +44,8 @@ LogicalResult TrainingRun::compileReference() {
   refOptions.offload = OffloadPolicy::None;
   refOptions.budget = "";
   refOptions.chunkLoss = "off";
+  // The reference is the mathematics: no mixed precision.
+  refOptions.precision = Precision::F32;
   // The runtimes' library calls are f32; the f64 step's contractions are
   // generated.
   refOptions.libraryCalls = false;

@@ -55,6 +55,13 @@ LogicalResult TrainingRun::writeReport() {
   entry["target"] = onGPU ? "cuda" : "cpu";
   entry["steps"] = static_cast<int64_t>(options.steps);
   entry["losses"] = std::move(lossArray);
+  entry["precision"] = stringifyPrecision(options.precision).str();
+  if (options.precision == Precision::F16) {
+    // Dynamic loss scaling: the scale after the last step, and the steps
+    // whose update was skipped for a non-finite gradient.
+    entry["loss_scale"] = lossScale;
+    entry["skipped_steps"] = static_cast<int64_t>(skippedSteps);
+  }
   // The first step includes one-time page faults; report the median.
   entry["step_time_ms"] = median(times);
   // Compile time: the MLIR pipelines, then LLVM's optimization and code

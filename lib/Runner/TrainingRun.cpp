@@ -25,6 +25,8 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.target = options.target;
   o.autodiff = autodiff;
   o.optimizer = optimizer;
+  o.precision = options.precision;
+  o.lossScale = options.precision == Precision::F16;
   o.lr = options.lr;
   o.planBuffers = options.planBuffers;
   o.comparePlans = options.comparePlans;
@@ -59,6 +61,16 @@ LogicalResult TrainingRun::checkOptions() {
   if (!std::isfinite(options.linkBandwidth))
     return error("--link-bandwidth must be finite, got " +
                  formatNumber(options.linkBandwidth));
+  if (options.precision != Precision::F32 &&
+      (options.checkGradients || !options.referenceDump.empty()))
+    return error("--check-gradients and --reference-dump check the f32 step "
+                 "(--precision=f32)");
+  if (options.precision == Precision::F16 &&
+      (options.optimizer != Optimizer::None || !options.emitAot.empty() ||
+       !options.emitLibrary.empty()))
+    return error("--precision=f16 scales the loss in echo-run's training "
+                 "loop: it needs --optimizer=none and no --emit-aot or "
+                 "--emit-library");
   if (options.checkGradients && options.optimizer != Optimizer::None)
     return error("--check-gradients needs --optimizer=none (the step must "
                  "return gradients)");
@@ -228,7 +240,11 @@ LogicalResult TrainingRun::prepareArguments() {
       args.push_back(std::move(t));
     }
   }
-  for (StringRef name : getOptimizerHyperNames(options.optimizer)) {
+  SmallVector<StringRef> hyperNames(getOptimizerHyperNames(options.optimizer));
+  // f16: the loss scale, which echo-autodiff (loss-scale) appends.
+  if (options.precision == Precision::F16)
+    hyperNames.push_back("loss_scale");
+  for (StringRef name : hyperNames) {
     hyperArgs.push_back({static_cast<unsigned>(args.size()), name.str()});
     argInfo.push_back({false, 0, false, name.str()});
     args.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
@@ -249,6 +265,7 @@ void TrainingRun::setHyperparameters(unsigned index) {
                    : name == "beta2"        ? options.beta2
                    : name == "eps"          ? options.eps
                    : name == "weight_decay" ? options.weightDecay
+                   : name == "loss_scale"   ? lossScale
                                             : double(index + 1); // step
     args[arg].set(0, value);
   }
@@ -433,6 +450,8 @@ LogicalResult TrainingRun::train() {
     // An optimizer inside the step has done so in place.
     if (inPlace)
       continue;
+    if (options.precision == Precision::F16 && !unscaleGradients())
+      continue;
     for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
       HostTensor &p = args[argIndex];
       if (p.isF32())
@@ -445,6 +464,32 @@ LogicalResult TrainingRun::train() {
   if (gpuStep)
     hostPoolBytes = cuda.getHostPoolBytes();
   return success();
+}
+
+bool TrainingRun::unscaleGradients() {
+  float inverse = static_cast<float>(1.0 / lossScale);
+  bool finite = true;
+  for (auto [k, argIndex] : llvm::enumerate(paramArgs)) {
+    HostTensor &grad = outs[k + 1];
+    if (!grad.isF32())
+      continue;
+    auto *g = static_cast<float *>(grad.data());
+    for (int64_t e = 0, n = grad.getNumElements(); e < n; ++e) {
+      g[e] *= inverse;
+      finite &= std::isfinite(g[e]);
+    }
+  }
+  if (!finite) {
+    lossScale *= 0.5;
+    goodSteps = 0;
+    ++skippedSteps;
+    return false;
+  }
+  if (++goodSteps == kLossScaleGrowthInterval) {
+    lossScale *= 2.0;
+    goodSteps = 0;
+  }
+  return true;
 }
 
 LogicalResult TrainingRun::jitCompile() {

@@ -185,7 +185,20 @@ private:
   std::optional<JitStep> jit;
   std::optional<PassManager> llvmPm;
 
+  /// --precision=f16: divides the step's gradients by the loss scale (as
+  /// GradScaler.unscale_, by its f32 reciprocal) and advances the scale.
+  /// Returns false, the update to be skipped, when a gradient is not
+  /// finite.
+  bool unscaleGradients();
+
   SmallVector<double> losses, times;
+  /// --precision=f16: dynamic loss scaling as PyTorch's GradScaler (its
+  /// defaults: start at 2^16, halve and skip the update on a non-finite
+  /// gradient, double after 2000 steps without one). The step takes the
+  /// scale as its `loss_scale` argument.
+  double lossScale = 65536.0;
+  unsigned goodSteps = 0, skippedSteps = 0;
+  static constexpr unsigned kLossScaleGrowthInterval = 2000;
   /// The most bytes live during a CPU step (host::getStepAllocator()).
   size_t measuredPeakBytes = 0, measuredHostPeakBytes = 0;
   /// target=cuda: the pinned bytes of the host pool after the last step.

@@ -50,8 +50,8 @@ Value splatConstant(OpBuilder &b, Location loc, Type type, double value) {
 /// Builds the training step of one model.
 class TrainStepBuilder {
 public:
-  TrainStepBuilder(Optimizer optimizer, double lr)
-      : optimizer(optimizer), lr(lr) {}
+  TrainStepBuilder(Optimizer optimizer, double lr, bool lossScale)
+      : optimizer(optimizer), lr(lr), lossScale(lossScale) {}
 
   /// Clones `model` into `train`'s body and appends the backward pass.
   /// Returns the number of ops the backward pass added.
@@ -72,6 +72,9 @@ private:
 
   Optimizer optimizer;
   double lr;
+  /// The loss's adjoint is a trailing argument (`echo.hyper =
+  /// "loss_scale"`) instead of 1.
+  bool lossScale;
   DenseMap<Value, Value> adjoints;
 };
 } // namespace
@@ -102,8 +105,22 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
   }
 
   OpBuilder b(ret);
+  Value seed;
+  if (lossScale) {
+    // Dynamic loss scaling: every gradient comes out multiplied by the
+    // scale the caller passes (and divides by again).
+    MLIRContext *ctx = train.getContext();
+    unsigned index = train.getNumArguments();
+    (void)train.insertArgument(
+        index, loss.getType(),
+        DictionaryAttr::get(ctx,
+                            NamedAttribute(EchoDialect::getHyperAttrName(),
+                                           StringAttr::get(ctx, "loss_scale"))),
+        loc);
+    seed = body.getArgument(index);
+  }
   if (active.contains(loss))
-    adjoints[loss] = splatConstant(b, loc, loss.getType(), 1.0);
+    adjoints[loss] = seed ? seed : splatConstant(b, loc, loss.getType(), 1.0);
 
   for (Operation *op : llvm::reverse(forward)) {
     SmallVector<Value> resultGrads;
@@ -250,6 +267,12 @@ struct EchoAutodiffPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (lossScale && optimizer != Optimizer::None) {
+      module.emitError() << "echo-autodiff: loss-scale needs optimizer=none "
+                            "(the caller unscales the gradients before it "
+                            "updates the parameters)";
+      return signalPassFailure();
+    }
     // A non-finite rate would make every updated parameter non-finite.
     if (!std::isfinite(lr)) {
       module.emitError()
@@ -288,7 +311,8 @@ struct EchoAutodiffPass
       train->setAttr(EchoDialect::getTrainStepAttrName(),
                      UnitAttr::get(&getContext()));
       symbols.insert(train, std::next(Block::iterator(model)));
-      FailureOr<int64_t> numOps = TrainStepBuilder(optimizer, lr).build(train);
+      FailureOr<int64_t> numOps =
+          TrainStepBuilder(optimizer, lr, lossScale).build(train);
       if (failed(numOps)) {
         train.erase();
         ok = false;

@@ -6,6 +6,8 @@
 
 #include "echo/Transforms/Options.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
@@ -107,6 +109,31 @@ llvm::StringRef mlir::echo::stringifyArenaKind(ArenaKind arena) {
     return "argument";
   }
   llvm_unreachable("unknown arena kind");
+}
+
+llvm::StringRef mlir::echo::stringifyPrecision(Precision precision) {
+  switch (precision) {
+  case Precision::F32:
+    return "f32";
+  case Precision::BF16:
+    return "bf16";
+  case Precision::F16:
+    return "f16";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+mlir::Type mlir::echo::getPrecisionType(mlir::MLIRContext *ctx,
+                                        Precision precision) {
+  switch (precision) {
+  case Precision::F32:
+    return Float32Type::get(ctx);
+  case Precision::BF16:
+    return BFloat16Type::get(ctx);
+  case Precision::F16:
+    return Float16Type::get(ctx);
+  }
+  llvm_unreachable("unknown precision");
 }
 
 llvm::StringRef mlir::echo::stringifyTarget(Target target) {

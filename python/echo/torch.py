@@ -69,6 +69,7 @@ __all__ = ["CompileError", "Step", "compile_step", "find_tool"]
 
 _LOSSES = ("cross_entropy", "mse")
 _STRATEGIES = ("none", "mirror", "sublinear", "echo", "budget")
+_PRECISIONS = ("f32", "bf16")
 
 
 class CompileError(RuntimeError):
@@ -295,6 +296,8 @@ class Step(object):
             flags.append("--offload=" + self.options["offload"])
         if self._optimizer is not None:
             flags.append("--optimizer=" + self._optimizer.kind)
+        if self.options.get("precision", "f32") != "f32":
+            flags.append("--precision=" + self.options["precision"])
         digest = hashlib.sha1()
         for part in [text, echo_run, str(os.path.getmtime(echo_run))] + flags:
             digest.update(part.encode())
@@ -469,7 +472,8 @@ def compile_step(module, example_inputs, example_labels,
                  loss="cross_entropy", strategy="echo", budget=None,
                  offload=None, target="cpu", accumulate_grad=False,
                  name=None, optimizer=None, lr=None, momentum=0.9,
-                 betas=(0.9, 0.999), eps=1e-8, weight_decay=None):
+                 betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
+                 precision="f32"):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
@@ -485,7 +489,10 @@ def compile_step(module, example_inputs, example_labels,
     dampening 0 and no Nesterov; Adam; AdamW), with ``lr`` (needed for
     momentum; Adam's 1e-3 otherwise), ``momentum``, ``betas``, ``eps`` and
     ``weight_decay`` (torch.optim's defaults: 0, AdamW's 1e-2; L2 for
-    momentum and adam, decoupled for adamw).
+    momentum and adam, decoupled for adamw). ``precision``: "f32", or
+    "bf16" (automatic mixed precision: GEMMs, convolutions and elementwise
+    ops in bfloat16, sums, softmax and the loss in f32, the parameters kept
+    in f32 and their gradients returned in f32).
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
     if loss not in _LOSSES:
@@ -504,7 +511,11 @@ def compile_step(module, example_inputs, example_labels,
                         type(module).__name__)
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
-    options = {"strategy": strategy, "budget": budget, "offload": offload}
+    if precision not in _PRECISIONS:
+        raise ValueError("precision must be one of %s, not %r" % (
+            _PRECISIONS, precision))
+    options = {"strategy": strategy, "budget": budget, "offload": offload,
+               "precision": precision}
     state = None
     if optimizer is not None:
         if accumulate_grad:

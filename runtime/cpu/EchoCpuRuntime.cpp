@@ -99,6 +99,12 @@ struct Dnn {
   decltype(&::dnnl_memory_destroy) memoryDestroy = nullptr;
   decltype(&::dnnl_memory_set_data_handle) memorySetHandle = nullptr;
   decltype(&::dnnl_status2str) statusToString = nullptr;
+  // bf16 GEMMs (matmul with a sum post-op to accumulate).
+  decltype(&::dnnl_matmul_desc_init) matmulInit = nullptr;
+  decltype(&::dnnl_post_ops_create) postOpsCreate = nullptr;
+  decltype(&::dnnl_post_ops_append_sum) postOpsAppendSum = nullptr;
+  decltype(&::dnnl_post_ops_destroy) postOpsDestroy = nullptr;
+  decltype(&::dnnl_primitive_attr_set_post_ops) attrSetPostOps = nullptr;
 };
 
 struct Runtime {
@@ -256,7 +262,12 @@ bool dnnReady() {
       resolve(lib, d.memoryCreate, "dnnl_memory_create", from) &&
       resolve(lib, d.memoryDestroy, "dnnl_memory_destroy", from) &&
       resolve(lib, d.memorySetHandle, "dnnl_memory_set_data_handle", from) &&
-      resolve(lib, d.statusToString, "dnnl_status2str", from);
+      resolve(lib, d.statusToString, "dnnl_status2str", from) &&
+      resolve(lib, d.matmulInit, "dnnl_matmul_desc_init", from) &&
+      resolve(lib, d.postOpsCreate, "dnnl_post_ops_create", from) &&
+      resolve(lib, d.postOpsAppendSum, "dnnl_post_ops_append_sum", from) &&
+      resolve(lib, d.postOpsDestroy, "dnnl_post_ops_destroy", from) &&
+      resolve(lib, d.attrSetPostOps, "dnnl_primitive_attr_set_post_ops", from);
   ok = ok && dnnOk(d.engineCreate(&rt.engine, dnnl_cpu, 0), "oneDNN engine") &&
        dnnOk(d.streamCreate(&rt.stream, rt.engine, dnnl_stream_default_flags),
              "oneDNN stream");
@@ -324,6 +335,166 @@ void gemm(StridedMemRefType<float, N> *a, StridedMemRefType<float, N> *b,
                   transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, at(a),
                   ld(a), at(b), ld(b), accumulate ? 1.0f : 0.0f, at(c), ld(c));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 GEMM (oneDNN matmul)
+//===----------------------------------------------------------------------===//
+
+bool reserveScratchpad(size_t bytes);
+
+/// What identifies a bf16 matmul primitive: rank, sizes and strides of
+/// op(A), op(B) and C, and whether it accumulates.
+using MatmulKey = std::tuple<int, std::array<int64_t, 18>, int64_t>;
+
+struct MatmulPrimitive {
+  dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_t a = nullptr, b = nullptr, c = nullptr, scratchpad = nullptr;
+  size_t scratchpadBytes = 0;
+};
+
+void destroy(MatmulPrimitive &mm) {
+  Dnn &d = rt.dnn;
+  if (mm.primitive)
+    d.primitiveDestroy(mm.primitive);
+  for (dnnl_memory_t m : {mm.a, mm.b, mm.c, mm.scratchpad})
+    if (m)
+      d.memoryDestroy(m);
+  mm = MatmulPrimitive();
+}
+
+struct MatmulCache : std::map<MatmulKey, MatmulPrimitive> {
+  ~MatmulCache() {
+    for (auto &entry : *this)
+      destroy(entry.second);
+  }
+};
+MatmulCache matmulCache;
+
+/// C (M×N) = op(A) · op(B) [+ C] on bf16 buffers, per batch (N = 3): oneDNN
+/// accumulates the products in f32 and rounds to bf16 once. A transposed
+/// operand is described by swapping its strides, so no copy is made.
+template <int N>
+void gemmBF16(StridedMemRefType<uint16_t, N> *a,
+              StridedMemRefType<uint16_t, N> *b,
+              StridedMemRefType<uint16_t, N> *c, int64_t transA, int64_t transB,
+              int64_t accumulate) {
+  if (hasError || !dnnReady())
+    return;
+  constexpr int r = N - 2;
+  int64_t m = c->sizes[r], n = c->sizes[r + 1];
+  int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
+  int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
+  if (aM != m || bK != k || bN != n ||
+      (r == 1 && (a->sizes[0] != c->sizes[0] || b->sizes[0] != c->sizes[0]))) {
+    fail("echo_gemm_bf16: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
+         ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
+         aM, k, bK, bN, m, n);
+    return;
+  }
+  if (m == 0 || n == 0 || (r == 1 && c->sizes[0] == 0))
+    return;
+  // op(T)'s dims and strides: T's, with the last two swapped if transposed.
+  auto view = [](StridedMemRefType<uint16_t, N> *t, bool trans,
+                 dnnl_dims_t dims, dnnl_dims_t strides) {
+    for (int i = 0; i < N; ++i) {
+      dims[i] = t->sizes[i];
+      // A dimension of extent 1 may carry any stride; oneDNN wants one that
+      // keeps the descriptor dense-compatible.
+      strides[i] = t->strides[i];
+    }
+    if (trans) {
+      std::swap(dims[r], dims[r + 1]);
+      std::swap(strides[r], strides[r + 1]);
+    }
+  };
+  dnnl_dims_t ad, as, bd, bs, cd, cs;
+  view(a, transA, ad, as);
+  view(b, transB, bd, bs);
+  view(c, false, cd, cs);
+  std::array<int64_t, 18> shapes{};
+  for (int i = 0; i < N; ++i) {
+    shapes[i] = ad[i];
+    shapes[3 + i] = as[i];
+    shapes[6 + i] = bd[i];
+    shapes[9 + i] = bs[i];
+    shapes[12 + i] = cd[i];
+    shapes[15 + i] = cs[i];
+  }
+  MatmulKey key{N, shapes, accumulate};
+  Dnn &d = rt.dnn;
+  auto it = matmulCache.find(key);
+  if (it == matmulCache.end()) {
+    dnnl_memory_desc_t amd, bmd, cmd;
+    if (!dnnOk(d.mdInitByStrides(&amd, N, ad, dnnl_bf16, as),
+               "oneDNN memory descriptor") ||
+        !dnnOk(d.mdInitByStrides(&bmd, N, bd, dnnl_bf16, bs),
+               "oneDNN memory descriptor") ||
+        !dnnOk(d.mdInitByStrides(&cmd, N, cd, dnnl_bf16, cs),
+               "oneDNN memory descriptor"))
+      return;
+    dnnl_matmul_desc_t desc;
+    if (!dnnOk(d.matmulInit(&desc, &amd, &bmd, nullptr, &cmd),
+               "oneDNN matmul descriptor"))
+      return;
+    dnnl_primitive_attr_t attr;
+    if (!dnnOk(d.attrCreate(&attr), "oneDNN attributes"))
+      return;
+    bool ok = dnnOk(d.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user),
+                    "oneDNN scratchpad mode");
+    if (ok && accumulate) {
+      dnnl_post_ops_t ops;
+      ok = dnnOk(d.postOpsCreate(&ops), "oneDNN post-ops");
+      if (ok) {
+        ok = dnnOk(d.postOpsAppendSum(ops, 1.0f), "oneDNN sum post-op") &&
+             dnnOk(d.attrSetPostOps(attr, ops), "oneDNN post-ops");
+        d.postOpsDestroy(ops);
+      }
+    }
+    dnnl_primitive_desc_t pd = nullptr;
+    ok = ok && dnnOk(d.pdCreate(&pd, &desc, attr, rt.engine, nullptr),
+                     "oneDNN bf16 matmul");
+    d.attrDestroy(attr);
+    if (!ok)
+      return;
+    MatmulPrimitive mm;
+    const dnnl_memory_desc_t *scratch =
+        d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
+    mm.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
+    ok = dnnOk(d.primitiveCreate(&mm.primitive, pd), "oneDNN primitive") &&
+         dnnOk(d.memoryCreate(&mm.a, &amd, rt.engine, DNNL_MEMORY_NONE),
+               "oneDNN memory") &&
+         dnnOk(d.memoryCreate(&mm.b, &bmd, rt.engine, DNNL_MEMORY_NONE),
+               "oneDNN memory") &&
+         dnnOk(d.memoryCreate(&mm.c, &cmd, rt.engine, DNNL_MEMORY_NONE),
+               "oneDNN memory") &&
+         (!scratch || dnnOk(d.memoryCreate(&mm.scratchpad, scratch, rt.engine,
+                                           DNNL_MEMORY_NONE),
+                            "oneDNN memory"));
+    d.pdDestroy(pd);
+    if (!ok) {
+      destroy(mm);
+      return;
+    }
+    it = matmulCache.emplace(key, mm).first;
+  }
+  MatmulPrimitive &mm = it->second;
+  if (!reserveScratchpad(mm.scratchpadBytes))
+    return;
+  if (!dnnOk(d.memorySetHandle(mm.a, a->data + a->offset), "oneDNN memory") ||
+      !dnnOk(d.memorySetHandle(mm.b, b->data + b->offset), "oneDNN memory") ||
+      !dnnOk(d.memorySetHandle(mm.c, c->data + c->offset), "oneDNN memory") ||
+      (mm.scratchpad && !dnnOk(d.memorySetHandle(mm.scratchpad, rt.scratchpad),
+                               "oneDNN memory")))
+    return;
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mm.a},
+                             {DNNL_ARG_WEIGHTS, mm.b},
+                             {DNNL_ARG_DST, mm.c},
+                             {DNNL_ARG_SCRATCHPAD, mm.scratchpad}};
+  if (dnnOk(d.primitiveExecute(mm.primitive, rt.stream, mm.scratchpad ? 4 : 3,
+                               args),
+            "oneDNN bf16 matmul"))
+    dnnOk(d.streamWait(rt.stream), "oneDNN stream");
 }
 
 //===----------------------------------------------------------------------===//
@@ -682,6 +853,21 @@ ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
                                                 int64_t transB,
                                                 int64_t accumulate) {
   gemm(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_gemm_bf16(EchoMemRef2DBF16 *a,
+                                             EchoMemRef2DBF16 *b,
+                                             EchoMemRef2DBF16 *c,
+                                             int64_t transA, int64_t transB,
+                                             int64_t accumulate) {
+  gemmBF16(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b,
+                                    EchoMemRef3DBF16 *c, int64_t transA,
+                                    int64_t transB, int64_t accumulate) {
+  gemmBF16(a, b, c, transA, transB, accumulate);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(

@@ -126,6 +126,13 @@ static cl::opt<echo::Optimizer> optimizerOpt(
              "parameters and state updated in place, the loss returned)"),
     cl::init(echo::Optimizer::None), ECHO_OPTIMIZER_VALUES,
     cl::cat(runCategory));
+static cl::opt<echo::Precision> precisionOpt(
+    "precision",
+    cl::desc("The type the step computes in: f32, or bf16/f16 (mixed "
+             "precision: echo-autocast, f32 master weights; f16 scales the "
+             "loss dynamically)"),
+    cl::init(echo::Precision::F32), ECHO_PRECISION_VALUES,
+    cl::cat(runCategory));
 static FiniteOpt lrOpt("lr", cl::desc("Learning rate"), cl::init(0.1),
                        cl::cat(runCategory));
 static FiniteOpt momentumOpt("momentum",
@@ -288,6 +295,7 @@ int main(int argc, char **argv) {
   options.seed = seedOpt;
   options.function = functionOpt;
   options.optimizer = optimizerOpt;
+  options.precision = precisionOpt;
   options.lr = lrOpt;
   options.momentum = momentumOpt;
   options.beta1 = beta1Opt;

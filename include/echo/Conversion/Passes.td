@@ -90,10 +90,19 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
     so that one-shot bufferization passes the calls through and the buffer
     planner places each output in the arena like any other buffer. The
     callee is declared `private` with `llvm.emit_c_interface`; the Echo CUDA
-    runtime implements `_mlir_ciface_<name>` on cuBLAS and cuDNN. Only f32
-    is supported (the runtime's element type); other element types are an
-    error. Run it before `convert-echo-to-linalg`.
+    runtime implements `_mlir_ciface_<name>` on cuBLAS and cuDNN, the CPU
+    runtime on OpenBLAS and oneDNN. The calls take f32 buffers: an op on
+    f16 or bf16 tensors reads its operands converted to f32 (`echo.cast`)
+    and rounds its result back, unless `bf16-calls` is set and the op is
+    all bf16 with a bf16 form of its call (`hasBF16LibraryCall`: the GEMMs),
+    which it then calls as `<name>_bf16` on its bf16 buffers. Run it before
+    `convert-echo-to-linalg`.
   }];
+  let options = [
+    Option<"bf16Calls", "bf16-calls", "bool", /*default=*/"false",
+           "Call the runtime's bf16 forms (<name>_bf16) for all-bf16 ops that "
+           "have one (the CPU runtime's oneDNN bf16 matmul)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

@@ -124,6 +124,16 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       llvm::cl::desc("echo-autodiff optimizer: none (gradients), sgd, or "
                      "momentum, adam, adamw (inside the step, in place)"),
       llvm::cl::init(Optimizer::None), ECHO_OPTIMIZER_VALUES};
+  PassOptions::Option<Precision> precision{
+      *this, "precision",
+      llvm::cl::desc("f32 (as written), or bf16/f16: echo-autocast before "
+                     "echo-autodiff (mixed precision, f32 master weights)"),
+      llvm::cl::init(Precision::F32), ECHO_PRECISION_VALUES};
+  PassOptions::Option<bool> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("echo-autodiff loss-scale: the step takes the loss "
+                     "scale as a trailing argument (dynamic loss scaling)"),
+      llvm::cl::init(false)};
   PassOptions::Option<double> lr{*this, "lr",
                                  llvm::cl::desc("Learning rate of sgd"),
                                  llvm::cl::init(0.01)};

@@ -35,6 +35,8 @@ struct TrainingRunOptions {
   uint64_t seed = 0;
   std::string function;
   Optimizer optimizer = Optimizer::None;
+  /// echo-pipeline's precision= (echo-autocast before echo-autodiff).
+  Precision precision = Precision::F32;
   double lr = 0.1;
   /// The hyperparameters of the optimizers inside the step (momentum, adam,
   /// adamw), torch.optim's defaults; the step takes them as arguments.

@@ -18,6 +18,11 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
+
+namespace mlir {
+class MLIRContext;
+class Type;
+} // namespace mlir
 #include <optional>
 #include <string>
 
@@ -123,6 +128,21 @@ llvm::ArrayRef<llvm::StringLiteral> getOptimizerStateNames(Optimizer optimizer);
 /// (the 1-based step count); empty for none and sgd.
 llvm::ArrayRef<llvm::StringLiteral> getOptimizerHyperNames(Optimizer optimizer);
 
+/// `echo-pipeline precision=`, `echo-run --precision=` and `echo-autocast
+/// dtype=`: the type a step computes in.
+enum class Precision {
+  /// Everything in f32, as written (no echo-autocast).
+  F32,
+  /// Automatic mixed precision in bfloat16 (echo-autocast dtype=bf16).
+  BF16,
+  /// Automatic mixed precision in IEEE half (echo-autocast dtype=f16); a
+  /// training loop scales the loss (dynamic loss scaling).
+  F16,
+};
+
+/// The element type of `precision` in `ctx` (f32, bf16 or f16).
+mlir::Type getPrecisionType(mlir::MLIRContext *ctx, Precision precision);
+
 /// `echo-plan-buffers arena=`: where the one arena comes from.
 enum class ArenaKind {
   /// A `memref.alloc` in the function.
@@ -157,6 +177,7 @@ llvm::StringRef stringifyRecomputeStrategy(RecomputeStrategy strategy);
 llvm::StringRef stringifyOffloadPolicy(OffloadPolicy policy);
 llvm::StringRef stringifyOptimizer(Optimizer optimizer);
 llvm::StringRef stringifyArenaKind(ArenaKind arena);
+llvm::StringRef stringifyPrecision(Precision precision);
 llvm::StringRef stringifyTarget(Target target);
 llvm::StringRef stringifyGpuFormat(GpuFormat format);
 
@@ -197,6 +218,20 @@ llvm::StringRef stringifyGpuFormat(GpuFormat format);
                                 "Adam in the step, in place"),                 \
                      clEnumValN(::mlir::echo::Optimizer::AdamW, "adamw",       \
                                 "AdamW in the step, in place"))
+
+#define ECHO_PRECISION_VALUES                                                  \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::echo::Precision::F32, "f32", "everything in f32"),    \
+      clEnumValN(::mlir::echo::Precision::BF16, "bf16",                        \
+                 "mixed precision in bfloat16 (echo-autocast)"),               \
+      clEnumValN(::mlir::echo::Precision::F16, "f16",                          \
+                 "mixed precision in f16 (echo-autocast, loss scaling)"))
+
+/// The low-precision types alone (`echo-autocast dtype=`).
+#define ECHO_LOW_PRECISION_VALUES                                              \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::echo::Precision::BF16, "bf16", "bfloat16"),           \
+      clEnumValN(::mlir::echo::Precision::F16, "f16", "IEEE half"))
 
 #define ECHO_ARENA_KIND_VALUES                                                 \
   ::llvm::cl::values(                                                          \

@@ -33,6 +33,58 @@ def EchoVerifyModel : Pass<"echo-verify-model", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::echo::EchoDialect"];
 }
 
+def EchoAutocast : Pass<"echo-autocast", "::mlir::ModuleOp"> {
+  let summary = "Automatic mixed precision: run a model's ops in bf16 or f16";
+  let description = [{
+    Runs before `echo-autodiff`, on every function of the module that is
+    not a training step. Each Echo op runs in the precision its
+    `AutocastOpInterface` policy gives (the op's `autocast` field):
+
+    - `Lower` (matmul, batch_matmul, linear, conv2d, elementwise ops,
+      select, dropout, pooling, batch_norm and layer_norm, whose lowering
+      keeps their statistics in f32): in `dtype`;
+    - `Full` (reduce_sum, softmax, adaptive_avg_pool2d, mse_loss): in f32;
+    - `LowerInputs` (cross_entropy, cross_entropy_terms): the logits in
+      `dtype`, the loss in f32 (the lowering widens each logit as it reads
+      it and accumulates in f32, so no f32 copy of the logits is made);
+    - `Follow` (shape ops, reduce_max, embedding): in the widest float type
+      of their operands, so a shape op moves a low-precision value as it
+      is;
+    - `Keep` (echo.cast, gradient and optimizer ops): as written.
+
+    A float operand of another type is replaced by an `echo.cast` of it,
+    one per value and type, placed before its first use; the op's float
+    results take the type it runs in; a returned value is cast back to the
+    function's result type. The function's arguments keep their types: the
+    `echo.param` arguments are the f32 master weights, cast to `dtype` where
+    a low-precision op first reads them, so that `echo-autodiff` brings
+    their gradients back to f32 through the cast's gradient; the loss stays
+    `tensor<f32>`.
+
+    ```mlir
+    // echo-autocast{dtype=bf16}
+    %y = echo.linear %x, %w, %b : ... tensor<8x32xf32>, tensor<64x32xf32> ...
+    // becomes
+    %xl = echo.cast %x : tensor<8x32xf32> to tensor<8x32xbf16>
+    %wl = echo.cast %w : tensor<64x32xf32> to tensor<64x32xbf16>
+    %bl = echo.cast %b : tensor<64xf32> to tensor<64xbf16>
+    %y = echo.linear %xl, %wl, %bl : ... -> tensor<8x64xbf16>
+    ```
+  }];
+  let options = [
+    Option<"dtype", "dtype", "::mlir::echo::Precision",
+           /*default=*/"::mlir::echo::Precision::BF16",
+           "The low-precision type: 'bf16' or 'f16'",
+           "ECHO_LOW_PRECISION_VALUES">,
+  ];
+  let statistics = [
+    Statistic<"numCasts", "casts", "Number of echo.cast ops inserted">,
+    Statistic<"numLowered", "low-precision-ops",
+              "Number of ops that run in the low-precision type">,
+  ];
+  let dependentDialects = ["::mlir::echo::EchoDialect"];
+}
+
 def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
   let summary = "Build the training step of every model (reverse-mode AD)";
   let description = [{
@@ -87,6 +139,10 @@ def EchoAutodiff : Pass<"echo-autodiff", "::mlir::ModuleOp"> {
     Option<"lr", "lr", "double", /*default=*/"0.01",
            "Learning rate of optimizer=sgd (momentum, adam and adamw take "
            "it as an argument)">,
+    Option<"lossScale", "loss-scale", "bool", /*default=*/"false",
+           "The step takes a trailing 0-d f32 argument marked echo.hyper = "
+           "\"loss_scale\" as the loss's adjoint: gradients come out "
+           "scaled by it (dynamic loss scaling; optimizer=none)">,
   ];
   let statistics = [
     Statistic<"numSteps", "train-steps", "Number of training steps built">,

@@ -70,8 +70,38 @@ FailureOr<func::FuncOp> declare(ModuleOp module, Operation *op, StringRef pass,
   return decl;
 }
 
+/// The runtimes' GEMMs and convolutions take f32 buffers: an op on f16 or
+/// bf16 tensors reads its operands converted to f32 (echo.cast, lowered
+/// with the other Echo ops) and its result is rounded back to its type
+/// after the call. The f32 copies live only around the call.
+void widenToF32(OpBuilder &b, Operation *op) {
+  Type f32 = b.getF32Type();
+  auto widened = [&](Type type) {
+    return cast<RankedTensorType>(type).clone(f32);
+  };
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type et = getElementTypeOrSelf(operand.get().getType());
+    if (isa<FloatType>(et) && !et.isF32())
+      operand.set(CastOp::create(
+          b, op->getLoc(), widened(operand.get().getType()), operand.get()));
+  }
+  OpBuilder after(op->getContext());
+  after.setInsertionPointAfter(op);
+  for (Value result : op->getResults()) {
+    Type type = result.getType();
+    Type et = getElementTypeOrSelf(type);
+    if (!isa<FloatType>(et) || et.isF32())
+      continue;
+    result.setType(widened(type));
+    auto narrow = CastOp::create(after, op->getLoc(), type, result);
+    result.replaceAllUsesExcept(narrow.getResult(), narrow);
+  }
+}
+
 struct EchoLibraryCallsPass
     : public echo::impl::EchoLibraryCallsBase<EchoLibraryCallsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<LibraryCallOpInterface> ops;
@@ -84,14 +114,16 @@ struct EchoLibraryCallsPass
   LogicalResult rewrite(LibraryCallOpInterface op) {
     Operation *operation = op.getOperation();
     Location loc = op.getLoc();
-    for (Type type : llvm::concat<Type>(operation->getOperandTypes(),
-                                        operation->getResultTypes()))
-      if (!getElementTypeOrSelf(type).isF32())
-        return op.emitOpError() << "echo-library-calls: the runtime's '"
-                                << op.getLibraryCallName()
-                                << "' takes f32 buffers, not " << type;
-
     OpBuilder b(operation);
+    auto isBF16 = [](Type type) { return getElementTypeOrSelf(type).isBF16(); };
+    bool bf16 = bf16Calls && op.hasBF16LibraryCall() &&
+                llvm::all_of(operation->getOperandTypes(), isBF16) &&
+                llvm::all_of(operation->getResultTypes(), isBF16);
+    if (!bf16)
+      widenToF32(b, operation);
+    std::string name = op.getLibraryCallName().str();
+    if (bf16)
+      name += "_bf16";
     SmallVector<Value> args;
     auto toABI = [&](Value buffer) {
       auto type = cast<MemRefType>(buffer.getType());
@@ -125,8 +157,8 @@ struct EchoLibraryCallsPass
       args.push_back(arith::ConstantIntOp::create(b, loc, scalar, 64));
 
     FailureOr<func::FuncOp> callee =
-        declare(getOperation(), operation, getArgument(),
-                op.getLibraryCallName(), ValueRange(args).getTypes());
+        declare(getOperation(), operation, getArgument(), name,
+                ValueRange(args).getTypes());
     if (failed(callee))
       return failure();
     func::CallOp::create(b, loc, *callee, args);

@@ -43,6 +43,22 @@ Value linalg_lowering::zeros(OpBuilder &b, Location loc,
   return filledTensor(b, loc, type, b.getZeroAttr(type.getElementType()));
 }
 
+Value linalg_lowering::convertFloat(OpBuilder &b, Location loc, Value x,
+                                    Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth == toWidth) {
+    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    fromWidth = 32;
+  }
+  if (fromWidth < toWidth)
+    return arith::ExtFOp::create(b, loc, to, x);
+  return arith::TruncFOp::create(b, loc, to, x);
+}
+
 Value linalg_lowering::floatFilled(OpBuilder &b, Location loc,
                                    RankedTensorType type, double value) {
   return filledTensor(b, loc, type,

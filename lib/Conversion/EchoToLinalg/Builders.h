@@ -34,6 +34,11 @@ Value floatConst(OpBuilder &b, Location loc, Type type, double value);
 /// Returns the index constant `value`.
 Value indexConst(OpBuilder &b, Location loc, int64_t value);
 
+/// The float scalar `x` converted to the float type `to`: `arith.extf` to a
+/// wider type, `arith.truncf` (round to nearest even) to a narrower one, and
+/// through f32 between f16 and bf16 (exact, then rounded once).
+Value convertFloat(OpBuilder &b, Location loc, Value x, Type to);
+
 /// Returns a tensor of `type` filled with `value` (`linalg.fill` of a
 /// `tensor.empty`).
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,

@@ -485,6 +485,10 @@ void linalg_lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
   addUnary<TanhOp, math::TanhOp>(patterns);
   addUnary<SqrtOp, math::SqrtOp>(patterns);
   MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseLowering<CastOp>>(
+      ctx, [](OpBuilder &b, Location loc, CastOp op, ValueRange a) -> Value {
+        return convertFloat(b, loc, a[0], getElementTypeOrSelf(op.getType()));
+      });
   patterns.add<ElementwiseLowering<SigmoidOp>>(
       ctx, [](OpBuilder &b, Location loc, SigmoidOp, ValueRange a) -> Value {
         Type t = a[0].getType();

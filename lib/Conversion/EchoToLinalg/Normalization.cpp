@@ -292,33 +292,38 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
     bindDims(ctx, d0, d1);
     AffineMap id = rewriter.getMultiDimIdentityMap(2);
     AffineMap row = AffineMap::get(2, 0, {d0}, ctx);
+    // The loss's type: the logits', or f32 for f16/bf16 logits, which are
+    // then widened where they are read (exactly: no rounding).
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type ct = resultType.getElementType();
     Value mx = maxDims(rewriter, loc, op.getLogits(), {1});
-    auto rowType = cast<RankedTensorType>(mx.getType());
+    auto rowType = cast<RankedTensorType>(mx.getType()).clone(ct);
     // sumexp[n] = Σ_c exp(l - max); picked[n] = l[n, label[n]].
-    Value sumExp =
-        buildSum(rewriter, loc, ValueRange{op.getLogits(), mx}, {id, row, row},
-                 rowType, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                   return math::ExpOp::create(
-                       b, l, arith::SubFOp::create(b, l, a[0], a[1]));
-                 });
+    Value sumExp = buildSum(
+        rewriter, loc, ValueRange{op.getLogits(), mx}, {id, row, row}, rowType,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value x = convertFloat(b, l, a[0], ct);
+          Value m = convertFloat(b, l, a[1], ct);
+          return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+        });
     Value picked =
         buildGeneric(rewriter, loc, ValueRange{op.getLogits(), op.getLabels()},
                      {id, row, row}, zeros(rewriter, loc, rowType),
-                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                     [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                        // One op per statement (argument evaluation
                        // order is unspecified).
                        Value label = isLabel(b, l, a[1]);
-                       Value zero = floatConst(b, l, a[0].getType(), 0.0);
-                       Value v =
-                           arith::SelectOp::create(b, l, label, a[0], zero);
+                       Value x = convertFloat(b, l, a[0], ct);
+                       Value zero = floatConst(b, l, ct, 0.0);
+                       Value v = arith::SelectOp::create(b, l, label, x, zero);
                        return arith::AddFOp::create(b, l, a[2], v);
                      });
     // term[n] = max + log(sumexp) - picked; loss = Σ_n term[n] / N.
-    auto resultType = cast<RankedTensorType>(op.getType());
     AffineMap rowId = rewriter.getMultiDimIdentityMap(1);
     auto term = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      Value m = convertFloat(b, l, a[0], ct);
       Value lse =
-          arith::AddFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
+          arith::AddFOp::create(b, l, m, math::LogOp::create(b, l, a[1]));
       return arith::SubFOp::create(b, l, lse, a[2]);
     };
     Value result;
@@ -339,6 +344,53 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
 
 struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
   using OpRewritePattern::OpRewritePattern;
+
+  /// f16/bf16 logits with an f32 `dloss`: the softmax and the gradient in
+  /// `ct` (f32) from the logits widened as they are read, rounded to the
+  /// logits' type once; no f32 copy of the logits or of the softmax.
+  static Value buildMixed(PatternRewriter &rewriter, CrossEntropyGradOp op,
+                          Type ct, int64_t n) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<RankedTensorType>(op.getType());
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    AffineMap id = rewriter.getMultiDimIdentityMap(2);
+    AffineMap row = AffineMap::get(2, 0, {d0}, ctx);
+    AffineMap scalar = AffineMap::get(2, 0, {}, ctx);
+    Value logits = op.getLogits();
+    Value mx = maxDims(rewriter, loc, logits, {1});
+    auto rowType = cast<RankedTensorType>(mx.getType()).clone(ct);
+    Value sumExp = buildSum(
+        rewriter, loc, ValueRange{logits, mx}, {id, row, row}, rowType,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value x = convertFloat(b, l, a[0], ct);
+          Value m = convertFloat(b, l, a[1], ct);
+          return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+        });
+    return buildGeneric(
+        rewriter, loc,
+        ValueRange{logits, mx, sumExp, op.getLabels(), op.getDloss()},
+        {id, row, row, row, scalar, id}, emptyTensor(rewriter, loc, type),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          // One op per statement (argument evaluation order is unspecified).
+          Value x = convertFloat(b, l, a[0], ct);
+          Value m = convertFloat(b, l, a[1], ct);
+          Value e =
+              math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+          Value p = arith::DivFOp::create(b, l, e, a[2]);
+          Value label = isLabel(b, l, a[3]);
+          Value oneConst = floatConst(b, l, ct, 1.0);
+          Value zeroConst = floatConst(b, l, ct, 0.0);
+          Value one = arith::SelectOp::create(b, l, label, oneConst, zeroConst);
+          Value g = arith::SubFOp::create(b, l, p, one);
+          Value scale =
+              arith::MulFOp::create(b, l, a[4], floatConst(b, l, ct, 1.0 / n));
+          Value v = arith::MulFOp::create(b, l, g, scale);
+          return convertFloat(b, l, v, type.getElementType());
+        });
+  }
+
   LogicalResult matchAndRewrite(CrossEntropyGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -348,6 +400,11 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
     // A chunk of a loss scales by the rows of the whole loss.
     int64_t n = op.getTotalRows() ? static_cast<int64_t>(*op.getTotalRows())
                                   : type.getDimSize(0);
+    Type ct = getElementTypeOrSelf(op.getDloss().getType());
+    if (ct != et) {
+      rewriter.replaceOp(op, buildMixed(rewriter, op, ct, n));
+      return success();
+    }
     Value p = buildSoftmax(rewriter, loc, op.getLogits(), 1);
     AffineExpr d0, d1;
     bindDims(ctx, d0, d1);

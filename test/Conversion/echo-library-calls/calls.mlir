@@ -79,11 +79,33 @@ func.func @elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// The runtime is f32 only.
+// The runtime's calls take f32: f16 and bf16 operands are converted to f32
+// before the call (the bias too) and the result rounded back after it.
+// CHECK-LABEL: func.func @f16
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8xf16>, %[[B:.*]]: tensor<8x16xf16>)
+// CHECK-DAG: %[[AW:.*]] = echo.cast %[[A]] : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK-DAG: %[[BW:.*]] = echo.cast %[[B]] : tensor<8x16xf16> to tensor<8x16xf32>
+// CHECK: call @echo_gemm(
+// CHECK: %[[C:.*]] = bufferization.to_tensor %{{.*}} : memref<4x16xf32> to tensor<4x16xf32>
+// CHECK: %[[CN:.*]] = echo.cast %[[C]] : tensor<4x16xf32> to tensor<4x16xf16>
+// CHECK: return %[[CN]] : tensor<4x16xf16>
 func.func @f16(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>) -> tensor<4x16xf16> {
-  // expected-error @+1 {{'echo.matmul' op echo-library-calls: the runtime's 'echo_gemm' takes f32 buffers, not 'tensor<4x8xf16>'}}
   %c = "echo.matmul"(%a, %b) : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
   return %c : tensor<4x16xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @linear_bf16
+// CHECK-DAG: echo.cast %{{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-DAG: echo.cast %{{.*}} : tensor<16x8xbf16> to tensor<16x8xf32>
+// CHECK-DAG: %[[BIAS:.*]] = echo.cast %{{.*}} : tensor<16xbf16> to tensor<16xf32>
+// CHECK: bufferization.to_buffer %[[BIAS]]
+// CHECK: call @echo_gemm(
+// CHECK: echo.cast %{{.*}} : tensor<4x16xf32> to tensor<4x16xbf16>
+func.func @linear_bf16(%x: tensor<4x8xbf16>, %w: tensor<16x8xbf16>, %b: tensor<16xbf16>) -> tensor<4x16xbf16> {
+  %y = "echo.linear"(%x, %w, %b) : (tensor<4x8xbf16>, tensor<16x8xbf16>, tensor<16xbf16>) -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
 }
 
 // -----

@@ -5,6 +5,16 @@
 // TARGET: echo-run: for the --target option: Cannot find option named 'tpu'!
 // RUN: not echo-run %s --optimizer=lamb 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: echo-run: for the --optimizer option: Cannot find option named 'lamb'!
+// RUN: not echo-run %s --precision=f64 2>&1 | FileCheck %s --check-prefix=PRECISION
+// PRECISION: echo-run: for the --precision option: Cannot find option named 'f64'!
+// RUN: not echo-run %s --precision=bf16 --check-gradients 2>&1 | FileCheck %s --check-prefix=LOWCHECK
+// RUN: not echo-run %s --precision=f16 --reference-dump=%t 2>&1 | FileCheck %s --check-prefix=LOWCHECK
+// LOWCHECK: echo-run: --check-gradients and --reference-dump check the f32 step (--precision=f32)
+// RUN: not echo-run %s --precision=f16 --optimizer=adam 2>&1 | FileCheck %s --check-prefix=F16OPT
+// RUN: not echo-run %s --precision=f16 --emit-library=%t.lib 2>&1 | FileCheck %s --check-prefix=F16OPT
+// F16OPT: echo-run: --precision=f16 scales the loss in echo-run's training loop: it needs --optimizer=none and no --emit-aot or --emit-library
+// RUN: not echo-run %s --precision=bf16 --target=cuda --emit-aot=%t.aot 2>&1 | FileCheck %s --check-prefix=NVVM
+// NVVM: echo-pipeline: precision=bf16 runs on target=cpu; the CUDA runtime's library calls and kernels are f32 only
 // RUN: not echo-run %s --optimizer=sgd --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
 // SGDCHECK: --check-gradients needs --optimizer=none
 // RUN: not echo-run %s --optimizer=adam --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK

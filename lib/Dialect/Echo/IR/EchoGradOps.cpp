@@ -86,6 +86,10 @@ LogicalResult EmbeddingGradOp::verify() {
 }
 
 LogicalResult CrossEntropyGradOp::verify() {
+  Type et = getElementTypeOrSelf(getDloss().getType());
+  if (et != getElementTypeOrSelf(getLogits().getType()) && !et.isF32())
+    return emitOpError() << "'dloss' must be f32 or of the logits' element "
+                         << "type, not " << et;
   if (failed(verifyLabels(*this, getLogits(), getLabels())))
     return failure();
   int64_t rows = shapeOf(getLogits())[0];

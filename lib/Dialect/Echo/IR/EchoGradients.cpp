@@ -188,6 +188,15 @@ LogicalResult SelectOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   return success();
 }
 
+LogicalResult CastOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
+                                    SmallVectorImpl<Value> &grads) {
+  // The adjoint of a conversion is the conversion back: a low-precision
+  // adjoint reaches an f32 master weight in f32.
+  if (Value dy = prepare(*this, resultGrads, grads))
+    grads[0] = CastOp::create(b, getLoc(), getX().getType(), dy);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shape and reduction ops
 //===----------------------------------------------------------------------===//

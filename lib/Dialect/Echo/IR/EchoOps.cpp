@@ -36,6 +36,22 @@ int64_t GeluOp::estimateFlops() {
   return estimatePerElementFlops(*this, getTanhApproximation() ? 14 : 10);
 }
 
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  Value x = getX();
+  if (x.getType() == getType())
+    return x;
+  // cast(cast(a)) through f32 is one cast of a: f32 holds every f16 and
+  // bf16 value, so the first conversion is exact or the second undoes it.
+  auto inner = x.getDefiningOp<CastOp>();
+  if (!inner || !getElementTypeOrSelf(x.getType()).isF32())
+    return {};
+  Value a = inner.getX();
+  if (a.getType() == getType())
+    return a;
+  getXMutable().assign(a);
+  return getResult();
+}
+
 LogicalResult ClampOp::verify() {
   return verifyClampBounds(*this, getMin(), getMax());
 }
@@ -295,11 +311,28 @@ LogicalResult EmbeddingOp::verify() {
   return verifyResultShape(*this, getResult(), expected);
 }
 
+/// A loss's `what` (its result, a gradient's dloss) has the logits' element
+/// type or is f32 (low-precision logits, an f32 loss).
+static LogicalResult verifyLossElementType(Operation *op, Value logits,
+                                           Value value, StringRef what) {
+  Type et = getElementTypeOrSelf(value.getType());
+  if (et == getElementTypeOrSelf(logits.getType()) || et.isF32())
+    return success();
+  return op->emitOpError() << what << " must be f32 or of the logits' "
+                           << "element type, not " << et;
+}
+
 LogicalResult CrossEntropyOp::verify() {
+  if (failed(
+          verifyLossElementType(*this, getLogits(), getResult(), "the result")))
+    return failure();
   return verifyLabels(*this, getLogits(), getLabels());
 }
 
 LogicalResult CrossEntropyTermsOp::verify() {
+  if (failed(
+          verifyLossElementType(*this, getLogits(), getResult(), "the result")))
+    return failure();
   if (failed(verifyLabels(*this, getLogits(), getLabels())))
     return failure();
   return verifyResultShape(*this, getResult(), {shapeOf(getLogits())[0]});

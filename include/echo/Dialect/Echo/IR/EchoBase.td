@@ -31,7 +31,8 @@ def Echo_BoundedTensors : NativeOpTrait<"BoundedTensors"> {
 /// tensors.
 class Echo_Op<string mnemonic, list<Trait> traits = []>
     : Op<Echo_Dialect, mnemonic,
-         !listconcat(traits, [Echo_CostOpInterface, Echo_BoundedTensors])> {
+         !listconcat(traits, [Echo_CostOpInterface, Echo_AutocastOpInterface,
+                             Echo_BoundedTensors])> {
   /// FLOPs per element of the largest tensor the op reads or writes; used
   /// unless `hasCustomFlops` is set, in which case the op implements
   /// `estimateFlops()` in C++.
@@ -39,6 +40,9 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   bit hasCustomFlops = 0;
   /// Compute-heavy ops (GEMM, convolution) partition the recompute graph.
   bit computeHeavy = 0;
+  /// The precision the op runs in under `echo-autocast`: an enumerator of
+  /// AutocastPolicy (Keep, Lower, Full, Follow).
+  string autocast = "Keep";
 
   /// Ops with the LibraryCallOpInterface trait: the runtime function (one
   /// of the names of echo/Runtime/EchoRuntimeABI.h, as a C++ expression),
@@ -49,6 +53,8 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   list<string> libraryCallInputs = [];
   code libraryCallScalars = "{}";
   code libraryCallInit = "";
+  /// The runtime has `<libraryCall>_bf16` on bf16 buffers.
+  bit libraryCallBF16 = 0;
 
   /// Declarations added by subclasses (interface glue).
   code echoInterfaceDecls = "";
@@ -60,6 +66,12 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     // CostOpInterface
     //===------------------------------------------------------------------===//
     bool isComputeHeavy() { return }] # !if(computeHeavy, "true", "false") # [{; }
+    //===------------------------------------------------------------------===//
+    // AutocastOpInterface
+    //===------------------------------------------------------------------===//
+    ::mlir::echo::AutocastPolicy getAutocastPolicy() {
+      return ::mlir::echo::AutocastPolicy::}] # autocast # [{;
+    }
   }] # !if(hasCustomFlops, [{
     int64_t estimateFlops();
   }], [{
@@ -79,6 +91,8 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     ::llvm::SmallVector<int64_t> getLibraryCallScalars() {
       return }] # libraryCallScalars # [{;
     }
+    bool hasBF16LibraryCall() { return }]
+      # !if(libraryCallBF16, "true", "false") # [{; }
   }]) # !if(!empty(libraryCallInit), "", [{
     ::mlir::Value getLibraryCallInit() { return }] # libraryCallInit # [{; }
   }]) # echoInterfaceDecls # echoExtraDecls;

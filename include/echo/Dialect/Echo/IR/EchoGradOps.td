@@ -259,13 +259,14 @@ def Echo_EmbeddingGradOp : Echo_GradOp<"embedding_grad",
 
 def Echo_CrossEntropyGradOp : Echo_GradOp<"cross_entropy_grad",
     [AllTypesMatch<["logits", "result"]>,
-     AllElementTypesMatch<["logits", "dloss"]>,
      DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
   let summary = "gradient of echo.cross_entropy with respect to the logits";
   let description = [{
     `dlogits = dloss · (softmax(logits) − onehot(labels)) / N`, where N is
     `total_rows` when given (the rows of the whole loss, of which `logits`
     is a chunk: `echo-recompute chunk-loss=`), else the rows of `logits`.
+    `dloss` has the logits' element type or is f32; f16/bf16 logits with an
+    f32 `dloss` are computed in f32 and rounded once.
 
     ```mlir
     %dl = echo.cross_entropy_grad %logits, %labels, %dloss

@@ -37,6 +37,28 @@ Value buildPositiveMask(OpBuilder &builder, Location loc, Value value);
 Value buildInsideMask(OpBuilder &builder, Location loc, Value value, double lo,
                       double hi);
 
+/// The precision an op runs in under automatic mixed precision
+/// (AutocastOpInterface, `echo-autocast`).
+enum class AutocastPolicy {
+  /// As written: the pass leaves the op alone (casts, gradient and
+  /// optimizer ops, which a model does not contain before echo-autodiff).
+  Keep,
+  /// In the low-precision type: every float operand is cast to it
+  /// (GEMMs, convolutions, elementwise ops, pooling, normalizations, whose
+  /// lowering keeps their statistics in f32).
+  Lower,
+  /// In f32: every float operand is cast to f32 (sums, softmax, losses).
+  Full,
+  /// Reads its float operands in the low-precision type and keeps its
+  /// results as written (f32): the cross-entropy losses, which widen the
+  /// logits as they read them and accumulate in f32, so that no f32 copy
+  /// of the logits is made.
+  LowerInputs,
+  /// In the widest float type among its operands (shape ops, embedding):
+  /// no cast unless the operands differ.
+  Follow,
+};
+
 /// The largest tensor Echo accepts, in bytes (1 PiB): far beyond any
 /// device, small enough that sums over a step's tensors stay in int64.
 constexpr int64_t kMaxTensorBytes = int64_t(1) << 50;

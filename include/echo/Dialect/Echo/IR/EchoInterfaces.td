@@ -140,6 +140,25 @@ def Echo_CostOpInterface : OpInterface<"CostOpInterface"> {
   ];
 }
 
+def Echo_AutocastOpInterface : OpInterface<"AutocastOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    The precision an op runs in under automatic mixed precision
+    (`echo-autocast`): in the low-precision type (GEMMs, convolutions,
+    elementwise ops), in f32 (long sums: reductions, softmax, losses), in
+    the widest type of its operands (shape ops), or as written. The pass
+    casts the op's float operands to that type and gives its float results
+    that type; the policy is the op's `autocast` field (EchoBase.td).
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns the precision the op runs in under autocast.",
+      /*retTy=*/"::mlir::echo::AutocastPolicy",
+      /*methodName=*/"getAutocastPolicy">,
+  ];
+}
+
 def Echo_IndexOperandOpInterface : OpInterface<"IndexOperandOpInterface"> {
   let cppNamespace = "::mlir::echo";
   let description = [{
@@ -182,6 +201,17 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
       /*desc=*/"Returns the runtime function the op becomes.",
       /*retTy=*/"::llvm::StringRef",
       /*methodName=*/"getLibraryCallName">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true when the runtime has a bf16 form of the call,
+        `<name>_bf16`, taking bf16 buffers (f32 accumulation inside), for
+        an op whose tensors are all bf16.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"hasBF16LibraryCall",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return false;">,
     InterfaceMethod<
       /*desc=*/"Returns the tensors the call reads, in call order.",
       /*retTy=*/"::llvm::SmallVector<::mlir::Value>",

@@ -34,6 +34,7 @@ class Echo_BinaryElementwiseOp<string mnemonic, string formula,
   let arguments = (ins Echo_FloatTensor:$lhs, Echo_FloatTensor:$rhs);
   let results = (outs Echo_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let autocast = "Lower";
   let gradientReadsOperands = readsOperands;
   let gradientReadsResults = readsResults;
   let flopsPerElement = flops;
@@ -71,6 +72,7 @@ class Echo_UnaryElementwiseOp<string mnemonic, string formula,
   let arguments = (ins Echo_FloatTensor:$x);
   let results = (outs Echo_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` type($result)";
+  let autocast = "Lower";
   let gradientReadsOperands = readsOperands;
   let gradientReadsResults = readsResults;
   let flopsPerElement = flops;
@@ -163,8 +165,31 @@ def Echo_SelectOp : Echo_ForwardOp<"select", [Elementwise,
   let assemblyFormat = [{
     $cond `,` $a `,` $b attr-dict `:` type($cond) `,` type($result)
   }];
+  let autocast = "Lower";
   // da = select(cond, dy, 0), db = select(cond, 0, dy).
   let gradientReadsOperands = [0];
+  let flopsPerElement = 1;
+}
+
+def Echo_CastOp : Echo_ForwardOp<"cast", [Elementwise,
+    AllShapesMatch<["x", "result"]>]> {
+  let summary = "elementwise conversion between f32, f16 and bf16";
+  let description = [{
+    Converts every element of `x` to the result's element type: widening
+    (`arith.extf`) is exact, narrowing (`arith.truncf`) rounds to nearest
+    even. The gradient is the cast back to `x`'s type. `echo-autocast` puts
+    casts at the boundaries between low-precision and f32 ops; a cast to the
+    type `x` has is `x`, and a cast of a cast through f32 (which holds f16
+    and bf16 exactly) folds to one cast.
+
+    ```mlir
+    %y = echo.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins Echo_FloatTensor:$x);
+  let results = (outs Echo_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `to` type($result)";
+  let hasFolder = 1;
   let flopsPerElement = 1;
 }
 
@@ -174,6 +199,7 @@ def Echo_SelectOp : Echo_ForwardOp<"select", [Elementwise,
 
 def Echo_BroadcastOp : Echo_ForwardOp<"broadcast",
     [AllElementTypesMatch<["x", "result"]>]> {
+  let autocast = "Follow";
   let summary = "broadcast by adding dimensions";
   let description = [{
     Like `linalg.broadcast`: `dimensions` lists, in increasing order, the
@@ -217,13 +243,19 @@ class Echo_ReduceOp<string mnemonic, string combiner, list<int> readsOperands,
   let flopsPerElement = 1;
 }
 
+// A sum is accumulated and kept in f32 under autocast.
 def Echo_ReduceSumOp : Echo_ReduceOp<"reduce_sum", "sum", [], [],
-    [DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]>;
+    [DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]> {
+  let autocast = "Full";
+}
 // The gradient routes to the arg-max: it compares `x` with the maximum.
-def Echo_ReduceMaxOp : Echo_ReduceOp<"reduce_max", "maximum", [0], [0]>;
+def Echo_ReduceMaxOp : Echo_ReduceOp<"reduce_max", "maximum", [0], [0]> {
+  let autocast = "Follow";
+}
 
 def Echo_SliceOp : Echo_ForwardOp<"slice",
     [AllElementTypesMatch<["x", "result"]>]> {
+  let autocast = "Follow";
   let summary = "static slice with unit strides";
   let description = [{
     Extracts the box at `offsets` of extent `sizes` (one entry per dimension).
@@ -242,6 +274,7 @@ def Echo_SliceOp : Echo_ForwardOp<"slice",
 
 def Echo_ConcatOp : Echo_ForwardOp<"concat", [SameOperandsElementType,
     SameOperandsAndResultElementType]> {
+  let autocast = "Follow";
   let summary = "concatenation along an axis";
   let description = [{
     Concatenates one or more tensors along `axis`; all other dimensions must
@@ -260,6 +293,7 @@ def Echo_ConcatOp : Echo_ForwardOp<"concat", [SameOperandsElementType,
 
 def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
     [AllElementTypesMatch<["x", "result"]>]> {
+  let autocast = "Follow";
   let summary = "reshape to a type with the same number of elements";
   let description = [{
     Reinterprets `x` (row-major) with the shape of the result type. `x` is
@@ -277,6 +311,7 @@ def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
 
 def Echo_TransposeOp : Echo_ForwardOp<"transpose",
     [AllElementTypesMatch<["x", "result"]>]> {
+  let autocast = "Follow";
   let summary = "permutation of dimensions";
   let description = [{
     Result dimension `i` is dimension `permutation[i]` of `x`.
@@ -305,6 +340,7 @@ class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
   let computeHeavy = 1;
   let hasCustomFlops = 1;
   let hasVerifier = 1;
+  let autocast = "Lower";
   let gradientReadsOperands = [0, 1];
 }
 
@@ -312,6 +348,7 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
     [AllElementTypesMatch<["a", "b", "result"]>,
      DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]> {
   let libraryCall = "::mlir::echo::runtime::kGemm";
+  let libraryCallBF16 = 1;
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let summary = "matrix product";
@@ -334,6 +371,7 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
 def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
     [AllElementTypesMatch<["a", "b", "result"]>]> {
   let libraryCall = "::mlir::echo::runtime::kBatchedGemm";
+  let libraryCallBF16 = 1;
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let summary = "batched matrix product";
@@ -358,6 +396,7 @@ def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
   // Y = X·Wᵀ + b: the output starts as b in every row and the GEMM adds
   // X·Wᵀ (transpose_b, accumulate).
   let libraryCall = "::mlir::echo::runtime::kGemm";
+  let libraryCallBF16 = 1;
   let libraryCallInputs = ["X", "W"];
   let libraryCallScalars = "{false, true, true}";
   let libraryCallInit = "getB()";
@@ -422,6 +461,7 @@ def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
 class Echo_Pool2DOp<string mnemonic, string kind, list<int> readsOperands,
                     dag extraArguments = (ins), string extraDescription = "">
     : Echo_ForwardOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
+  let autocast = "Lower";
   let summary = "2-D " # kind # " pooling, NCHW";
   let description = [{
     }] # kind # [{ over `kernel`-sized windows moved by `strides`; `padding`
@@ -468,6 +508,7 @@ def Echo_AvgPool2DOp : Echo_Pool2DOp<"avg_pool2d", "average", [],
 
 def Echo_AdaptiveAvgPool2DOp : Echo_ForwardOp<"adaptive_avg_pool2d",
     [AllElementTypesMatch<["x", "result"]>]> {
+  let autocast = "Full";
   let summary = "2-D adaptive average pooling to a given output size, NCHW";
   let description = [{
     Averages `x` (N×C×H×W) into N×C×OH×OW, `output_size` = [OH, OW], as
@@ -492,6 +533,7 @@ def Echo_AdaptiveAvgPool2DOp : Echo_ForwardOp<"adaptive_avg_pool2d",
 def Echo_BatchNormOp : Echo_ForwardOp<"batch_norm",
     [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
      AllTypesMatch<["x", "result"]>]> {
+  let autocast = "Lower";
   let summary = "batch normalization, training mode";
   let description = [{
     Normalizes each channel (dimension 1) of a rank-2 or rank-4 `x` with the
@@ -518,6 +560,7 @@ def Echo_BatchNormOp : Echo_ForwardOp<"batch_norm",
 def Echo_LayerNormOp : Echo_ForwardOp<"layer_norm",
     [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
      AllTypesMatch<["x", "result"]>]> {
+  let autocast = "Lower";
   let summary = "layer normalization over the last dimension";
   let description = [{
     Normalizes each row of `x` along its last dimension D with the row mean
@@ -540,6 +583,7 @@ def Echo_LayerNormOp : Echo_ForwardOp<"layer_norm",
 }
 
 def Echo_SoftmaxOp : Echo_ForwardOp<"softmax", [SameOperandsAndResultType]> {
+  let autocast = "Full";
   let summary = "softmax along an axis";
   let description = [{
     `exp(x − max) / sum(exp(x − max))` along `axis`. The gradient reads only
@@ -559,6 +603,7 @@ def Echo_SoftmaxOp : Echo_ForwardOp<"softmax", [SameOperandsAndResultType]> {
 
 def Echo_DropoutOp : Echo_ForwardOp<"dropout",
     [AllTypesMatch<["x", "result"]>, AllShapesMatch<["x", "mask"]>]> {
+  let autocast = "Lower";
   let summary = "inverted dropout with a counter-based mask";
   let description = [{
     `result = x · mask / (1 − ratio)`, where `mask` keeps each element with
@@ -594,6 +639,7 @@ def Echo_DropoutOp : Echo_ForwardOp<"dropout",
 def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
     [AllElementTypesMatch<["table", "result"]>,
      DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+  let autocast = "Follow";
   let summary = "table lookup";
   let description = [{
     `result[i..., :] = table[ids[i...], :]`; `ids` (`i32`, any rank) must lie
@@ -618,12 +664,15 @@ def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
 //===----------------------------------------------------------------------===//
 
 def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
-    [AllElementTypesMatch<["logits", "result"]>,
-     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+    [DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+  let autocast = "LowerInputs";
   let summary = "mean softmax cross-entropy";
   let description = [{
     `mean_n(logsumexp(logits[n, :]) − logits[n, labels[n]])` for N×C
-    `logits` and N `i32` labels in [0, C).
+    `logits` and N `i32` labels in [0, C). The result has the logits'
+    element type or is f32: f16/bf16 logits with an f32 loss are widened as
+    they are read (mixed precision: the loss in f32 without an f32 copy of
+    the logits).
 
     ```mlir
     %l = echo.cross_entropy %logits, %labels
@@ -641,13 +690,14 @@ def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
 }
 
 def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
-    [Pure, AllElementTypesMatch<["logits", "result"]>,
-     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+    [Pure, DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+  let autocast = "LowerInputs";
   let summary = "per-row softmax cross-entropy (a chunk of a loss)";
   let description = [{
     `result[n] = logsumexp(logits[n, :]) − logits[n, labels[n]]` for N×C
     `logits` and N `i32` labels in [0, C): the terms whose mean is
-    `echo.cross_entropy`, each computed as it computes them. The chunked
+    `echo.cross_entropy`, each computed as it computes them (the result
+    has the logits' element type or is f32, as there). The chunked
     loss of `echo-recompute` (`chunk-loss=`) builds it on row chunks of the
     logits; it has no gradient of its own (echo-autodiff refuses it).
 
@@ -668,6 +718,7 @@ def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
 def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
     [AllTypesMatch<["pred", "target"]>,
      AllElementTypesMatch<["pred", "result"]>]> {
+  let autocast = "Full";
   let summary = "mean squared error";
   let description = [{
     `mean((pred − target)²)` over all elements.

@@ -1,0 +1,37 @@
+// RUN: echo-opt %s --split-input-file --convert-echo-to-linalg | FileCheck %s
+
+// A cast is one linalg.generic: extf to a wider type, truncf to a narrower
+// one, and through f32 between f16 and bf16.
+// CHECK-LABEL: func.func @casts
+// CHECK: linalg.generic
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.generic
+// CHECK:   %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK:   arith.truncf %[[W]] : f32 to f16
+// CHECK: linalg.generic
+// CHECK:   arith.extf %{{.*}} : f16 to f32
+// CHECK-NOT: echo.
+func.func @casts(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = echo.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
+  %1 = echo.cast %0 : tensor<4x8xbf16> to tensor<4x8xf16>
+  %2 = echo.cast %1 : tensor<4x8xf16> to tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// bf16 logits with an f32 loss: each logit is widened where it is read, the
+// sums and the loss are in f32, and no f32 tensor of the logits' shape is
+// made; the gradient is computed in f32 and rounded to bf16 once.
+// CHECK-LABEL: func.func @mixed_loss
+// CHECK-NOT: tensor<4x10xf32>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: return %{{.*}}, %{{.*}} : tensor<f32>, tensor<4x10xbf16>
+func.func @mixed_loss(%l: tensor<4x10xbf16>, %y: tensor<4xi32>) -> (tensor<f32>, tensor<4x10xbf16>) {
+  %loss = echo.cross_entropy %l, %y : (tensor<4x10xbf16>, tensor<4xi32>) -> tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %dl = echo.cross_entropy_grad %l, %y, %one : (tensor<4x10xbf16>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xbf16>
+  return %loss, %dl : tensor<f32>, tensor<4x10xbf16>
+}

@@ -1,0 +1,43 @@
+// echo-library-calls bf16-calls: an all-bf16 GEMM calls the runtime's bf16
+// form on its bf16 buffers; without the option, or for f16, or for an op
+// without a bf16 form (convolutions), the operands are converted to f32
+// around the f32 call.
+// RUN: echo-opt %s --split-input-file --echo-library-calls="bf16-calls=true" | FileCheck %s --check-prefix=BF16
+// RUN: echo-opt %s --split-input-file --echo-library-calls="bf16-calls=false" | FileCheck %s --check-prefix=WIDEN
+// RUN: echo-opt %s --split-input-file --echo-library-calls | FileCheck %s --check-prefix=WIDEN
+
+// BF16-LABEL: func.func @gemms
+// BF16-NOT: echo.cast
+// BF16: call @echo_gemm_bf16({{.*}}) : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
+// BF16: call @echo_batched_gemm_bf16(
+// BF16: call @echo_gemm_bf16(
+// BF16: call @echo_gemm(
+// WIDEN-LABEL: func.func @gemms
+// WIDEN-NOT: _bf16
+// WIDEN: echo.cast {{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
+// WIDEN: call @echo_gemm(
+func.func @gemms(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>,
+                 %x: tensor<2x4x8xbf16>, %y: tensor<2x8x16xbf16>,
+                 %w: tensor<16x8xbf16>, %bias: tensor<16xbf16>,
+                 %h: tensor<4x8xf16>, %g: tensor<8x16xf16>)
+    -> (tensor<4x16xbf16>, tensor<2x4x16xbf16>, tensor<4x16xbf16>, tensor<4x16xf16>) {
+  %c = "echo.matmul"(%a, %b) : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
+  %d = "echo.batch_matmul"(%x, %y) : (tensor<2x4x8xbf16>, tensor<2x8x16xbf16>) -> tensor<2x4x16xbf16>
+  // The linear's output starts as its broadcast bias and accumulates.
+  %l = "echo.linear"(%a, %w, %bias) : (tensor<4x8xbf16>, tensor<16x8xbf16>, tensor<16xbf16>) -> tensor<4x16xbf16>
+  // f16 has no runtime form: f32 around the call.
+  %e = "echo.matmul"(%h, %g) : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
+  return %c, %d, %l, %e : tensor<4x16xbf16>, tensor<2x4x16xbf16>, tensor<4x16xbf16>, tensor<4x16xf16>
+}
+
+// -----
+
+// A convolution has no bf16 form.
+// BF16-LABEL: func.func @conv
+// BF16: echo.cast {{.*}} : tensor<1x2x4x4xbf16> to tensor<1x2x4x4xf32>
+// BF16: call @echo_conv2d_forward(
+// BF16: echo.cast {{.*}} : tensor<1x3x4x4xf32> to tensor<1x3x4x4xbf16>
+func.func @conv(%x: tensor<1x2x4x4xbf16>, %w: tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xbf16> {
+  %y = "echo.conv2d"(%x, %w) {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xbf16>, tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xbf16>
+  return %y : tensor<1x3x4x4xbf16>
+}
