@@ -481,18 +481,32 @@ def EchoFuseElementwise : Pass<"echo-fuse-elementwise"> {
     (sm_90, PTX 8.0), and a fusion of many inputs (a sum of 70 rank-3
     tensors) would not; echo-pipeline target=nvvm passes 3584. 0 (the
     default) is unbounded.
+
+    `max-body-ops` bounds the ops in a fused op's body (its yield not
+    counted). Each fusion clones the producer's body into a new op, so
+    fusing a chain of n elementwise ops into one costs n^2/2 op clones: a
+    20,000-op chain would take minutes to compile. With a bound of B the
+    chain fuses into ops of at most B body ops, at a cost linear in n; the
+    intermediate values at the cuts are stored (one tensor per B ops, freed
+    right after its reader). 0 is unbounded; the default, 256, leaves every
+    fusion of the bundled models as it was.
   }];
   let options = [
     Option<"maxOperandBytes", "max-operand-bytes", "int64_t",
            /*default=*/"0",
            "Refuse fusions whose fused op's operand descriptors would take "
            "more bytes than this (0 = unbounded)">,
+    Option<"maxBodyOps", "max-body-ops", "int64_t", /*default=*/"256",
+           "Refuse fusions whose fused op's body would have more ops than "
+           "this, its yield not counted (0 = unbounded)">,
   ];
   let statistics = [
     Statistic<"numRefused", "refused",
               "Fusions refused because they would keep inputs alive longer">,
     Statistic<"numTooWide", "too-wide",
               "Fusions refused because of max-operand-bytes">,
+    Statistic<"numTooLong", "too-long",
+              "Fusions refused because of max-body-ops">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
