@@ -180,6 +180,10 @@ void mlir::echo::buildEchoBufferizationPipeline(
   if (gpu)
     pm.addPass(createEchoFillConstants());
   pm.addNestedPass<func::FuncOp>(createEchoDistinctResults());
+  // One-shot's analysis is quadratic in the readers of one tensor (an
+  // unrolled RNN's weights): each group of 64 readers gets its own
+  // read-only name, folded away by bufferization.
+  pm.addNestedPass<func::FuncOp>(createEchoSplitReadUses());
   // Results become out-parameters, so that the caller owns every buffer it
   // gets back (one each: echo-distinct-results).
   bufferization::OneShotBufferizePassOptions bufferize;

@@ -67,6 +67,17 @@ struct EchoFuseElementwisePass
     return bytes;
   }
 
+  /// The ops in the body of `op` (a linalg op), its terminator not counted.
+  /// Bodies of ops built here stay within max-body-ops, so counting is cheap.
+  static int64_t getBodyOps(Operation *op) {
+    int64_t ops = 0;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        ops += static_cast<int64_t>(block.getOperations().size()) -
+               (block.mightHaveTerminator() ? 1 : 0);
+    return ops;
+  }
+
   /// Fuses the producer of `fused` into its consumer when that saves at
   /// least the bytes it keeps alive longer and the fused op's operands stay
   /// within max-operand-bytes (see Passes.td).
@@ -77,6 +88,11 @@ struct EchoFuseElementwisePass
       return false;
     if (maxOperandBytes > 0 && fusedOperandBytes(fused) > maxOperandBytes) {
       ++numTooWide;
+      return false;
+    }
+    if (maxBodyOps > 0 &&
+        getBodyOps(producer) + getBodyOps(consumer) > maxBodyOps) {
+      ++numTooLong;
       return false;
     }
     if (producer->getBlock() != consumer->getBlock() ||
