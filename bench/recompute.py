@@ -405,10 +405,13 @@ def cpu_paper_markdown():
                  if os.path.exists(os.path.join(ROOT, "docs", "timelines",
                                                 m + ".png"))]
     if timelines:
-        lines += ["", "Memory over the step, none and echo: the tensor-level "
-                  "estimate (dashed) and the plan (solid: what the step "
-                  "allocates at each op, arena slots plus parameters, data "
-                  "and results; `bench/timelines.py`):", ""]
+        lines += ["", "Memory over the step, none and echo: the plan as a "
+                  "stacked area per memory category (what the step "
+                  "allocates at each op: arena slots by the category of the "
+                  "buffer each holds, plus parameters, data and results; "
+                  "see the section on memory by category) and the "
+                  "tensor-level estimate's total (dashed; "
+                  "`bench/timelines.py`):", ""]
         lines += ["![%s](timelines/%s.png)" % (m, m) for m in timelines]
     if c.get("scaling"):
         lines += ["", "Compile time against the number of ops (unrolled "
@@ -909,7 +912,8 @@ def memory_categories_markdown():
 SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
             "cpu_step": cpu_step_markdown,
             "import_zoo": import_zoo_markdown,
-            "memory_categories": memory_categories_markdown}
+            "memory_categories": memory_categories_markdown,
+            "cpu_paper": cpu_paper_markdown}
 # Where a section goes the first time it is written (else at the end).
 SECTION_AFTER = {
     "memory_categories": "## Paper-size steps on the CPU"}

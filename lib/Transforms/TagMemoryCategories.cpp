@@ -24,6 +24,10 @@ struct EchoTagMemoryCategoriesPass
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(EchoDialect::getTrainStepAttrName()))
         tagMemoryCategories(func);
+    // Only locations change: every analysis holds, and the verifier need
+    // not run again (echo-run lowers an f64 copy of a step, which the Echo
+    // verifier rejects until it is converted to linalg, through this phase).
+    markAllAnalysesPreserved();
   }
 };
 } // namespace
