@@ -1,4 +1,4 @@
-//===- MemoryCategories.cpp - What each byte of a step holds ---------------===//
+//===- MemoryCategories.cpp - What each byte of a step holds --------------===//
 //
 // Part of the Echo project.
 //
@@ -100,9 +100,10 @@ MemoryCategory mlir::echo::getOpCategory(const TrainingStep &step,
 static Location tag(Location loc, MemoryCategory category, StringRef what) {
   MLIRContext *context = loc.getContext();
   Builder b(context);
-  ArrayAttr metadata = b.getArrayAttr(
-      {b.getStringAttr(kTagMarker),
-       b.getStringAttr(getMemoryCategoryName(category)), b.getStringAttr(what)});
+  ArrayAttr metadata =
+      b.getArrayAttr({b.getStringAttr(kTagMarker),
+                      b.getStringAttr(getMemoryCategoryName(category)),
+                      b.getStringAttr(what)});
   return FusedLoc::get(context, {loc}, metadata);
 }
 

@@ -65,8 +65,7 @@ void TrainingRun::addMeasuredCategories(llvm::json::Object &entry) {
       attributed += *planned;
     }
   }
-  int64_t workspace =
-      onGPU ? 0 : static_cast<int64_t>(cpu.getWorkspaceBytes());
+  int64_t workspace = onGPU ? 0 : static_cast<int64_t>(cpu.getWorkspaceBytes());
   if (!onGPU)
     (*categories)["workspace"] = llvm::json::Object{{"measured", workspace}};
   (*categories)["unattributed"] =

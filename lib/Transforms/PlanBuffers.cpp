@@ -150,11 +150,12 @@ struct EchoPlanBuffersPass
   /// category, op, source location). `fixed` holds the bytes outside the
   /// arena (the caller's buffers, unplanned allocations) per category;
   /// `plannedLocs` the tagged locations of the planned allocations.
-  SmallVector<NamedAttribute>
-  describeCategories(func::FuncOp func, const CategoryBytes &fixed,
-                     ArrayRef<Location> plannedLocs,
-                     ArrayRef<ArenaBuffer> buffers, const ArenaPlan &arenaPlan,
-                     ArrayRef<int64_t> timeline);
+  SmallVector<NamedAttribute> describeCategories(func::FuncOp func,
+                                                 const CategoryBytes &fixed,
+                                                 ArrayRef<Location> plannedLocs,
+                                                 ArrayRef<ArenaBuffer> buffers,
+                                                 const ArenaPlan &arenaPlan,
+                                                 ArrayRef<int64_t> timeline);
 };
 } // namespace
 
@@ -267,13 +268,13 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
       auto memref = dyn_cast<MemRefType>(arg.getType());
       if (!memref || !memref.hasStaticShape())
         continue;
-      MemoryCategory category = argumentCategory(arg, liveness)
-                                    .value_or(MemoryCategory::Temporaries);
+      MemoryCategory category =
+          argumentCategory(arg, liveness).value_or(MemoryCategory::Temporaries);
       fixed[unsigned(category)] += getTensorBytes(memref);
     }
     for (auto [loc, bytes] : unplanned)
-      fixed[unsigned(taggedCategory(loc).value_or(
-          MemoryCategory::Temporaries))] += bytes;
+      fixed[unsigned(
+          taggedCategory(loc).value_or(MemoryCategory::Temporaries))] += bytes;
     for (memref::AllocOp alloc : planned)
       plannedLocs.push_back(alloc.getLoc());
   }
@@ -330,17 +331,16 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     categoryEntries = describeCategories(func, fixed, plannedLocs, buffers,
                                          arenaPlan, timeline);
   SmallVector<NamedAttribute> entries = {
-          b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(arenaPlan.size)),
-          b.getNamedAttr("lower_bound_bytes",
-                         b.getI64IntegerAttr(arenaPlan.lowerBound)),
-          b.getNamedAttr("buffers", b.getI64IntegerAttr(planned.size())),
-          b.getNamedAttr("in_place", b.getI64IntegerAttr(inPlace.size())),
-          b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
-          b.getNamedAttr("argument_bytes", b.getI64IntegerAttr(argumentBytes)),
-          b.getNamedAttr("unplanned_bytes",
-                         b.getI64IntegerAttr(unplannedBytes)),
-          b.getNamedAttr("heuristic", b.getStringAttr(arenaPlan.heuristic)),
-          b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
+      b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(arenaPlan.size)),
+      b.getNamedAttr("lower_bound_bytes",
+                     b.getI64IntegerAttr(arenaPlan.lowerBound)),
+      b.getNamedAttr("buffers", b.getI64IntegerAttr(planned.size())),
+      b.getNamedAttr("in_place", b.getI64IntegerAttr(inPlace.size())),
+      b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
+      b.getNamedAttr("argument_bytes", b.getI64IntegerAttr(argumentBytes)),
+      b.getNamedAttr("unplanned_bytes", b.getI64IntegerAttr(unplannedBytes)),
+      b.getNamedAttr("heuristic", b.getStringAttr(arenaPlan.heuristic)),
+      b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
   };
   entries.append(categoryEntries.begin(), categoryEntries.end());
   func->setAttr(EchoDialect::getBufferPlanAttrName(),
@@ -380,9 +380,8 @@ SmallVector<NamedAttribute> EchoPlanBuffersPass::describeCategories(
       end = std::max(end, buffers[i].live.end);
     for (auto [k, i] : llvm::enumerate(chain)) {
       int64_t from = buffers[i].live.start;
-      int64_t to = k + 1 < chain.size()
-                       ? buffers[chain[k + 1]].live.start - 1
-                       : end;
+      int64_t to =
+          k + 1 < chain.size() ? buffers[chain[k + 1]].live.start - 1 : end;
       from = std::min(from, positions);
       to = std::min(to, positions - 1);
       if (from > to)
@@ -418,8 +417,8 @@ SmallVector<NamedAttribute> EchoPlanBuffersPass::describeCategories(
     perPosition.push_back(
         b.getNamedAttr(name, b.getDenseI64ArrayAttr(lines[c])));
   }
-  atPeak.push_back(b.getNamedAttr(
-      "free", b.getI64IntegerAttr(arenaPlan.size - inArena)));
+  atPeak.push_back(
+      b.getNamedAttr("free", b.getI64IntegerAttr(arenaPlan.size - inArena)));
 
   // Every planned buffer, for a timeline of the arena (echo.memory_snapshot).
   SmallVector<Attribute> slots;
@@ -430,11 +429,10 @@ SmallVector<NamedAttribute> EchoPlanBuffersPass::describeCategories(
         b.getNamedAttr("bytes", b.getI64IntegerAttr(buffers[i].bytes)),
         b.getNamedAttr("first", b.getI64IntegerAttr(buffers[i].live.start)),
         b.getNamedAttr("last", b.getI64IntegerAttr(buffers[i].live.end)),
-        b.getNamedAttr("category", b.getStringAttr(getMemoryCategoryName(
-                                       categoryOf(i)))),
+        b.getNamedAttr("category",
+                       b.getStringAttr(getMemoryCategoryName(categoryOf(i)))),
         b.getNamedAttr("op", b.getStringAttr(op)),
-        b.getNamedAttr("loc",
-                       b.getStringAttr(sourceLocation(loc))),
+        b.getNamedAttr("loc", b.getStringAttr(sourceLocation(loc))),
     }));
   }
   return {

@@ -81,7 +81,6 @@ enum class MemoryCategory : unsigned {
 /// The number of MemoryCategory values.
 constexpr unsigned kNumMemoryCategories = 8;
 
-
 /// The results of the op live in host memory (`echo.offload`): the device's
 /// live bytes do not count them.
 template <typename ConcreteType>
