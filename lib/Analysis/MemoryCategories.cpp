@@ -83,13 +83,29 @@ MemoryCategory mlir::echo::getValueCategory(const TrainingStep &step,
   return MemoryCategory::Gradients;
 }
 
+/// True when `value` or a view of it (a result of a ViewResult op reading
+/// it, transitively) is a stashed activation: the buffer of `value` holds
+/// the view's bytes.
+static bool isStashed(const TrainingStep &step, Value value) {
+  if (getValueCategory(step, value) == MemoryCategory::Activations)
+    return true;
+  for (Operation *user : value.getUsers())
+    if (user->hasTrait<echo::ViewResult>() &&
+        step.getTopLevel(user) == user &&
+        llvm::any_of(user->getResults(),
+                     [&](Value view) { return isStashed(step, view); }))
+      return true;
+  return false;
+}
+
 MemoryCategory mlir::echo::getOpCategory(const TrainingStep &step,
                                          Operation *op) {
   std::optional<MemoryCategory> first;
   for (Value result : op->getResults()) {
     MemoryCategory category = getValueCategory(step, result);
-    if (category == MemoryCategory::Activations)
-      return category;
+    if (category == MemoryCategory::Activations ||
+        (category == MemoryCategory::Temporaries && isStashed(step, result)))
+      return MemoryCategory::Activations;
     if (!first)
       first = category;
   }

@@ -57,9 +57,11 @@ MemoryCategory getArgumentCategory(func::FuncOp func, unsigned index);
 /// inside a recompute region) or an argument of the step.
 MemoryCategory getValueCategory(const TrainingStep &step, Value value);
 
-/// The category the tags of `op`'s buffers carry: the first of its results'
-/// categories that is stashed (activations), else its first result's. A
-/// multi-result op has one location, so all its buffers get this category.
+/// The category the tags of `op`'s buffers carry: activations when one of
+/// its results is stashed, or is a temporary that a view (a ViewResult op,
+/// `echo.reshape`) makes stashed, since the view's bytes are that result's
+/// buffer; else its first result's category. A multi-result op has one
+/// location, so all its buffers get this category.
 MemoryCategory getOpCategory(const TrainingStep &step, Operation *op);
 
 /// Tags every op of `func` (a training step) and every argument with its

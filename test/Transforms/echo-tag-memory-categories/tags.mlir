@@ -36,3 +36,17 @@ func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32> {echo.param}) -> tensor<f32> {
   %2 = "echo.reduce_sum"(%1) {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
   return %2 : tensor<f32>
 }
+
+// A reshape is a view of its operand's buffer: the add whose reshaped value
+// the backward pass reads (mul's gradient reads its operands) holds a
+// stashed activation, though the add's own result is not read back.
+// CHECK-LABEL: func.func @g_train(
+// CHECK: echo.add {{.*}} loc(fused<["echo.memory_category", "activations", "echo.add"]>
+// CHECK: echo.reshape {{.*}} loc(fused<["echo.memory_category", "activations", "echo.reshape"]>
+func.func @g(%x: tensor<4xf32>, %w: tensor<4xf32> {echo.param}) -> tensor<f32> {
+  %0 = "echo.add"(%x, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = "echo.reshape"(%0) : (tensor<4xf32>) -> tensor<2x2xf32>
+  %2 = "echo.mul"(%1, %1) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %3 = "echo.reduce_sum"(%2) {dimensions = array<i64: 0, 1>} : (tensor<2x2xf32>) -> tensor<f32>
+  return %3 : tensor<f32>
+}

@@ -86,6 +86,11 @@ constexpr unsigned kNumMemoryCategories = 8;
 template <typename ConcreteType>
 class HostResults : public OpTrait::TraitBase<ConcreteType, HostResults> {};
 
+/// The result of the op is its operand's bytes seen with another type (the
+/// lowering makes it a view): see Echo_ViewResult.
+template <typename ConcreteType>
+class ViewResult : public OpTrait::TraitBase<ConcreteType, ViewResult> {};
+
 /// True when `value` lives in host memory: a result of an op with the
 /// HostResults trait.
 bool isHostResident(Value value);
