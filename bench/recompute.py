@@ -95,7 +95,8 @@ def main():
                          "from bench/results/ (no benchmark runs)")
     args = ap.parse_args()
     if args.section:
-        replace_section(SECTIONS[args.section]())
+        replace_section(SECTIONS[args.section](),
+                        after=SECTION_AFTER.get(args.section))
         return
     echo_opt = os.path.join(args.build, "bin", "echo-opt")
     results = {"machine": machine.for_bench(), "models": {}, "scaling": []}
@@ -195,6 +196,7 @@ def write_markdown(results):
         lines += plan_markdown(json.load(open(plan)))
     lines += cpu_step_markdown()
     lines += cpu_paper_markdown()
+    lines += memory_categories_markdown()
     lines += chunk_loss_markdown()
     lines += side_by_side_markdown()
     lines += memory_side_by_side_markdown()
@@ -403,10 +405,13 @@ def cpu_paper_markdown():
                  if os.path.exists(os.path.join(ROOT, "docs", "timelines",
                                                 m + ".png"))]
     if timelines:
-        lines += ["", "Memory over the step, none and echo: the tensor-level "
-                  "estimate (dashed) and the plan (solid: what the step "
-                  "allocates at each op, arena slots plus parameters, data "
-                  "and results; `bench/timelines.py`):", ""]
+        lines += ["", "Memory over the step, none and echo: the plan as a "
+                  "stacked area per memory category (what the step "
+                  "allocates at each op: arena slots by the category of the "
+                  "buffer each holds, plus parameters, data and results; "
+                  "see the section on memory by category) and the "
+                  "tensor-level estimate's total (dashed; "
+                  "`bench/timelines.py`):", ""]
         lines += ["![%s](timelines/%s.png)" % (m, m) for m in timelines]
     if c.get("scaling"):
         lines += ["", "Compile time against the number of ops (unrolled "
@@ -816,10 +821,102 @@ def plan_markdown(p):
     return lines
 
 
+def memory_categories_markdown():
+    """The paper-size NMT step by memory category (bench/memory_categories.py),
+    if measured."""
+    c = load_result("memory_categories")
+    if c is None:
+        return []
+    mib = 1024 * 1024
+    names = ["parameters", "optimizer_state", "data", "activations",
+             "recompute", "temporaries", "gradients", "free", "workspace",
+             "unattributed", "host_offload"]
+    kinds = ["estimated", "planned", "measured"]
+    strategies = list(c["strategies"])
+    cfg = ", ".join(f"{k}={v}" for k, v in c["config"].items())
+    lines = ["", "## Memory by category (`bench/memory_categories.py`)", "",
+             "The paper-size NMT step (%s) on the CPU, `echo-run --steps=%d "
+             "--report` per strategy, measured on %s. MiB per category "
+             "(docs/Contract.md, `categories`): *estimated* is the "
+             "tensor-level step's live bytes at the estimate's peak, "
+             "*planned* the planned step's at the plan's peak (each arena "
+             "slot by the category of the buffer it holds there, plus the "
+             "caller's buffers: parameters, data, the returned gradients), "
+             "*measured* the counting allocator's peak with its allocations "
+             "attributed by the plan (the caller's buffers by category, the "
+             "arena by its slots at the plan's peak) and the libraries' "
+             "workspace as measured. Each column adds up to its total: "
+             "`peak_live_bytes`, `step_bytes`, `measured_peak_bytes`; host "
+             "offload is host memory, apart (none here)." % (
+                 cfg, c["steps"], machine_text(c)), "",
+             "| category | " + " | ".join(
+                 f"{s} {k}" for s in strategies for k in kinds) + " |",
+             "|---|" + "---:|" * (len(strategies) * len(kinds))]
+
+    def cell(s, name, kind):
+        v = c["strategies"][s]["categories"].get(name, {}).get(kind)
+        return "–" if v is None else "%.1f" % (v / mib)
+
+    for name in names:
+        cells = [cell(s, name, k) for s in strategies for k in kinds]
+        if all(x in ("–", "0.0") for x in cells):
+            continue
+        lines.append("| %s | %s |" % (name.replace("_", " "),
+                                      " | ".join(cells)))
+    totals = {"estimated": "peak_live_bytes", "planned": "step_bytes",
+              "measured": "measured_peak_bytes"}
+    lines.append("| **total** | %s |" % " | ".join(
+        "%.1f" % (c["strategies"][s][totals[k]] / mib)
+        for s in strategies for k in kinds))
+    if "none" in c["strategies"] and "echo" in c["strategies"]:
+        def get(s, name, kind="measured"):
+            return c["strategies"][s]["categories"].get(name, {}).get(kind, 0)
+        none_act, echo_act = get("none", "activations"), get("echo",
+                                                             "activations")
+        params = get("none", "parameters")
+        lines += ["", "At the measured peak, echo holds %.1f MiB of stashed "
+                  "activations where none holds %.1f (%.2f× fewer), and %.1f "
+                  "MiB of recompute values; the measured peak falls from %.1f "
+                  "to %.1f MiB (%.2f×). Parameters (%.1f MiB), data and "
+                  "gradients are %s at the plan's peak: none holds "
+                  "%.1f MiB of gradients, the parameters' gradients the step "
+                  "returns (%.1f MiB, allocated by the caller for the whole "
+                  "step) and the backward pass's values live there, among "
+                  "them the logits' gradient. The estimate's activations "
+                  "(%.1f MiB under none, %.1f under echo) exceed the plan's: "
+                  "the estimate counts every tensor-level value the backward "
+                  "pass reads, the plan the buffers left once elementwise "
+                  "chains are fused." % (
+                      echo_act / mib, none_act / mib,
+                      none_act / max(echo_act, 1),
+                      get("echo", "recompute") / mib,
+                      c["strategies"]["none"]["measured_peak_bytes"] / mib,
+                      c["strategies"]["echo"]["measured_peak_bytes"] / mib,
+                      c["strategies"]["none"]["measured_peak_bytes"] /
+                      c["strategies"]["echo"]["measured_peak_bytes"],
+                      params / mib,
+                      "the same under both" if all(
+                          get("none", n) == get("echo", n)
+                          for n in ("parameters", "data", "gradients"))
+                      else "not all the same under both",
+                      get("none", "gradients") / mib, params / mib,
+                      get("none", "activations", "estimated") / mib,
+                      get("echo", "activations", "estimated") / mib)]
+    lines += ["", "The plans as PyTorch memory snapshots: `python3 -m "
+              "echo.memory_snapshot report.json -o snap.pickle` "
+              "(pytorch.org/memory_viz opens them)."]
+    return lines
+
+
 # The sections `--section` can refresh alone (their benches' JSON).
 SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
             "cpu_step": cpu_step_markdown,
-            "import_zoo": import_zoo_markdown}
+            "import_zoo": import_zoo_markdown,
+            "memory_categories": memory_categories_markdown,
+            "cpu_paper": cpu_paper_markdown}
+# Where a section goes the first time it is written (else at the end).
+SECTION_AFTER = {
+    "memory_categories": "## Paper-size steps on the CPU"}
 
 
 if __name__ == "__main__":

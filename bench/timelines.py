@@ -4,10 +4,11 @@
 For the NMT, Transformer, ResNet and DeepSpeech2 configurations of
 bench/recompute.py, compiles the training step for the CPU with strategies
 none and echo (`echo-opt --echo-pipeline="strategy=S report=..."`) and draws
-each model's estimate (the tensor-level live bytes, dashed) beside its plan
-(the bytes the planned step holds at each op, solid: live arena slots plus
-parameters, data and results) with python/echo/plot_memory.py, into
-docs/timelines/<model>.png. The plan is what a CPU execution allocates
+each strategy's plan as a stacked area per memory category (the bytes the
+planned step holds at each op: live arena slots by the category of the
+buffer each holds, plus parameters, data and results) with the estimate's
+total (the tensor-level live bytes, dashed) over it, with
+python/echo/plot_memory.py, into docs/timelines/<model>.png. The plan is what a CPU execution allocates
 (test/Integration/measured-memory.test checks it to the byte); the
 measured peaks are in docs/results.md.
 
@@ -48,7 +49,8 @@ def main():
                 reports.append(report)
             png = os.path.join(args.out, name + ".png")
             plot_memory.main(reports + ["-o", png, "--title",
-                                        "%s (paper size): estimate and plan"
+                                        "%s (paper size): the plan by category, "
+                                        "the estimate's total dashed"
                                         % name])
             print("wrote", png, file=sys.stderr)
 

@@ -239,6 +239,9 @@ mlir::echo::planArena(ArrayRef<ArenaBuffer> buffers,
         llvm::alignTo(std::max<int64_t>(slot.bytes, 1), slot.alignment);
 
   unsigned m = slots.size();
+  plan.slotOf = slotOf;
+  for (const Slot &slot : slots)
+    plan.slotBytes.push_back(slot.bytes);
 
   // The lower bound: the most bytes live at one position.
   int64_t lastPosition = 0;

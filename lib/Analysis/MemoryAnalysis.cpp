@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Analysis/MemoryCategories.h"
 #include "echo/Analysis/TrainingStep.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
@@ -103,6 +104,57 @@ static int64_t stepTimeline(const OpOrder &order,
   return peak;
 }
 
+/// The live bytes of the step in `step` by category (MemoryCategory order),
+/// under the rules of blockTimeline: each value counts for its category, a
+/// recompute region's temporaries for recompute, the arguments for theirs
+/// at every position.
+static std::vector<SmallVector<int64_t>>
+categoryTimelines(const TrainingStep &step) {
+  ArrayRef<Operation *> ops = step.getOps();
+  int64_t n = ops.size();
+  std::vector<SmallVector<int64_t>> delta(kNumMemoryCategories,
+                                          SmallVector<int64_t>(n + 1, 0));
+  for (BlockArgument arg : step.getBlock()->getArguments())
+    delta[unsigned(getValueCategory(step, arg))][0] +=
+        getTensorBytes(arg.getType());
+  unsigned recompute = unsigned(MemoryCategory::Recompute);
+  for (int64_t i = 0; i < n; ++i) {
+    for (OpResult v : ops[i]->getResults()) {
+      if (isHostResident(v) || updatesArgumentInPlace(v))
+        continue;
+      int64_t bytes = getTensorBytes(v.getType());
+      if (!bytes)
+        continue;
+      int64_t last = i;
+      for (Operation *user : v.getUsers())
+        last = std::max(last, step.getPosition(user));
+      unsigned category = unsigned(getValueCategory(step, v));
+      delta[category][i] += bytes;
+      delta[category][last + 1] -= bytes;
+    }
+    if (auto rec = dyn_cast<RecomputeOp>(ops[i])) {
+      Block &inner = rec.getBody().front();
+      DenseSet<Value> yielded;
+      for (Value v : inner.getTerminator()->getOperands())
+        yielded.insert(v);
+      int64_t extra = 0;
+      for (int64_t b : blockTimeline(OpOrder(inner), yielded))
+        extra = std::max(extra, b);
+      delta[recompute][i] += extra;
+      delta[recompute][i + 1] -= extra;
+    }
+  }
+  std::vector<SmallVector<int64_t>> lines(kNumMemoryCategories);
+  for (unsigned c = 0; c < kNumMemoryCategories; ++c) {
+    int64_t live = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      live += delta[c][i];
+      lines[c].push_back(live);
+    }
+  }
+  return lines;
+}
+
 int64_t mlir::echo::computePeakLiveBytes(func::FuncOp func) {
   if (func.isExternal())
     return 0;
@@ -170,6 +222,7 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
   }
   TrainingStep step(func);
   stats.peakLiveBytes = stepTimeline(step, stats.timeline);
+  stats.categoryTimeline = categoryTimelines(step);
   for (BlockArgument arg : func.getArguments())
     if (func.getArgAttr(arg.getArgNumber(),
                         EchoDialect::getOptimizerStateAttrName()))
@@ -216,6 +269,83 @@ std::optional<int64_t> MemoryStats::getStepBytes() const {
   return total;
 }
 
+int64_t MemoryStats::getPeakPosition() const {
+  int64_t peak = 0;
+  for (int64_t i = 0, e = timeline.size(); i < e; ++i)
+    if (timeline[i] > timeline[peak])
+      peak = i;
+  return peak;
+}
+
+/// An array attribute's values as a JSON array.
+static llvm::json::Array toJSONArray(ArrayRef<int64_t> values) {
+  llvm::json::Array array;
+  for (int64_t v : values)
+    array.push_back(v);
+  return array;
+}
+
+/// The report's `categories` and timelines by category: the estimate's at
+/// its peak, and the plan's (`echo.buffer_plan`'s `categories`,
+/// `category_timeline`, `slots`) where it has them.
+static void addCategories(const MemoryStats &stats, llvm::json::Object &o) {
+  if (stats.categoryTimeline.size() != kNumMemoryCategories ||
+      stats.timeline.empty())
+    return;
+  int64_t peak = stats.getPeakPosition();
+  DictionaryAttr planned, plannedLines;
+  if (stats.bufferPlan) {
+    planned = stats.bufferPlan->getAs<DictionaryAttr>("categories");
+    plannedLines = stats.bufferPlan->getAs<DictionaryAttr>("category_timeline");
+  }
+  llvm::json::Object categories, lines;
+  for (unsigned c = 0; c < kNumMemoryCategories; ++c) {
+    StringRef name = getMemoryCategoryName(MemoryCategory(c));
+    llvm::json::Object entry;
+    if (MemoryCategory(c) == MemoryCategory::HostOffload) {
+      // Host bytes, apart from the device's: the host pool's peak.
+      entry["estimated"] = stats.offload ? stats.offload->hostPeakBytes : 0;
+      categories[name] = std::move(entry);
+      continue;
+    }
+    entry["estimated"] = stats.categoryTimeline[c][peak];
+    if (planned)
+      if (auto bytes = planned.getAs<IntegerAttr>(name))
+        entry["planned"] = bytes.getInt();
+    categories[name] = std::move(entry);
+    lines[name] = toJSONArray(stats.categoryTimeline[c]);
+  }
+  if (planned)
+    if (auto free = planned.getAs<IntegerAttr>("free"))
+      categories["free"] = llvm::json::Object{{"planned", free.getInt()}};
+  o["categories"] = std::move(categories);
+  o["peak_position"] = peak;
+  o["category_timeline"] = std::move(lines);
+  if (!plannedLines)
+    return;
+  llvm::json::Object planLines;
+  for (NamedAttribute line : plannedLines)
+    if (auto values = dyn_cast<DenseI64ArrayAttr>(line.getValue()))
+      planLines[line.getName().getValue()] = toJSONArray(values.asArrayRef());
+  o["planned_category_timeline"] = std::move(planLines);
+  if (auto position = stats.bufferPlan->getAs<IntegerAttr>("peak_position"))
+    o["planned_peak_position"] = position.getInt();
+  if (auto slots = stats.bufferPlan->getAs<ArrayAttr>("slots")) {
+    llvm::json::Array buffers;
+    for (auto slot : slots.getAsRange<DictionaryAttr>()) {
+      llvm::json::Object buffer;
+      for (NamedAttribute field : slot) {
+        if (auto i = dyn_cast<IntegerAttr>(field.getValue()))
+          buffer[field.getName().getValue()] = i.getInt();
+        else if (auto str = dyn_cast<StringAttr>(field.getValue()))
+          buffer[field.getName().getValue()] = str.getValue();
+      }
+      buffers.push_back(std::move(buffer));
+    }
+    o["planned_buffers"] = std::move(buffers);
+  }
+}
+
 llvm::json::Object MemoryStats::toJSON() const {
   llvm::json::Array line;
   for (int64_t b : timeline)
@@ -248,6 +378,9 @@ llvm::json::Object MemoryStats::toJSON() const {
   if (bufferPlan) {
     llvm::json::Object plan;
     for (NamedAttribute entry : *bufferPlan) {
+      // The plan's peak position is the report's planned_peak_position.
+      if (entry.getName() == "peak_position")
+        continue;
       if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
         plan[entry.getName().getValue()] = i.getInt();
       else if (auto str = dyn_cast<StringAttr>(entry.getValue()))
@@ -267,6 +400,7 @@ llvm::json::Object MemoryStats::toJSON() const {
       o["step_bytes"] = *step;
     o["plan"] = std::move(plan);
   }
+  addCategories(*this, o);
   return o;
 }
 
@@ -288,6 +422,15 @@ DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
                      b.getI64IntegerAttr(logitsBytesSaved)),
       b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
   };
+  if (categoryTimeline.size() == kNumMemoryCategories) {
+    SmallVector<NamedAttribute> lines;
+    for (unsigned c = 0; c < kNumMemoryCategories; ++c)
+      lines.push_back(
+          b.getNamedAttr(getMemoryCategoryName(MemoryCategory(c)),
+                         b.getDenseI64ArrayAttr(categoryTimeline[c])));
+    entries.push_back(
+        b.getNamedAttr("category_timeline", b.getDictionaryAttr(lines)));
+  }
   if (offload)
     entries.push_back(b.getNamedAttr(
         "offload",
@@ -340,6 +483,18 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
   // Absent from statistics recorded before the chunked loss: not chunked.
   (void)getInt("loss_chunks", stats.lossChunks);
   (void)getInt("logits_bytes_saved", stats.logitsBytesSaved);
+  // Absent from statistics recorded before the memory categories.
+  if (auto lines = attr.getAs<DictionaryAttr>("category_timeline")) {
+    stats.categoryTimeline.assign(kNumMemoryCategories, {});
+    for (unsigned c = 0; c < kNumMemoryCategories; ++c) {
+      auto line = lines.getAs<DenseI64ArrayAttr>(
+          getMemoryCategoryName(MemoryCategory(c)));
+      if (!line)
+        return failure();
+      stats.categoryTimeline[c].assign(line.asArrayRef().begin(),
+                                       line.asArrayRef().end());
+    }
+  }
   if (attr.contains("offload")) {
     auto offload = attr.getAs<DictionaryAttr>("offload");
     if (!offload)

@@ -148,6 +148,9 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
 void mlir::echo::buildEchoBufferizationPipeline(
     OpPassManager &pm, const EchoPipelineOptions &options) {
   bool gpu = options.target == Target::NVVM;
+  // What each value holds (parameters, activations, gradients, ...), in its
+  // location, for the plan's memory categories.
+  pm.addPass(createEchoTagMemoryCategories());
   if (options.libraryCalls) {
     pm.addPass(createEchoTransferCalls());
     // The CPU runtime has bf16 GEMMs (oneDNN); the CUDA runtime's calls

@@ -45,6 +45,37 @@ LogicalResult TrainingRun::reserveWorkspace() {
   return success();
 }
 
+void TrainingRun::addMeasuredCategories(llvm::json::Object &entry) {
+  llvm::json::Object *categories = entry.getObject("categories");
+  if (!categories || !categories->getObject("free"))
+    return;
+  // The allocator counts whole allocations: the caller's buffers (each of
+  // one category), the arena (one allocation, whose bytes at the planned
+  // peak the plan's slots attribute) and the libraries' workspace. Whatever
+  // the measured peak holds beyond those is unattributed.
+  int64_t peak = onGPU ? static_cast<int64_t>(cuda.getPeakBytes())
+                       : static_cast<int64_t>(measuredPeakBytes);
+  int64_t attributed = 0;
+  for (auto &[name, value] : *categories) {
+    llvm::json::Object *category = value.getAsObject();
+    if (!category || name == "host_offload")
+      continue;
+    if (std::optional<int64_t> planned = category->getInteger("planned")) {
+      (*category)["measured"] = *planned;
+      attributed += *planned;
+    }
+  }
+  int64_t workspace = onGPU ? 0 : static_cast<int64_t>(cpu.getWorkspaceBytes());
+  if (!onGPU)
+    (*categories)["workspace"] = llvm::json::Object{{"measured", workspace}};
+  (*categories)["unattributed"] =
+      llvm::json::Object{{"measured", peak - attributed - workspace}};
+  if (llvm::json::Object *host = categories->getObject("host_offload"))
+    (*host)["measured"] =
+        onGPU ? static_cast<int64_t>(cuda.getHostPoolPeakBytes())
+              : static_cast<int64_t>(measuredHostPeakBytes);
+}
+
 LogicalResult TrainingRun::writeReport() {
   if (options.report.empty())
     return success();
@@ -95,6 +126,7 @@ LogicalResult TrainingRun::writeReport() {
     entry["measured_host_peak_bytes"] =
         static_cast<int64_t>(measuredHostPeakBytes);
   }
+  addMeasuredCategories(entry);
   llvm::json::Array report;
   report.push_back(std::move(entry));
   std::string message;

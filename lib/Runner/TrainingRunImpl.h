@@ -108,6 +108,10 @@ public:
   LogicalResult train();
   /// --report.
   LogicalResult writeReport();
+  /// Adds the measured bytes to the report's `categories` (see
+  /// docs/Contract.md): the plan's attribution of the counted allocations,
+  /// the measured workspace and what is left unattributed.
+  void addMeasuredCategories(llvm::json::Object &entry);
 
   bool emitsAot() const {
     return !options.emitAot.empty() || !options.emitLibrary.empty();

@@ -13,6 +13,7 @@
 
 #include "echo/Analysis/BufferPlan.h"
 #include "echo/Analysis/MemoryAnalysis.h"
+#include "echo/Analysis/MemoryCategories.h"
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -48,6 +49,54 @@ static bool staysInItsBlock(memref::AllocOp alloc, func::FuncOp func,
         return false;
   }
   return true;
+}
+
+/// The category tagged in `loc`, or nullopt.
+static std::optional<MemoryCategory> taggedCategory(Location loc) {
+  if (auto tag = getTaggedCategory(loc))
+    return tag->first;
+  return std::nullopt;
+}
+
+/// The category of argument `arg` of a tagged, bufferized step: its own tag,
+/// or, for an out-parameter (a result of the step, which has none), the tag
+/// of the first op that writes it.
+static std::optional<MemoryCategory>
+argumentCategory(BlockArgument arg, const BufferLiveness &liveness) {
+  if (auto own = taggedCategory(arg.getLoc()))
+    return own;
+  std::optional<MemoryCategory> found;
+  int64_t first = std::numeric_limits<int64_t>::max();
+  for (Value alias : liveness.getAliases(arg))
+    for (Operation *user : alias.getUsers()) {
+      std::optional<MemoryCategory> category = taggedCategory(user->getLoc());
+      // A copy into the out-parameter: what the copied buffer holds.
+      if (auto copy = dyn_cast<memref::CopyOp>(user))
+        if (Operation *source = copy.getSource().getDefiningOp())
+          if (auto fromSource = taggedCategory(source->getLoc()))
+            category = fromSource;
+      int64_t position = liveness.getPosition(user);
+      if (category && position < first) {
+        first = position;
+        found = category;
+      }
+    }
+  return found;
+}
+
+/// The file location inside `loc` (the model's line), printed, or "".
+static std::string sourceLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
 }
 
 namespace {
@@ -92,6 +141,21 @@ struct EchoPlanBuffersPass
   }
 
   LogicalResult plan(func::FuncOp func);
+
+  /// The plan's memory categories (see echo/Analysis/MemoryCategories.h):
+  /// `peak_position`, `categories` (bytes per category at the planned peak,
+  /// and `free`: the arena's bytes no live buffer holds there),
+  /// `category_timeline` (bytes per category at each top-level op) and
+  /// `slots` (each planned buffer: offset, bytes, first and last position,
+  /// category, op, source location). `fixed` holds the bytes outside the
+  /// arena (the caller's buffers, unplanned allocations) per category;
+  /// `plannedLocs` the tagged locations of the planned allocations.
+  SmallVector<NamedAttribute> describeCategories(func::FuncOp func,
+                                                 const CategoryBytes &fixed,
+                                                 ArrayRef<Location> plannedLocs,
+                                                 ArrayRef<ArenaBuffer> buffers,
+                                                 const ArenaPlan &arenaPlan,
+                                                 ArrayRef<int64_t> timeline);
 };
 } // namespace
 
@@ -113,6 +177,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
         memref && memref.hasStaticShape())
       argumentBytes += getTensorBytes(memref);
   SmallVector<memref::AllocOp> candidates;
+  SmallVector<std::pair<Location, int64_t>> unplanned;
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     StringRef why;
@@ -131,8 +196,10 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     alloc.emitWarning() << "echo-plan-buffers: allocation left out of the "
                            "arena because "
                         << why;
-    if (type.hasStaticShape())
+    if (type.hasStaticShape()) {
       unplannedBytes += getTensorBytes(type);
+      unplanned.push_back({alloc.getLoc(), getTensorBytes(type)});
+    }
     ++numUnplanned;
   });
   // The arena's lifetime replaces theirs.
@@ -154,6 +221,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
       alloc.emitWarning() << "echo-plan-buffers: allocation left out of the "
                              "arena because the function returns it";
       unplannedBytes += getTensorBytes(alloc.getType());
+      unplanned.push_back({alloc.getLoc(), getTensorBytes(alloc.getType())});
       ++numUnplanned;
       continue;
     }
@@ -187,6 +255,29 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
   }
 
   ArenaPlan arenaPlan = planArena(buffers, inPlace);
+
+  // A training step tagged by echo-tag-memory-categories: what its buffers
+  // hold, read before the allocations become views.
+  bool tagged = llvm::any_of(func.getArguments(), [](BlockArgument arg) {
+    return getTaggedCategory(arg.getLoc()).has_value();
+  });
+  CategoryBytes fixed{};
+  SmallVector<Location> plannedLocs;
+  if (tagged) {
+    for (BlockArgument arg : func.getArguments()) {
+      auto memref = dyn_cast<MemRefType>(arg.getType());
+      if (!memref || !memref.hasStaticShape())
+        continue;
+      MemoryCategory category =
+          argumentCategory(arg, liveness).value_or(MemoryCategory::Temporaries);
+      fixed[unsigned(category)] += getTensorBytes(memref);
+    }
+    for (auto [loc, bytes] : unplanned)
+      fixed[unsigned(
+          taggedCategory(loc).value_or(MemoryCategory::Temporaries))] += bytes;
+    for (memref::AllocOp alloc : planned)
+      plannedLocs.push_back(alloc.getLoc());
+  }
   numPlanned += planned.size();
   numInPlace += inPlace.size();
 
@@ -235,20 +326,119 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
     if (position < timeline.size())
       timeline[position] += bytes;
 
-  func->setAttr(
-      EchoDialect::getBufferPlanAttrName(),
-      b.getDictionaryAttr({
-          b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(arenaPlan.size)),
-          b.getNamedAttr("lower_bound_bytes",
-                         b.getI64IntegerAttr(arenaPlan.lowerBound)),
-          b.getNamedAttr("buffers", b.getI64IntegerAttr(planned.size())),
-          b.getNamedAttr("in_place", b.getI64IntegerAttr(inPlace.size())),
-          b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
-          b.getNamedAttr("argument_bytes", b.getI64IntegerAttr(argumentBytes)),
-          b.getNamedAttr("unplanned_bytes",
-                         b.getI64IntegerAttr(unplannedBytes)),
-          b.getNamedAttr("heuristic", b.getStringAttr(arenaPlan.heuristic)),
-          b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
-      }));
+  SmallVector<NamedAttribute> categoryEntries;
+  if (tagged)
+    categoryEntries = describeCategories(func, fixed, plannedLocs, buffers,
+                                         arenaPlan, timeline);
+  SmallVector<NamedAttribute> entries = {
+      b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(arenaPlan.size)),
+      b.getNamedAttr("lower_bound_bytes",
+                     b.getI64IntegerAttr(arenaPlan.lowerBound)),
+      b.getNamedAttr("buffers", b.getI64IntegerAttr(planned.size())),
+      b.getNamedAttr("in_place", b.getI64IntegerAttr(inPlace.size())),
+      b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
+      b.getNamedAttr("argument_bytes", b.getI64IntegerAttr(argumentBytes)),
+      b.getNamedAttr("unplanned_bytes", b.getI64IntegerAttr(unplannedBytes)),
+      b.getNamedAttr("heuristic", b.getStringAttr(arenaPlan.heuristic)),
+      b.getNamedAttr("timeline", b.getDenseI64ArrayAttr(timeline)),
+  };
+  entries.append(categoryEntries.begin(), categoryEntries.end());
+  func->setAttr(EchoDialect::getBufferPlanAttrName(),
+                b.getDictionaryAttr(entries));
+  // The tags have served; the lowering's locations are the model's again.
+  if (tagged)
+    stripMemoryCategoryTags(func);
   return success();
+}
+
+SmallVector<NamedAttribute> EchoPlanBuffersPass::describeCategories(
+    func::FuncOp func, const CategoryBytes &fixed,
+    ArrayRef<Location> plannedLocs, ArrayRef<ArenaBuffer> buffers,
+    const ArenaPlan &arenaPlan, ArrayRef<int64_t> timeline) {
+  Builder b(func.getContext());
+  int64_t positions = timeline.size();
+
+  // Each arena slot, at each position it is live, holds the buffer of its
+  // in-place chain that starts last at or before that position.
+  SmallVector<std::optional<std::pair<MemoryCategory, StringRef>>> tags;
+  for (Location loc : plannedLocs)
+    tags.push_back(getTaggedCategory(loc));
+  auto categoryOf = [&](unsigned i) {
+    return tags[i] ? tags[i]->first : MemoryCategory::Temporaries;
+  };
+  SmallVector<SmallVector<unsigned>> chains(arenaPlan.slotBytes.size());
+  for (unsigned i = 0; i < buffers.size(); ++i)
+    chains[arenaPlan.slotOf[i]].push_back(i);
+  std::vector<SmallVector<int64_t>> delta(kNumMemoryCategories,
+                                          SmallVector<int64_t>(positions + 1));
+  for (auto [slot, chain] : llvm::enumerate(chains)) {
+    llvm::stable_sort(chain, [&](unsigned x, unsigned y) {
+      return buffers[x].live.start < buffers[y].live.start;
+    });
+    int64_t end = 0;
+    for (unsigned i : chain)
+      end = std::max(end, buffers[i].live.end);
+    for (auto [k, i] : llvm::enumerate(chain)) {
+      int64_t from = buffers[i].live.start;
+      int64_t to =
+          k + 1 < chain.size() ? buffers[chain[k + 1]].live.start - 1 : end;
+      from = std::min(from, positions);
+      to = std::min(to, positions - 1);
+      if (from > to)
+        continue;
+      delta[unsigned(categoryOf(i))][from] += arenaPlan.slotBytes[slot];
+      delta[unsigned(categoryOf(i))][to + 1] -= arenaPlan.slotBytes[slot];
+    }
+  }
+  std::vector<SmallVector<int64_t>> lines(kNumMemoryCategories);
+  for (unsigned c = 0; c < kNumMemoryCategories; ++c) {
+    int64_t live = fixed[c];
+    for (int64_t p = 0; p < positions; ++p) {
+      live += delta[c][p];
+      lines[c].push_back(live);
+    }
+  }
+
+  // At the planned peak (the first position of the most bytes): each
+  // category's bytes, and the arena's bytes no live slot holds there.
+  int64_t peak = 0;
+  for (int64_t p = 0; p < positions; ++p)
+    if (timeline[p] > timeline[peak])
+      peak = p;
+  SmallVector<NamedAttribute> atPeak, perPosition;
+  int64_t inArena = 0;
+  for (unsigned c = 0; c < kNumMemoryCategories; ++c) {
+    StringRef name = getMemoryCategoryName(MemoryCategory(c));
+    if (MemoryCategory(c) == MemoryCategory::HostOffload)
+      continue;
+    int64_t bytes = positions ? lines[c][peak] : fixed[c];
+    inArena += bytes - fixed[c];
+    atPeak.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(bytes)));
+    perPosition.push_back(
+        b.getNamedAttr(name, b.getDenseI64ArrayAttr(lines[c])));
+  }
+  atPeak.push_back(
+      b.getNamedAttr("free", b.getI64IntegerAttr(arenaPlan.size - inArena)));
+
+  // Every planned buffer, for a timeline of the arena (echo.memory_snapshot).
+  SmallVector<Attribute> slots;
+  for (auto [i, loc] : llvm::enumerate(plannedLocs)) {
+    StringRef op = tags[i] ? tags[i]->second : StringRef("memref.alloc");
+    slots.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("offset", b.getI64IntegerAttr(arenaPlan.offsets[i])),
+        b.getNamedAttr("bytes", b.getI64IntegerAttr(buffers[i].bytes)),
+        b.getNamedAttr("first", b.getI64IntegerAttr(buffers[i].live.start)),
+        b.getNamedAttr("last", b.getI64IntegerAttr(buffers[i].live.end)),
+        b.getNamedAttr("category",
+                       b.getStringAttr(getMemoryCategoryName(categoryOf(i)))),
+        b.getNamedAttr("op", b.getStringAttr(op)),
+        b.getNamedAttr("loc", b.getStringAttr(sourceLocation(loc))),
+    }));
+  }
+  return {
+      b.getNamedAttr("peak_position", b.getI64IntegerAttr(peak)),
+      b.getNamedAttr("categories", b.getDictionaryAttr(atPeak)),
+      b.getNamedAttr("category_timeline", b.getDictionaryAttr(perPosition)),
+      b.getNamedAttr("slots", b.getArrayAttr(slots)),
+  };
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "echo/Analysis/MemoryCategories.h"
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -38,6 +39,7 @@ struct EchoStripMarkersPass
     getOperation().walk([](memref::AllocOp alloc) {
       alloc->removeAttr(EchoDialect::getArenaAttrName());
     });
+    stripMemoryCategoryTags(getOperation());
   }
 };
 } // namespace

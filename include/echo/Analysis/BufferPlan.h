@@ -113,6 +113,10 @@ struct ArenaPlan {
   SmallVector<int64_t> liveBytes;
   /// The heuristic whose placement was kept.
   std::string heuristic;
+  /// The slot of each buffer (buffers joined by in-place reuse share one)
+  /// and each slot's bytes as liveBytes counts them (aligned).
+  SmallVector<unsigned> slotOf;
+  SmallVector<int64_t> slotBytes;
 };
 
 /// Places `buffers` so that any two whose intervals overlap get disjoint

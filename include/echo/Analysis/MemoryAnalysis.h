@@ -48,6 +48,10 @@ struct MemoryStats {
   int64_t logitsBytesSaved = 0;
   /// Live bytes at each top-level op of the function, in order.
   SmallVector<int64_t> timeline;
+  /// The same bytes by memory category (echo/Analysis/MemoryCategories.h;
+  /// host offload apart, see `offload`): one timeline per category, in
+  /// MemoryCategory order; they sum to `timeline`. Empty when not computed.
+  std::vector<SmallVector<int64_t>> categoryTimeline;
   /// Host offload (`echo.offload` / `echo.fetch`), when the step has any:
   /// the values moved, the most bytes the host pool holds at once (a copy
   /// lives from its offload to the wait of its fetch), the bytes copied in
@@ -70,6 +74,9 @@ struct MemoryStats {
   /// (parameters, data, results) and the allocations left out of the arena
   /// (their static sizes); none without a plan.
   std::optional<int64_t> getStepBytes() const;
+
+  /// The first position of the most live bytes (0 for an empty timeline).
+  int64_t getPeakPosition() const;
 
   /// SPEC.md's JSON object; `planned_bytes` is the plan's arena size,
   /// `step_bytes` getStepBytes() (null without a plan), and a `plan` object

@@ -223,6 +223,29 @@ def EchoMemoryReport : Pass<"echo-memory-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def EchoTagMemoryCategories
+    : Pass<"echo-tag-memory-categories", "::mlir::ModuleOp"> {
+  let summary = "Record in each location of a training step what its values "
+                "hold";
+  let description = [{
+    Runs on a tensor-level training step (`echo.train_step`), before it is
+    lowered. Each op with results and each argument gets its memory
+    category (parameters, optimizer state, data, activations, recompute,
+    temporaries, gradients, host offload; echo/Analysis/MemoryCategories.h)
+    and its op name as a tag in its location: a `FusedLoc` around the old
+    location whose metadata is `["echo.memory_category", category, op]`.
+    The conversion to linalg and one-shot bufferization hand locations on
+    to the buffers they create, so that `echo-plan-buffers` can attribute
+    each arena slot to a category; it removes the tags once it has read
+    them, and `echo-strip-markers` removes any left.
+
+    ```mlir
+    %0 = echo.tanh %x : tensor<4xf32> loc(fused<["echo.memory_category",
+        "activations", "echo.tanh"]>["model.mlir":3:8])
+    ```
+  }];
+}
+
 def EchoPlanBuffers : Pass<"echo-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Place the buffers of bufferized functions in one arena by "
                 "liveness";
@@ -537,8 +560,9 @@ def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
     Removes `echo.param`, `echo.optimizer_state`, `echo.hyper` and
     `echo.arena` from function arguments, `echo.train_step`,
     `echo.recompute_strategy`, `echo.memory_stats`, `echo.buffer_plan` and
-    `echo.updated_arguments` from functions, and `echo.arena` from
-    allocations.
+    `echo.updated_arguments` from functions, `echo.arena` from
+    allocations, and the tags of `echo-tag-memory-categories` from
+    locations.
     The pipelines run it right before conversion to the LLVM dialect, where
     the markers would be copied onto `llvm.func`s that the Echo dialect
     cannot check.

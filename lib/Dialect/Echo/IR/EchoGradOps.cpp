@@ -220,10 +220,19 @@ LogicalResult OffloadOp::verify() {
   return success();
 }
 
+MemoryCategory OffloadOp::getResultCategory(unsigned) {
+  return MemoryCategory::HostOffload;
+}
+
 LogicalResult FetchOp::verify() {
   if (!getHost().getDefiningOp<OffloadOp>())
     return emitOpError() << "reads a host copy, which 'echo.offload' makes";
   return success();
+}
+
+/// A fetched value is the stashed activation its offload took away.
+MemoryCategory FetchOp::getResultCategory(unsigned) {
+  return MemoryCategory::Activations;
 }
 
 Operation *TransferWaitOp::getTransfer() {

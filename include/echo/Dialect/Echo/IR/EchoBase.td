@@ -107,6 +107,14 @@ defvar Echo_ConvLibraryCallScalars =
 /// A forward op that `echo-autodiff` differentiates. The gradient of the op
 /// reads exactly the operands and results listed here; `buildGradient` is
 /// implemented in C++ (lib/Dialect/Echo/IR/EchoGradients.cpp).
+/// The result is the operand's bytes seen with another type (the lowering
+/// makes it a view, which allocates nothing): whatever keeps the result
+/// alive keeps the operand's buffer, so the memory categories count that
+/// buffer as the result's (echo/Analysis/MemoryCategories.h).
+def Echo_ViewResult : NativeOpTrait<"ViewResult"> {
+  let cppNamespace = "::mlir::echo";
+}
+
 class Echo_ForwardOp<string mnemonic, list<Trait> traits = []>
     : Echo_Op<mnemonic, !listconcat(traits, [Pure,
         Echo_DifferentiableOpInterface])> {

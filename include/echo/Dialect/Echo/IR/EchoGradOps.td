@@ -583,6 +583,7 @@ def Echo_HostResults : NativeOpTrait<"HostResults"> {
 def Echo_TransferResource : Resource<"::mlir::echo::TransferResource">;
 
 def Echo_OffloadOp : Echo_Op<"offload", [Echo_HostResults,
+    DeclareOpInterfaceMethods<Echo_MemoryCategoryOpInterface>,
     SameOperandsAndResultType,
     MemoryEffects<[MemRead<Echo_TransferResource>,
                    MemWrite<Echo_TransferResource>]>]> {
@@ -610,6 +611,7 @@ def Echo_OffloadOp : Echo_Op<"offload", [Echo_HostResults,
 }
 
 def Echo_FetchOp : Echo_Op<"fetch", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Echo_MemoryCategoryOpInterface>,
     MemoryEffects<[MemRead<Echo_TransferResource>,
                    MemWrite<Echo_TransferResource>]>]> {
   let summary = "copies an offloaded value back to the device";

@@ -84,10 +84,34 @@ public:
   }
 };
 
+/// What a byte of a training step holds, in the terms of PyTorch's memory
+/// profiler: the arguments (parameters, optimizer state, data), the
+/// gradients and other values of the backward pass, the forward values the
+/// backward pass reads (stashed activations), values made inside
+/// `echo.recompute` regions, forward values nothing after the loss reads
+/// (temporaries), and host copies made by `echo.offload`.
+enum class MemoryCategory : unsigned {
+  Parameters,
+  OptimizerState,
+  Data,
+  Activations,
+  Recompute,
+  Temporaries,
+  Gradients,
+  HostOffload,
+};
+/// The number of MemoryCategory values.
+constexpr unsigned kNumMemoryCategories = 8;
+
 /// The results of the op live in host memory (`echo.offload`): the device's
 /// live bytes do not count them.
 template <typename ConcreteType>
 class HostResults : public OpTrait::TraitBase<ConcreteType, HostResults> {};
+
+/// The result of the op is its operand's bytes seen with another type (the
+/// lowering makes it a view): see Echo_ViewResult.
+template <typename ConcreteType>
+class ViewResult : public OpTrait::TraitBase<ConcreteType, ViewResult> {};
 
 /// True when `value` lives in host memory: a result of an op with the
 /// HostResults trait.

@@ -272,6 +272,26 @@ def Echo_InPlaceUpdateOpInterface : OpInterface<"InPlaceUpdateOpInterface"> {
   }];
 }
 
+def Echo_MemoryCategoryOpInterface : OpInterface<"MemoryCategoryOpInterface"> {
+  let cppNamespace = "::mlir::echo";
+  let description = [{
+    An op whose results belong to one memory category whatever their place
+    in the step (`MemoryCategory`, echo/Analysis/MemoryCategories.h): a
+    host copy made by `echo.offload` is host offload, a value `echo.fetch`
+    brings back is a stashed activation. Other values take their category
+    from where the step defines them (an argument's marker, the forward or
+    backward pass, a recompute region).
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns the memory category of result `resultIndex`.",
+      /*retTy=*/"::mlir::echo::MemoryCategory",
+      /*methodName=*/"getResultCategory",
+      /*args=*/(ins "unsigned":$resultIndex)>,
+  ];
+}
+
 def Echo_RowChunkOpInterface : OpInterface<"RowChunkOpInterface"> {
   let cppNamespace = "::mlir::echo";
   let description = [{

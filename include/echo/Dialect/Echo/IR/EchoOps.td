@@ -292,7 +292,7 @@ def Echo_ConcatOp : Echo_ForwardOp<"concat", [SameOperandsElementType,
 }
 
 def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
-    [AllElementTypesMatch<["x", "result"]>]> {
+    [AllElementTypesMatch<["x", "result"]>, Echo_ViewResult]> {
   let autocast = "Follow";
   let summary = "reshape to a type with the same number of elements";
   let description = [{
