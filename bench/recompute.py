@@ -195,6 +195,7 @@ def write_markdown(results):
         lines += plan_markdown(json.load(open(plan)))
     lines += cpu_step_markdown()
     lines += cpu_paper_markdown()
+    lines += recompute_time_markdown()
     lines += chunk_loss_markdown()
     lines += side_by_side_markdown()
     lines += memory_side_by_side_markdown()
@@ -816,9 +817,48 @@ def plan_markdown(p):
     return lines
 
 
+def recompute_time_markdown():
+    """The recompute-time section (bench/recompute_time.py's JSON)."""
+    r = load_result("recompute_time")
+    if r is None:
+        return []
+    lines = ["", "## Recompute priced in time (`bench/recompute_time.py`)",
+             "",
+             "Measured on %s. echo's recomputation is priced by a roofline, "
+             "max(FLOPs / peak, bytes / bandwidth) per op, at this machine's "
+             "calibration (`echo-run --machine`: the SGEMM GFLOP/s as the "
+             "peak, the triad GB/s as the bandwidth). Predicted: the report's "
+             "`recompute_seconds` over `forward_seconds + backward_seconds`. "
+             "Measured: echo's median step time over none's, less one, both "
+             "in one run of the bench (the steps column). Bytes: "
+             "`measured_peak_bytes`." % machine_text(r), "",
+             "| model | steps | recomputed ops | recompute share of FLOPs | "
+             "predicted time overhead | measured time overhead | none ms | "
+             "echo ms | none MB | echo MB | none / echo bytes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, row in r["models"].items():
+        e, n = row["echo"], row["none"]
+        lines.append(
+            "| %s | %d | %d | %.2f%% | %.1f%% | %.1f%% | %.0f | %.0f | %.1f | "
+            "%.1f | %.2f× |" % (
+                name, row["steps"], e["recomputed_ops"],
+                100 * e["recompute_flops"] / (e["forward_flops"] +
+                                              e["backward_flops"]),
+                100 * row["predicted_overhead"],
+                100 * row["measured_overhead"], n["step_time_ms"],
+                e["step_time_ms"], n["measured_peak_bytes"] / 1e6,
+                e["measured_peak_bytes"] / 1e6, row["none_over_echo_bytes"]))
+    lines += ["", "Configurations: nmt-mid is utils/run-demo.sh's NMT (%s); "
+              "the others are the paper-size ones above." % ", ".join(
+                  "%s=%s" % kv for kv in
+                  r["models"].get("nmt-mid", {}).get("config", {}).items())]
+    return lines
+
+
 # The sections `--section` can refresh alone (their benches' JSON).
 SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
             "cpu_step": cpu_step_markdown,
+            "recompute_time": recompute_time_markdown,
             "import_zoo": import_zoo_markdown}
 
 

@@ -75,6 +75,29 @@ class CompileError(RuntimeError):
     """The module could not be imported or its step not compiled."""
 
 
+def machine_calibration():
+    """The path of this machine's cached calibration (bench/machine.py's
+    ``${XDG_CACHE_HOME:-~/.cache}/echo/machine/<key>.json``, or under
+    ``$ECHO_MACHINE_CACHE``), or None where there is none (or no
+    bench/machine.py in this checkout to compute the key with)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    bench = os.path.normpath(os.path.join(here, "..", "..", "bench"))
+    if not os.path.exists(os.path.join(bench, "machine.py")):
+        return None
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "echo_bench_machine", os.path.join(bench, "machine.py"))
+    machine = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(machine)
+        cpu = machine.describe_cpu()
+        path = os.path.join(machine.cache_directory(),
+                            machine.cache_key(cpu) + ".json")
+    except Exception:  # no /proc/cpuinfo: the fixed defaults apply
+        return None
+    return path if os.path.exists(path) else None
+
+
 def find_tool(name):
     """The path of an Echo tool: ``$ECHO_<NAME>`` (``ECHO_RUN`` for
     echo-run), then PATH, then this checkout's ``build/bin``, then
@@ -293,6 +316,8 @@ class Step(object):
             flags.append("--budget=" + str(self.options["budget"]))
         if self.options.get("offload") is not None:
             flags.append("--offload=" + self.options["offload"])
+        if self.options.get("machine"):
+            flags.append("--machine=" + self.options["machine"])
         if self._optimizer is not None:
             flags.append("--optimizer=" + self._optimizer.kind)
         digest = hashlib.sha1()
@@ -469,7 +494,8 @@ def compile_step(module, example_inputs, example_labels,
                  loss="cross_entropy", strategy="echo", budget=None,
                  offload=None, target="cpu", accumulate_grad=False,
                  name=None, optimizer=None, lr=None, momentum=0.9,
-                 betas=(0.9, 0.999), eps=1e-8, weight_decay=None):
+                 betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
+                 machine=None):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
@@ -486,6 +512,10 @@ def compile_step(module, example_inputs, example_labels,
     momentum; Adam's 1e-3 otherwise), ``momentum``, ``betas``, ``eps`` and
     ``weight_decay`` (torch.optim's defaults: 0, AdamW's 1e-2; L2 for
     momentum and adam, decoupled for adamw).
+    ``machine``: the calibration recomputation is priced with (echo-run
+    ``--machine``: its measured SGEMM GFLOP/s and triad GB/s): None takes
+    this machine's cached bench/machine.py record where there is one, a
+    path takes that file, False the fixed defaults (100 GFLOP/s, 20 GB/s).
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
     if loss not in _LOSSES:
@@ -504,7 +534,14 @@ def compile_step(module, example_inputs, example_labels,
                         type(module).__name__)
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
-    options = {"strategy": strategy, "budget": budget, "offload": offload}
+    if machine is None:
+        machine = machine_calibration()
+    elif machine is not False:
+        machine = os.fspath(machine)
+        if not os.path.isfile(machine):
+            raise ValueError("machine: no calibration file %r" % machine)
+    options = {"strategy": strategy, "budget": budget, "offload": offload,
+               "machine": machine or None}
     state = None
     if optimizer is not None:
         if accumulate_grad:

@@ -331,8 +331,14 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "none, mirror, sublinear, echo or budget",
            "ECHO_RECOMPUTE_STRATEGY_VALUES">,
     Option<"heavyBudget", "heavy-budget", "double", /*default=*/"0.01",
-           "echo: the share of the step's FLOPs that re-running compute-heavy "
-           "ops in recompute regions may cost (0 = never re-run them)">,
+           "echo: the share of the step's estimated time (the time model's "
+           "seconds) that re-running compute-heavy ops in recompute regions "
+           "may cost (0 = never re-run them)">,
+    Option<"peakGflops", "peak-gflops", "double", /*default=*/"100",
+           "the time model recomputation is priced in: the peak GFLOP/s "
+           "(an op takes max(FLOPs / peak, bytes / memory-gbps))">,
+    Option<"memoryGbps", "memory-gbps", "double", /*default=*/"20",
+           "the time model recomputation is priced in: the memory GB/s">,
     Option<"planPipeline", "plan-pipeline", "std::string", /*default=*/"",
            "echo: compare candidate plans on the step bytes of the buffer "
            "plan this pipeline makes of each (a textual pass pipeline on "

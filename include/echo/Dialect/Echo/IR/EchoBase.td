@@ -39,6 +39,10 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   bit hasCustomFlops = 0;
   /// Compute-heavy ops (GEMM, convolution) partition the recompute graph.
   bit computeHeavy = 0;
+  /// A C++ expression for `estimateBytesAccessed()` (the bytes the op reads
+  /// and writes), for ops that move less than every operand and result once;
+  /// empty: the interface's default.
+  code bytesAccessed = "";
 
   /// Ops with the LibraryCallOpInterface trait: the runtime function (one
   /// of the names of echo/Runtime/EchoRuntimeABI.h, as a C++ expression),
@@ -60,7 +64,9 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     // CostOpInterface
     //===------------------------------------------------------------------===//
     bool isComputeHeavy() { return }] # !if(computeHeavy, "true", "false") # [{; }
-  }] # !if(hasCustomFlops, [{
+  }] # !if(!empty(bytesAccessed), "", [{
+    int64_t estimateBytesAccessed() { return }] # bytesAccessed # [{; }
+  }]) # !if(hasCustomFlops, [{
     int64_t estimateFlops();
   }], [{
     int64_t estimateFlops() {
