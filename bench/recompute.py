@@ -827,8 +827,9 @@ def recompute_time_markdown():
              "Measured on %s. echo's recomputation is priced by a roofline, "
              "max(FLOPs / peak, bytes / bandwidth) per op, at this machine's "
              "calibration (`echo-run --machine`: the SGEMM GFLOP/s as the "
-             "peak, the triad GB/s as the bandwidth). Predicted: the report's "
-             "`recompute_seconds` over `forward_seconds + backward_seconds`. "
+             "peak, the triad GB/s as the bandwidth). Predicted: echo's "
+             "`recompute_seconds` over none's `forward_seconds + "
+             "backward_seconds` (the memory report's). "
              "Measured: echo's median step time over none's, less one, both "
              "in one run of the bench (the steps column). Bytes: "
              "`measured_peak_bytes`." % machine_text(r), "",

@@ -8,9 +8,9 @@ the time model taken from this machine's calibration (`--machine`, the
 record bench/machine.py caches: its SGEMM GFLOP/s as the peak, its triad
 GB/s as the bandwidth), and records:
 
-* predicted: the memory report's `recompute_seconds` over its
-  `forward_seconds + backward_seconds` (the time model's share of the step
-  that recomputation adds);
+* predicted: echo's `recompute_seconds` (memory report) over none's
+  `forward_seconds + backward_seconds` (the time model's share of none's
+  step that recomputation adds);
 * measured: echo's median step time over none's, less one;
 * the measured bytes of both (`measured_peak_bytes`) and echo's recomputed
   ops, FLOPs and seconds.
@@ -96,7 +96,7 @@ def main():
                                     machine_file)
             e, n = row["echo"], row["none"]
             row["predicted_overhead"] = e["recompute_seconds"] / (
-                e["forward_seconds"] + e["backward_seconds"])
+                n["forward_seconds"] + n["backward_seconds"])
             row["measured_overhead"] = (e["step_time_ms"] /
                                         n["step_time_ms"] - 1)
             row["none_over_echo_bytes"] = (n["measured_peak_bytes"] /

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <cmath>
 #include <optional>
 
 namespace mlir::echo {
@@ -56,6 +57,12 @@ struct RooflineModel {
   DictionaryAttr toAttr(MLIRContext *context) const;
   static std::optional<RooflineModel> fromAttr(DictionaryAttr attr);
 };
+
+/// `seconds` in whole picoseconds, for ranking: sums of the same op
+/// seconds in another order compare equal.
+inline int64_t roundToPicoseconds(double seconds) {
+  return static_cast<int64_t>(std::llround(seconds * 1e12));
+}
 
 /// The time model recorded on `func` (`echo.time_model`), else the
 /// defaults.

@@ -116,6 +116,14 @@ struct RecomputePlan {
   /// region: then the region yields it, and it is not computed twice
   /// (time for bytes held over a short span). 0: always re-run.
   int64_t reuseWithin = 0;
+  /// Ops (positions, as in `groups`) whose values are re-run at their own
+  /// readers whatever `reuseWithin` says (echo excludes those a reuse would
+  /// keep live across the step's peak).
+  SmallVector<int64_t, 0> reuseExcluded;
+  /// Record on each region the values it yields under `reuseWithin`
+  /// (`echo.reused`: pairs of result number and op position), for the
+  /// planner that excludes them; not for a step that is kept.
+  bool tagReuse = false;
   /// Stashed values moved to host memory, named by their positions in the
   /// step *after* the rewrite above (binarized reads, regions, packed
   /// masks, dead forward ops erased); scheduled with `offloadModel`.

@@ -360,10 +360,10 @@ void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
   for (const Candidate &c : all)
     byCost.push_back(&c);
   llvm::sort(byCost, [](const Candidate *a, const Candidate *b) {
-    return std::make_tuple(a->recomputeSeconds, a->recomputeFlops,
-                           a->estimatedBytes) <
-           std::make_tuple(b->recomputeSeconds, b->recomputeFlops,
-                           b->estimatedBytes);
+    return std::make_tuple(roundToPicoseconds(a->recomputeSeconds),
+                           a->recomputeFlops, a->estimatedBytes) <
+           std::make_tuple(roundToPicoseconds(b->recomputeSeconds),
+                           b->recomputeFlops, b->estimatedBytes);
   });
   SmallVector<const Candidate *> made;
   int64_t smallest = INT64_MAX;
@@ -673,11 +673,11 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   auto order = llvm::to_vector(llvm::seq<size_t>(1, all.size()));
   llvm::sort(order, [&](size_t a, size_t b) {
     return std::make_tuple(a >= recomputeOnly, a >= wholeLoss,
-                           all[a].recomputeSeconds, all[a].recomputeFlops,
-                           all[a].estimatedBytes, a) <
+                           roundToPicoseconds(all[a].recomputeSeconds),
+                           all[a].recomputeFlops, all[a].estimatedBytes, a) <
            std::make_tuple(b >= recomputeOnly, b >= wholeLoss,
-                           all[b].recomputeSeconds, all[b].recomputeFlops,
-                           all[b].estimatedBytes, b);
+                           roundToPicoseconds(all[b].recomputeSeconds),
+                           all[b].recomputeFlops, all[b].estimatedBytes, b);
   });
   // On the estimate, a candidate that costs no less and is estimated no
   // smaller than the one before it can never be chosen: it is dropped.

@@ -165,18 +165,10 @@ public:
     for (const Variant &variant : variants) {
       TrainingStep step(variant.func);
       for (Candidate &c : candidatePlans(step, variant.binarized)) {
-        func::FuncOp trial = applyToClone(func, c.plan);
-        MemoryStats stats = computeMemoryStats(trial);
-        trial.erase();
+        MemoryStats stats = c.kind.reuse ? excludeReuseAcrossPeak(c.plan)
+                                         : estimate(c.plan);
         estimated.push_back(
             {std::move(c.plan), stats.peakLiveBytes, stats.recomputeSeconds});
-        if (getenv("ECHO_DEBUG_CANDIDATES"))
-          llvm::errs() << "candidate binarized=" << variant.binarized
-                       << " cut=" << c.kind.cut << " split=" << c.kind.split
-                       << " reuse=" << c.kind.reuse << " peak="
-                       << stats.peakLiveBytes << " seconds="
-                       << stats.recomputeSeconds << " ops="
-                       << stats.recomputedOps << "\n";
         if (isBetter(estimated.back(), best)) {
           best = estimated.size() - 1;
           bestVariant = variant;
@@ -226,6 +218,53 @@ public:
   }
 
 private:
+  /// The estimate of `func` rewritten with `plan`.
+  MemoryStats estimate(const RecomputePlan &plan) const {
+    func::FuncOp trial = applyToClone(func, plan);
+    MemoryStats stats = computeMemoryStats(trial);
+    trial.erase();
+    return stats;
+  }
+
+  /// Excludes from the reuse of `plan` (RecomputePlan::reuseWithin) the
+  /// values it would keep live across the estimated peak, round by round
+  /// (the peak may move), so that yielding a value instead of re-running it
+  /// saves time without raising the peak; returns the plan's estimate.
+  MemoryStats excludeReuseAcrossPeak(RecomputePlan &plan) const {
+    constexpr int maxRounds = 4;
+    for (int round = 0; round < maxRounds; ++round) {
+      RecomputePlan tagged = plan;
+      tagged.tagReuse = true;
+      func::FuncOp trial = applyToClone(func, tagged);
+      MemoryStats stats = computeMemoryStats(trial);
+      Block &body = trial.getBody().front();
+      int64_t peak = std::distance(stats.timeline.begin(),
+                                   llvm::max_element(stats.timeline));
+      DenseMap<Operation *, int64_t> index;
+      for (auto [i, op] : llvm::enumerate(body))
+        index[&op] = i;
+      SmallVector<int64_t> crossing;
+      for (auto [i, op] : llvm::enumerate(body)) {
+        if (static_cast<int64_t>(i) > peak)
+          break;
+        auto tags = op.getAttrOfType<DenseI64ArrayAttr>("echo.reused");
+        if (!tags)
+          continue;
+        for (int64_t k = 0, e = tags.size(); k + 1 < e; k += 2)
+          for (Operation *user : op.getResult(tags[k]).getUsers())
+            if (index.lookup(body.findAncestorOpInBlock(*user)) >= peak) {
+              crossing.push_back(tags[k + 1]);
+              break;
+            }
+      }
+      trial.erase();
+      if (crossing.empty())
+        return stats;
+      plan.reuseExcluded.append(crossing);
+    }
+    return estimate(plan);
+  }
+
   /// At or below the step's own estimate, and lower than `than`'s, or as
   /// low at fewer recompute seconds.
   bool isBetter(const Estimated &e, std::optional<size_t> than) const {
@@ -234,8 +273,8 @@ private:
     if (!than)
       return true;
     const Estimated &other = estimated[*than];
-    return std::make_pair(e.peak, e.seconds) <
-           std::make_pair(other.peak, other.seconds);
+    return std::make_pair(e.peak, roundToPicoseconds(e.seconds)) <
+           std::make_pair(other.peak, roundToPicoseconds(other.seconds));
   }
 
   func::FuncOp func;
@@ -289,12 +328,31 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
   };
   std::optional<int64_t> baseBytes;
   if (options.stepBytes) {
-    auto order = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
-    llvm::sort(order, [&](size_t a, size_t b) {
-      return std::make_tuple(estimated[a].peak, estimated[a].seconds, a) <
-             std::make_tuple(estimated[b].peak, estimated[b].seconds, b);
+    // The best estimated of all candidates, and of those that re-run every
+    // value at its own readers (RecomputePlan::reuseWithin = 0): a reuse
+    // may hold less in the estimate and more once planned, so the
+    // candidates without one are always compared too.
+    auto ranked = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
+    llvm::sort(ranked, [&](size_t a, size_t b) {
+      return std::make_tuple(estimated[a].peak,
+                             roundToPicoseconds(estimated[a].seconds), a) <
+             std::make_tuple(estimated[b].peak,
+                             roundToPicoseconds(estimated[b].seconds), b);
     });
-    order.truncate(std::min<size_t>(order.size(), options.plansCompared));
+    SmallVector<size_t> order;
+    size_t all = 0, withoutReuse = 0;
+    for (size_t i : ranked) {
+      bool reuse = estimated[i].plan.reuseWithin > 0;
+      bool take = static_cast<int64_t>(all) < options.plansCompared ||
+                  (!reuse &&
+                   static_cast<int64_t>(withoutReuse) < options.plansCompared);
+      if (!take)
+        continue;
+      order.push_back(i);
+      ++all;
+      if (!reuse)
+        ++withoutReuse;
+    }
     SmallVector<const RecomputePlan *> plans;
     for (size_t i : order)
       plans.push_back(&estimated[i].plan);
@@ -307,7 +365,9 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     // Of equal bytes, the fewest recompute seconds.
     for (auto [i, b] : llvm::zip(order, ArrayRef(*bytes).drop_front()))
       if (b < lowestBytes ||
-          (b == lowestBytes && estimated[i].seconds < estimated[*lowest].seconds)) {
+          (b == lowestBytes &&
+           roundToPicoseconds(estimated[i].seconds) <
+               roundToPicoseconds(estimated[*lowest].seconds))) {
         lowest = i;
         lowestBytes = b;
       }

@@ -39,8 +39,11 @@ public:
   /// masks (stashed packed): a recomputed dropout serves only its output.
   RegionBuilder(const TrainingStep &step,
                 ArrayRef<SmallVector<Operation *>> groups, bool stashMasks,
-                int64_t reuseWithin)
-      : step(step), stashMasks(stashMasks), reuseWithin(reuseWithin) {
+                const RecomputePlan &plan)
+      : step(step), stashMasks(stashMasks), reuseWithin(plan.reuseWithin),
+        tagReuse(plan.tagReuse) {
+    for (int64_t position : plan.reuseExcluded)
+      reuseExcluded.insert(step.getOp(position));
     for (const auto &g : groups)
       inR.insert(g.begin(), g.end());
     // Regions in the order they will sit in the backward pass.
@@ -142,11 +145,17 @@ private:
     // Values that ops cloned elsewhere read, and links the backward pass
     // reads later, are yielded too.
     DenseSet<Value> yielded(yields.begin(), yields.end());
+    DenseSet<Value> reused;
     auto readSoon = [&](Value v) {
       Operation *first = step.getFirstBackwardReader(v);
-      return reuseWithin > 0 && first &&
+      if (reuseWithin <= 0 || !first || reuseExcluded.contains(v.getDefiningOp()))
+        return false;
+      bool soon = first &&
              step.getPosition(first) - step.getPosition(insertBefore) <=
                  reuseWithin;
+      if (soon)
+        reused.insert(v);
+      return soon;
     };
     for (Operation *op : clones)
       for (Value v : op->getResults())
@@ -199,6 +208,16 @@ private:
       results.push_back(mapping.lookup(v));
     YieldOp::create(inner, loc, results);
 
+    if (tagReuse) {
+      SmallVector<int64_t> tags;
+      for (auto [i, v] : llvm::enumerate(yields))
+        if (reused.contains(v))
+          tags.append({static_cast<int64_t>(i),
+                       step.getPosition(v.getDefiningOp())});
+      if (!tags.empty())
+        region->setAttr("echo.reused", builder.getDenseI64ArrayAttr(tags));
+    }
+
     // Backward reads after the region now read it (a value yielded for
     // later regions may also have readers before it: they keep theirs).
     for (auto [v, r] : llvm::zip(yields, region.getResults())) {
@@ -214,6 +233,8 @@ private:
   const TrainingStep &step;
   bool stashMasks;
   int64_t reuseWithin;
+  bool tagReuse;
+  DenseSet<Operation *> reuseExcluded;
   DenseSet<Operation *> inR;
   /// The groups in the order of their regions.
   SmallVector<ArrayRef<Operation *>> order;
@@ -331,9 +352,7 @@ void mlir::echo::applyRecomputePlan(func::FuncOp func,
       for (int64_t position : group)
         groups.back().push_back(step.getOp(position));
     }
-    RegionBuilder(step, groups, /*stashMasks=*/plan.packMasks,
-                  plan.reuseWithin)
-        .build();
+    RegionBuilder(step, groups, /*stashMasks=*/plan.packMasks, plan).build();
     if (plan.packMasks)
       packMasks(step);
   }
