@@ -849,6 +849,15 @@ def recompute_time_markdown():
                 100 * row["measured_overhead"], n["step_time_ms"],
                 e["step_time_ms"], n["measured_peak_bytes"] / 1e6,
                 e["measured_peak_bytes"] / 1e6, row["none_over_echo_bytes"]))
+    load = (r.get("machine") or {}).get("at_run", {}).get("load_average")
+    if load and load[0] > 1.5 * ((r["machine"].get("cpu") or {})
+                                 .get("usable_cpus") or 1):
+        lines += ["", "The load average was %.1f when the bench started "
+                  "(other work on this %s-CPU machine): step times moved by "
+                  "tens of percent between runs of the same step, so the "
+                  "measured overheads do not resolve a few percent; the "
+                  "bytes and the predictions do not depend on the load."
+                  % (load[0], r["machine"]["cpu"]["usable_cpus"])]
     lines += ["", "Configurations: nmt-mid is utils/run-demo.sh's NMT (%s); "
               "the others are the paper-size ones above." % ", ".join(
                   "%s=%s" % kv for kv in
