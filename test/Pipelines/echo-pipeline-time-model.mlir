@@ -7,6 +7,6 @@
 
 // TRAINING: echo.time_model = {memory_gbps = 2.500000e+01 : f64, peak_gflops = 2.000000e+02 : f64}
 // The MLP's forward ops are bandwidth-bound: 10 GB/s doubles their seconds.
-// DEFAULT: "forward_seconds": 1.2{{[0-9]*}}e-06,
-// SLOW: "forward_seconds": 2.5{{[0-9]*}}e-06,
+// DEFAULT: "forward_seconds": 2.3462{{[0-9]*}}e-06,
+// SLOW: "forward_seconds": 4.6924{{[0-9]*}}e-06,
 // ZERO: error: echo-recompute: peak-gflops must be a positive rate below 1e9, got 0.000000e+00

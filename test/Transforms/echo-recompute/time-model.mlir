@@ -15,11 +15,12 @@
 // The report prices every op by max(FLOPs / peak, bytes / bandwidth).
 // mirror recomputes the tanh [64, 256] (64 KiB in, 64 KiB out): memory
 // bound, 131072 bytes / 20 GB/s = 6.5536 µs; at 10 GB/s twice that; at 1
-// MFLOP/s its FLOPs (16384 elements at tanh's FLOPs per element) decide.
+// MFLOP/s its FLOPs decide: 16384 elements × 6 = 98304 FLOPs, 0.098304 s.
 // REPORT: "recompute_flops": [[FLOPS:[0-9]+]],
 // REPORT: "recompute_seconds": 6.5536{{0*[0-9]?}}e-06,
 // SLOW: "recompute_seconds": 1.31072{{0*[0-9]?}}e-05,
-// FLOPBOUND: "recompute_seconds": {{[1-9]}}
+// FLOPBOUND: "recompute_flops": 98304,
+// FLOPBOUND: "recompute_seconds": 0.098304{{0*[0-9]?}},
 
 // ZERO: error: echo-recompute: peak-gflops must be a positive rate below 1e9, got 0.000000e+00
 // NEGATIVE: error: echo-recompute: memory-gbps must be a positive rate below 1e9, got -1.000000e+00
