@@ -351,10 +351,10 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
       !getInt("optimizer_state_bytes", stats.optimizerStateBytes))
     return failure();
   // Absent from statistics recorded before the time model: 0.
-  for (auto [key, into] :
-       {std::pair<StringRef, double *>{"forward_seconds", &stats.forwardSeconds},
-        {"backward_seconds", &stats.backwardSeconds},
-        {"recompute_seconds", &stats.recomputeSeconds}})
+  for (auto [key, into] : {std::pair<StringRef, double *>{
+                               "forward_seconds", &stats.forwardSeconds},
+                           {"backward_seconds", &stats.backwardSeconds},
+                           {"recompute_seconds", &stats.recomputeSeconds}})
     if (auto value = attr.getAs<FloatAttr>(key))
       *into = value.getValueAsDouble();
   // Absent from statistics recorded before the chunked loss: not chunked.

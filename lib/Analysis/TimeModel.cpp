@@ -35,8 +35,7 @@ DictionaryAttr RooflineModel::toAttr(MLIRContext *context) const {
   Builder b(context);
   return b.getDictionaryAttr(
       {b.getNamedAttr("peak_gflops", b.getF64FloatAttr(flopsPerSecond / 1e9)),
-       b.getNamedAttr("memory_gbps",
-                      b.getF64FloatAttr(bytesPerSecond / 1e9))});
+       b.getNamedAttr("memory_gbps", b.getF64FloatAttr(bytesPerSecond / 1e9))});
 }
 
 std::optional<RooflineModel> RooflineModel::fromAttr(DictionaryAttr attr) {

@@ -38,8 +38,7 @@ mlir::echo::readMachineCalibration(llvm::StringRef path, std::string &error) {
   }
   MachineRates rates;
   for (auto [key, into] :
-       {std::pair<llvm::StringRef, double *>{"sgemm_gflops",
-                                             &rates.peakGflops},
+       {std::pair<llvm::StringRef, double *>{"sgemm_gflops", &rates.peakGflops},
         {"triad_gbps", &rates.memoryGbps}}) {
     std::optional<double> value = measured->getNumber(key);
     if (!value || !std::isfinite(*value) || *value <= 0 || *value >= 1e9) {

@@ -475,7 +475,6 @@ LogicalResult TrainingRun::jitCompile() {
   return success();
 }
 
-
 int mlir::echo::runTraining(MLIRContext &context,
                             const TrainingRunOptions &options) {
   TrainingRun run(context, options);

@@ -308,10 +308,10 @@ double getLossChunkingSeconds(func::FuncOp func);
 
 /// The cost model of `chunk-loss=auto`: 0 (do not chunk) when the loss
 /// cannot be chunked, when the output layer's re-run costs more than
-/// `heavyBudget` of the step's estimated seconds (its time model), or when no chunking lowers the
-/// estimated peak; else the fewest chunks, of 2, 4, ... kMaxLossChunks,
-/// whose estimated peak is within 1% of the largest saving any of them
-/// makes (fewer chunks run larger GEMMs).
+/// `heavyBudget` of the step's estimated seconds (its time model), or when no
+/// chunking lowers the estimated peak; else the fewest chunks, of 2, 4, ...
+/// kMaxLossChunks, whose estimated peak is within 1% of the largest saving any
+/// of them makes (fewer chunks run larger GEMMs).
 int64_t chooseLossChunks(func::FuncOp func, double heavyBudget);
 
 //===----------------------------------------------------------------------===//

@@ -175,8 +175,8 @@ UnitEstimate estimateUnits(func::FuncOp tagged, const RecomputePlan &plan,
   llvm::scope_exit eraseTrial([&] { trial.erase(); });
   OpOrder order(trial.getBody().front());
   MemoryStats stats = computeMemoryStats(trial);
-  UnitEstimate e{stats.peakLiveBytes, stats.recomputeFlops, {},
-                 stats.recomputeSeconds};
+  UnitEstimate e{
+      stats.peakLiveBytes, stats.recomputeFlops, {}, stats.recomputeSeconds};
   if (inPlan.empty())
     return e;
   int64_t peak =
@@ -239,8 +239,7 @@ void addPeakDriven(func::FuncOp tagged, ArrayRef<Unit> units,
       llvm::sort(first, [&](unsigned a, unsigned b) {
         if (smallerFirst)
           return getUnitCost(units, a) < getUnitCost(units, b);
-        return std::make_tuple(units[a].secondsPerByte, -units[a].seconds,
-                               a) <
+        return std::make_tuple(units[a].secondsPerByte, -units[a].seconds, a) <
                std::make_tuple(units[b].secondsPerByte, -units[b].seconds, b);
       });
       first.truncate(std::min<size_t>(first.size(), count));
@@ -424,8 +423,7 @@ func::FuncOp tagUnits(func::FuncOp func, const TrainingStep &step,
 }
 
 /// The candidate family of `func`, each with its estimate.
-Candidates makeCandidates(func::FuncOp func,
-                                      const EchoPlanOptions &options) {
+Candidates makeCandidates(func::FuncOp func, const EchoPlanOptions &options) {
   TrainingStep step(func);
   // The cost-aware candidates start from the step with ReLU reads stashed
   // as 1-bit masks (free of recompute; echo-ilp showed that units chosen
@@ -667,9 +665,9 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
     addOffloadCandidates(func, options, all);
   // One order for every budget: none (a share of the budget is of its
   // bytes), then least recompute seconds (the time model's), FLOPs, the
-  // fewest estimated bytes, the order made; the candidates with the loss chunked after those with it
-  // whole, and those that offload after all others, in the same order
-  // among themselves.
+  // fewest estimated bytes, the order made; the candidates with the loss
+  // chunked after those with it whole, and those that offload after all others,
+  // in the same order among themselves.
   auto order = llvm::to_vector(llvm::seq<size_t>(1, all.size()));
   llvm::sort(order, [&](size_t a, size_t b) {
     return std::make_tuple(a >= recomputeOnly, a >= wholeLoss,

@@ -22,7 +22,6 @@
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 #include "echo/Transforms/Recompute.h"
 
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"

@@ -114,7 +114,7 @@ struct Candidate {
 
 /// echo's candidate plans for `step`: Algorithm 1's selection and, when it
 /// cuts anything, its cut version, each grouped and split by first
-/// backward reader.
+/// backward reader, each with and without reuse (PlanKind::reuse).
 SmallVector<Candidate> candidatePlans(const TrainingStep &step,
                                       bool binarized) {
   SmallVector<Operation *> selection = selectAlgorithm1(step);
@@ -165,8 +165,8 @@ public:
     for (const Variant &variant : variants) {
       TrainingStep step(variant.func);
       for (Candidate &c : candidatePlans(step, variant.binarized)) {
-        MemoryStats stats = c.kind.reuse ? excludeReuseAcrossPeak(c.plan)
-                                         : estimate(c.plan);
+        MemoryStats stats =
+            c.kind.reuse ? excludeReuseAcrossPeak(c.plan) : estimate(c.plan);
         estimated.push_back(
             {std::move(c.plan), stats.peakLiveBytes, stats.recomputeSeconds});
         if (isBetter(estimated.back(), best)) {
@@ -197,8 +197,7 @@ public:
     // is checked on the rewritten clone; over it, the better half is
     // tried.
     TrainingStep step(bestVariant.func);
-    double budget =
-        heavyBudget * (base.forwardSeconds + base.backwardSeconds);
+    double budget = heavyBudget * (base.forwardSeconds + base.backwardSeconds);
     SmallVector<Operation *> heavy = selectHeavy(step, budget, model);
     for (; !heavy.empty(); heavy.truncate(heavy.size() / 2)) {
       RecomputePlan plan =

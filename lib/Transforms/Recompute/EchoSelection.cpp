@@ -247,9 +247,9 @@ static DenseSet<Operation *> heavyCandidates(const TrainingStep &info,
 /// best are taken while their seconds fit the budget. A re-run whose values
 /// are read right after their forward use (the logits, at the loss) saves
 /// nothing and is never taken.
-SmallVector<Operation *>
-recompute::selectHeavy(const TrainingStep &info, double budgetSeconds,
-                       const RooflineModel &model) {
+SmallVector<Operation *> recompute::selectHeavy(const TrainingStep &info,
+                                                double budgetSeconds,
+                                                const RooflineModel &model) {
   DenseSet<Operation *> candidates =
       heavyCandidates(info, budgetSeconds, model);
   if (candidates.empty())

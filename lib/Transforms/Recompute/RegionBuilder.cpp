@@ -148,11 +148,12 @@ private:
     DenseSet<Value> reused;
     auto readSoon = [&](Value v) {
       Operation *first = step.getFirstBackwardReader(v);
-      if (reuseWithin <= 0 || !first || reuseExcluded.contains(v.getDefiningOp()))
+      if (reuseWithin <= 0 || !first ||
+          reuseExcluded.contains(v.getDefiningOp()))
         return false;
-      bool soon = first &&
-             step.getPosition(first) - step.getPosition(insertBefore) <=
-                 reuseWithin;
+      bool soon =
+          first && step.getPosition(first) - step.getPosition(insertBefore) <=
+                       reuseWithin;
       if (soon)
         reused.insert(v);
       return soon;
@@ -212,8 +213,8 @@ private:
       SmallVector<int64_t> tags;
       for (auto [i, v] : llvm::enumerate(yields))
         if (reused.contains(v))
-          tags.append({static_cast<int64_t>(i),
-                       step.getPosition(v.getDefiningOp())});
+          tags.append(
+              {static_cast<int64_t>(i), step.getPosition(v.getDefiningOp())});
       if (!tags.empty())
         region->setAttr("echo.reused", builder.getDenseI64ArrayAttr(tags));
     }

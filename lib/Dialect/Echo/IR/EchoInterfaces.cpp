@@ -44,8 +44,8 @@ int64_t mlir::echo::estimateFlops(Operation *op) {
 int64_t mlir::echo::detail::estimateOperandAndResultBytes(Operation *op) {
   int64_t bytes = 0;
   // Verified ops bound their tensors (BoundedTensors), so the sum fits.
-  for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
-                                            op->getResultTypes()))
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
     bytes += getCheckedTensorBytes(type).value_or(0);
   return bytes;
 }
