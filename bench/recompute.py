@@ -197,6 +197,7 @@ def write_markdown(results):
     lines += cpu_step_markdown()
     lines += cpu_paper_markdown()
     lines += memory_categories_markdown()
+    lines += recompute_time_markdown()
     lines += chunk_loss_markdown()
     lines += side_by_side_markdown()
     lines += memory_side_by_side_markdown()
@@ -908,11 +909,60 @@ def memory_categories_markdown():
     return lines
 
 
+def recompute_time_markdown():
+    """The recompute-time section (bench/recompute_time.py's JSON)."""
+    r = load_result("recompute_time")
+    if r is None:
+        return []
+    lines = ["", "## Recompute priced in time (`bench/recompute_time.py`)",
+             "",
+             "Measured on %s. echo's recomputation is priced by a roofline, "
+             "max(FLOPs / peak, bytes / bandwidth) per op, at this machine's "
+             "calibration (`echo-run --machine`: the SGEMM GFLOP/s as the "
+             "peak, the triad GB/s as the bandwidth). Predicted: echo's "
+             "`recompute_seconds` over none's `forward_seconds + "
+             "backward_seconds` (the memory report's). "
+             "Measured: echo's median step time over none's, less one, both "
+             "in one run of the bench (the steps column). Bytes: "
+             "`measured_peak_bytes`." % machine_text(r), "",
+             "| model | steps | recomputed ops | recompute share of FLOPs | "
+             "predicted time overhead | measured time overhead | none ms | "
+             "echo ms | none MB | echo MB | none / echo bytes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, row in r["models"].items():
+        e, n = row["echo"], row["none"]
+        lines.append(
+            "| %s | %d | %d | %.2f%% | %.1f%% | %.1f%% | %.0f | %.0f | %.1f | "
+            "%.1f | %.2f× |" % (
+                name, row["steps"], e["recomputed_ops"],
+                100 * e["recompute_flops"] / (e["forward_flops"] +
+                                              e["backward_flops"]),
+                100 * row["predicted_overhead"],
+                100 * row["measured_overhead"], n["step_time_ms"],
+                e["step_time_ms"], n["measured_peak_bytes"] / 1e6,
+                e["measured_peak_bytes"] / 1e6, row["none_over_echo_bytes"]))
+    load = (r.get("machine") or {}).get("at_run", {}).get("load_average")
+    if load and load[0] > 1.5 * ((r["machine"].get("cpu") or {})
+                                 .get("usable_cpus") or 1):
+        lines += ["", "The load average was %.1f when the bench started "
+                  "(other work on this %s-CPU machine): step times moved by "
+                  "tens of percent between runs of the same step, so the "
+                  "measured overheads do not resolve a few percent; the "
+                  "bytes and the predictions do not depend on the load."
+                  % (load[0], r["machine"]["cpu"]["usable_cpus"])]
+    lines += ["", "Configurations: nmt-mid is utils/run-demo.sh's NMT (%s); "
+              "the others are the paper-size ones above." % ", ".join(
+                  "%s=%s" % kv for kv in
+                  r["models"].get("nmt-mid", {}).get("config", {}).items())]
+    return lines
+
+
 # The sections `--section` can refresh alone (their benches' JSON).
 SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
             "cpu_step": cpu_step_markdown,
             "import_zoo": import_zoo_markdown,
             "memory_categories": memory_categories_markdown,
+            "recompute_time": recompute_time_markdown,
             "cpu_paper": cpu_paper_markdown}
 # Where a section goes the first time it is written (else at the end).
 SECTION_AFTER = {

@@ -6,6 +6,7 @@
 
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Analysis/MemoryCategories.h"
+#include "echo/Analysis/TimeModel.h"
 #include "echo/Analysis/TrainingStep.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
@@ -230,6 +231,7 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
   stats.offload = computeOffloadStats(func, step);
 
   int64_t lossIndex = step.getLossPosition();
+  RooflineModel model = getTimeModel(func);
   for (auto [at, opPtr] : llvm::enumerate(step.getOps())) {
     Operation &op = *opPtr;
     if (auto rec = dyn_cast<RecomputeOp>(op)) {
@@ -239,13 +241,18 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
         ++stats.recomputedOps;
         stats.recomputeFlops += estimateFlops(inner);
       });
+      stats.recomputeSeconds += model.estimateSeconds(rec);
       continue;
     }
     int64_t flops = estimateFlops(&op);
-    if (static_cast<int64_t>(at) <= lossIndex)
+    double seconds = model.estimateSeconds(&op);
+    if (static_cast<int64_t>(at) <= lossIndex) {
       stats.forwardFlops += flops;
-    else
+      stats.forwardSeconds += seconds;
+    } else {
       stats.backwardFlops += flops;
+      stats.backwardSeconds += seconds;
+    }
     // Feature maps: forward values still live when the backward pass begins.
     if (static_cast<int64_t>(at) > lossIndex)
       continue;
@@ -363,6 +370,9 @@ llvm::json::Object MemoryStats::toJSON() const {
       {"forward_flops", forwardFlops},
       {"backward_flops", backwardFlops},
       {"recompute_flops", recomputeFlops},
+      {"forward_seconds", forwardSeconds},
+      {"backward_seconds", backwardSeconds},
+      {"recompute_seconds", recomputeSeconds},
       {"loss_chunks", lossChunks},
       {"logits_bytes_saved", logitsBytesSaved},
       {"timeline", std::move(line)},
@@ -417,6 +427,9 @@ DictionaryAttr MemoryStats::toAttr(MLIRContext *context) const {
       b.getNamedAttr("forward_flops", b.getI64IntegerAttr(forwardFlops)),
       b.getNamedAttr("backward_flops", b.getI64IntegerAttr(backwardFlops)),
       b.getNamedAttr("recompute_flops", b.getI64IntegerAttr(recomputeFlops)),
+      b.getNamedAttr("forward_seconds", b.getF64FloatAttr(forwardSeconds)),
+      b.getNamedAttr("backward_seconds", b.getF64FloatAttr(backwardSeconds)),
+      b.getNamedAttr("recompute_seconds", b.getF64FloatAttr(recomputeSeconds)),
       b.getNamedAttr("loss_chunks", b.getI64IntegerAttr(lossChunks)),
       b.getNamedAttr("logits_bytes_saved",
                      b.getI64IntegerAttr(logitsBytesSaved)),
@@ -480,6 +493,13 @@ FailureOr<MemoryStats> MemoryStats::fromAttr(DictionaryAttr attr) {
   if (attr.contains("optimizer_state_bytes") &&
       !getInt("optimizer_state_bytes", stats.optimizerStateBytes))
     return failure();
+  // Absent from statistics recorded before the time model: 0.
+  for (auto [key, into] : {std::pair<StringRef, double *>{
+                               "forward_seconds", &stats.forwardSeconds},
+                           {"backward_seconds", &stats.backwardSeconds},
+                           {"recompute_seconds", &stats.recomputeSeconds}})
+    if (auto value = attr.getAs<FloatAttr>(key))
+      *into = value.getValueAsDouble();
   // Absent from statistics recorded before the chunked loss: not chunked.
   (void)getInt("loss_chunks", stats.lossChunks);
   (void)getInt("logits_bytes_saved", stats.logitsBytesSaved);

@@ -123,6 +123,8 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
     recompute.offload = options.offload;
     recompute.linkBandwidth = options.linkBandwidth;
     recompute.heavyBudget = options.heavyBudget;
+    recompute.peakGflops = options.peakGflops;
+    recompute.memoryGbps = options.memoryGbps;
     recompute.chunkLoss = options.chunkLoss;
     recompute.budget = options.budget;
     recompute.budgetReserve = options.budgetReserve;

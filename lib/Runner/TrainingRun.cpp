@@ -35,6 +35,8 @@ void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
   o.budgetReserve = budgetReserve;
   o.offload = options.offload;
   o.linkBandwidth = options.linkBandwidth;
+  o.peakGflops = options.peakGflops;
+  o.memoryGbps = options.memoryGbps;
   o.libraryCalls = options.libraryCalls;
 }
 
@@ -58,6 +60,13 @@ LogicalResult TrainingRun::checkOptions() {
   std::string chunkError;
   if (!parseLossChunks(options.chunkLoss, chunkError))
     return error("--" + chunkError);
+  for (auto [name, value] :
+       {std::pair<const char *, double>{"peak-gflops", options.peakGflops},
+        {"memory-gbps", options.memoryGbps}})
+    if (!(std::isfinite(value) && value > 0 && value < 1e9))
+      return error(std::string("--") + name +
+                   " must be a positive rate below 1e9, got " +
+                   formatNumber(value));
   if (!std::isfinite(options.linkBandwidth))
     return error("--link-bandwidth must be finite, got " +
                  formatNumber(options.linkBandwidth));
@@ -510,7 +519,6 @@ LogicalResult TrainingRun::jitCompile() {
   jit.emplace(std::move(*step));
   return success();
 }
-
 
 int mlir::echo::runTraining(MLIRContext &context,
                             const TrainingRunOptions &options) {

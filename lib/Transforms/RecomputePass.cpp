@@ -37,7 +37,7 @@ struct EchoRecomputePass
     if (!(heavyBudget >= 0.0 && heavyBudget <= 1.0)) {
       getOperation().emitError()
           << "echo-recompute: heavy-budget must be a share of the step's "
-             "FLOPs in [0, 1], got "
+             "estimated time in [0, 1], got "
           << heavyBudget;
       return signalPassFailure();
     }
@@ -50,7 +50,9 @@ struct EchoRecomputePass
     for (auto [name, value] :
          {std::pair<StringRef, double>{"link-bandwidth", linkBandwidth},
           {"device-tflops", deviceTflops},
-          {"device-bandwidth", deviceBandwidth}})
+          {"device-bandwidth", deviceBandwidth},
+          {"peak-gflops", peakGflops},
+          {"memory-gbps", memoryGbps}})
       if (!(value > 0.0 && value < 1e9)) {
         getOperation().emitError()
             << "echo-recompute: " << name
@@ -122,6 +124,12 @@ struct EchoRecomputePass
              << "echo-recompute: cannot find the loss of training step @"
              << func.getSymName() << " (its first result must be computed "
              << "by an op of the step)";
+    // The time model recomputation is priced in, on the step where it is
+    // not the defaults: its clones and the memory report read it there.
+    RooflineModel timeModel = RooflineModel::get(peakGflops, memoryGbps);
+    if (peakGflops != kDefaultPeakGflops || memoryGbps != kDefaultMemoryGbps)
+      func->setAttr(EchoDialect::getTimeModelAttrName(),
+                    timeModel.toAttr(&getContext()));
     // The chunked loss comes first: every strategy plans on its step. Under
     // auto, echo chunks within its heavy budget, and the budget strategy
     // adds candidates in the chunks the estimate picks (their FLOPs are
@@ -145,8 +153,7 @@ struct EchoRecomputePass
                 "gradient read)";
     OffloadModel model;
     model.linkBytesPerSecond = linkBandwidth * 1e9;
-    model.deviceFlopsPerSecond = deviceTflops * 1e12;
-    model.deviceBytesPerSecond = deviceBandwidth * 1e9;
+    model.device = RooflineModel::get(deviceTflops * 1e3, deviceBandwidth);
     auto offloadStashed = [&] {
       if (offload == OffloadPolicy::None)
         return;
@@ -158,6 +165,7 @@ struct EchoRecomputePass
     }
     EchoPlanOptions echoOptions;
     echoOptions.heavyBudget = heavyBudget;
+    echoOptions.timeModel = timeModel;
     echoOptions.plansCompared = plansCompared;
     echoOptions.budget = parsedBudget;
     echoOptions.budgetReserve = budgetReserve;

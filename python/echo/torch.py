@@ -76,6 +76,29 @@ class CompileError(RuntimeError):
     """The module could not be imported or its step not compiled."""
 
 
+def machine_calibration():
+    """The path of this machine's cached calibration (bench/machine.py's
+    ``${XDG_CACHE_HOME:-~/.cache}/echo/machine/<key>.json``, or under
+    ``$ECHO_MACHINE_CACHE``), or None where there is none (or no
+    bench/machine.py in this checkout to compute the key with)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    bench = os.path.normpath(os.path.join(here, "..", "..", "bench"))
+    if not os.path.exists(os.path.join(bench, "machine.py")):
+        return None
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "echo_bench_machine", os.path.join(bench, "machine.py"))
+    machine = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(machine)
+        cpu = machine.describe_cpu()
+        path = os.path.join(machine.cache_directory(),
+                            machine.cache_key(cpu) + ".json")
+    except Exception:  # no /proc/cpuinfo: the fixed defaults apply
+        return None
+    return path if os.path.exists(path) else None
+
+
 def find_tool(name):
     """The path of an Echo tool: ``$ECHO_<NAME>`` (``ECHO_RUN`` for
     echo-run), then PATH, then this checkout's ``build/bin``, then
@@ -294,6 +317,8 @@ class Step(object):
             flags.append("--budget=" + str(self.options["budget"]))
         if self.options.get("offload") is not None:
             flags.append("--offload=" + self.options["offload"])
+        if self.options.get("machine"):
+            flags.append("--machine=" + self.options["machine"])
         if self._optimizer is not None:
             flags.append("--optimizer=" + self._optimizer.kind)
         if self.options.get("precision", "f32") != "f32":
@@ -473,7 +498,7 @@ def compile_step(module, example_inputs, example_labels,
                  offload=None, target="cpu", accumulate_grad=False,
                  name=None, optimizer=None, lr=None, momentum=0.9,
                  betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
-                 precision="f32"):
+                 precision="f32", machine=None):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
@@ -493,6 +518,10 @@ def compile_step(module, example_inputs, example_labels,
     "bf16" (automatic mixed precision: GEMMs, convolutions and elementwise
     ops in bfloat16, sums, softmax and the loss in f32, the parameters kept
     in f32 and their gradients returned in f32).
+    ``machine``: the calibration recomputation is priced with (echo-run
+    ``--machine``: its measured SGEMM GFLOP/s and triad GB/s): None takes
+    this machine's cached bench/machine.py record where there is one, a
+    path takes that file, False the fixed defaults (100 GFLOP/s, 20 GB/s).
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
     if loss not in _LOSSES:
@@ -514,8 +543,14 @@ def compile_step(module, example_inputs, example_labels,
     if precision not in _PRECISIONS:
         raise ValueError("precision must be one of %s, not %r" % (
             _PRECISIONS, precision))
+    if machine is None:
+        machine = machine_calibration()
+    elif machine is not False:
+        machine = os.fspath(machine)
+        if not os.path.isfile(machine):
+            raise ValueError("machine: no calibration file %r" % machine)
     options = {"strategy": strategy, "budget": budget, "offload": offload,
-               "precision": precision}
+               "precision": precision, "machine": machine or None}
     state = None
     if optimizer is not None:
         if accumulate_grad:

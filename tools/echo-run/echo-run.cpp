@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "echo/InitAllEcho.h"
+#include "echo/Runner/Machine.h"
 #include "echo/Runner/TrainingRun.h"
 #include "echo/Support/CommandLine.h"
 #include "echo/Transforms/Options.h"
@@ -257,6 +258,25 @@ static FiniteOpt linkBandwidthOpt(
              "model"),
     cl::init(25.0), cl::cat(runCategory));
 
+static StringOpt machineOpt(
+    "machine",
+    cl::desc("The machine calibration bench/machine.py writes (JSON): "
+             "recomputation is priced in time at its measured SGEMM GFLOP/s "
+             "and triad GB/s (default without it: 100 GFLOP/s, 20 GB/s)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(runCategory));
+
+static FiniteOpt peakGflopsOpt(
+    "peak-gflops",
+    cl::desc("The time model's peak GFLOP/s (echo-pipeline's peak-gflops=; "
+             "overrides --machine's)"),
+    cl::init(100.0), cl::cat(runCategory));
+
+static FiniteOpt memoryGbpsOpt(
+    "memory-gbps",
+    cl::desc("The time model's memory GB/s (echo-pipeline's memory-gbps=; "
+             "overrides --machine's)"),
+    cl::init(20.0), cl::cat(runCategory));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   llvm::InitializeNativeTarget();
@@ -285,6 +305,21 @@ int main(int argc, char **argv) {
   options.chunkLoss = chunkLossOpt;
   options.offload = offloadOpt;
   options.linkBandwidth = linkBandwidthOpt;
+  if (!machineOpt.empty()) {
+    std::string error;
+    std::optional<echo::MachineRates> rates =
+        echo::readMachineCalibration(machineOpt, error);
+    if (!rates) {
+      llvm::errs() << "echo-run: error: " << error << "\n";
+      return 1;
+    }
+    options.peakGflops = rates->peakGflops;
+    options.memoryGbps = rates->memoryGbps;
+  }
+  if (peakGflopsOpt.getNumOccurrences())
+    options.peakGflops = peakGflopsOpt;
+  if (memoryGbpsOpt.getNumOccurrences())
+    options.memoryGbps = memoryGbpsOpt;
   if (!budgetOpt.empty() && strategyOpt.getNumOccurrences() == 0)
     options.strategy = echo::RecomputeStrategy::Budget;
   options.target = targetOpt;

@@ -41,6 +41,12 @@ struct MemoryStats {
   int64_t forwardFlops = 0;
   int64_t backwardFlops = 0;
   int64_t recomputeFlops = 0;
+  /// Estimated seconds of the forward and backward ops and of the ops in
+  /// recompute regions, under the step's time model (TimeModel.h: the
+  /// `echo.time_model` echo-recompute recorded, else the defaults).
+  double forwardSeconds = 0;
+  double backwardSeconds = 0;
+  double recomputeSeconds = 0;
   /// The chunked loss (`echo.chunked_loss`): its number of chunks and the
   /// bytes of logits it keeps from being live at once (the whole logits'
   /// less one chunk's); 0 and 0 for a step whose loss is not chunked.

@@ -32,9 +32,20 @@ struct EchoPipelineOptions : public PassPipelineOptions<EchoPipelineOptions> {
       llvm::cl::init(RecomputeStrategy::Echo), ECHO_RECOMPUTE_STRATEGY_VALUES};
   PassOptions::Option<double> heavyBudget{
       *this, "heavy-budget",
-      llvm::cl::desc("echo: the share of the step's FLOPs that re-running "
-                     "compute-heavy ops may cost (echo-recompute's option)"),
+      llvm::cl::desc("echo: the share of the step's estimated time that "
+                     "re-running compute-heavy ops may cost (echo-recompute's "
+                     "option)"),
       llvm::cl::init(0.01)};
+  PassOptions::Option<double> peakGflops{
+      *this, "peak-gflops",
+      llvm::cl::desc("The time model recomputation is priced in: the peak "
+                     "GFLOP/s (echo-recompute's option)"),
+      llvm::cl::init(100.0)};
+  PassOptions::Option<double> memoryGbps{
+      *this, "memory-gbps",
+      llvm::cl::desc("The time model recomputation is priced in: the memory "
+                     "GB/s (echo-recompute's option)"),
+      llvm::cl::init(20.0)};
   PassOptions::Option<std::string> chunkLoss{
       *this, "chunk-loss",
       llvm::cl::desc("Chunk the output layer and cross-entropy loss over "

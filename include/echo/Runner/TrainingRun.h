@@ -61,6 +61,9 @@ struct TrainingRunOptions {
   double linkBandwidth = 25.0;
   /// echo-pipeline's compare-plans.
   unsigned comparePlans = 3;
+  /// echo-pipeline's peak-gflops= and memory-gbps= (the time model
+  /// recomputation is priced in; echo-run takes them from --machine).
+  double peakGflops = 100.0, memoryGbps = 20.0;
   /// --emit-aot: the bundle's directory, driver library and linker, and the
   /// CPU runtime's archive a CPU bundle with library calls links.
   std::string emitAot, stepMainLibrary, aotCxx, cpuRuntimeArchive;

@@ -360,10 +360,21 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       attention, from the `q` and `k` its gradient reads) may be re-run in a
       region so that the values computed from it (the softmax's output) need
       not be stashed. Such re-runs are ranked by the bytes they keep out of
-      memory, times how long, per FLOP, and taken while their FLOPs stay
-      within `heavy-budget` of the step's; the plan is kept only if it
-      lowers the estimated peak. `heavy-budget=0` never re-runs a
-      compute-heavy op.
+      memory, times how long, per second of re-run, and taken while their
+      seconds stay within `heavy-budget` of the step's estimated time; the
+      plan is kept only if it lowers the estimated peak. `heavy-budget=0`
+      never re-runs a compute-heavy op.
+
+      Time model: recomputation is priced in seconds by a roofline, each op
+      taking max(FLOPs / `peak-gflops`, bytes read and written /
+      `memory-gbps`) (CostOpInterface; most recomputed ops are elementwise
+      chains bound by the bytes they move). Candidates of equal estimated
+      (or, with `plan-pipeline`, planned) bytes are ranked by their
+      recompute seconds, and echo also makes each candidate with regions
+      that yield a value they clone anyway when its first backward reader
+      comes within a few ops, instead of re-running it in a region of its
+      own, unless that keeps it live across the estimated peak: the same
+      bytes for less time.
 
     What echo compares: by default the tensor-level estimate
     (MemoryAnalysis). With `plan-pipeline`, the `plans-compared` candidate
@@ -374,7 +385,7 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     step's own. echo-pipeline passes its own bufferization pipeline, so
     that echo decides on what the executed step will hold.
 
-    - `budget` (with `budget=`): the plan with the least recompute FLOPs
+    - `budget` (with `budget=`): the plan with the least recompute time
       whose step fits the budget, chosen from one family of candidates that
       does not depend on the budget: none, packed masks (also with ReLU
       reads binarized), echo at heavy budgets 0 to 1, mirror, sublinear at
@@ -383,8 +394,9 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
       pass does not read) costs per byte it frees (SuperNeurons' cost-aware
       order: cheap ops first, compute-heavy ones when needed), taken by a
       search that adds the cheapest ones stashed across the estimated peak,
-      and as prefixes. They are ranked once by recompute FLOPs, then estimated
-      bytes; with `plan-pipeline` they are lowered a batch at a time in that
+      and as prefixes (costs are seconds under the time model: per byte
+      freed for values, in all for candidates). They are ranked once by
+      recompute seconds, then FLOPs and estimated bytes; with `plan-pipeline` they are lowered a batch at a time in that
       order and the first whose step bytes fit wins, else the first whose
       estimate fits. So a smaller budget never gives a larger step. No
       candidate fits: an error stating the smallest footprint found.
@@ -394,7 +406,8 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     cross-entropy): the logits [R, C] are never whole, each chunk's logits
     being recomputed in an `echo.recompute` region of the backward pass.
     Re-running the output layer is compute-heavy: under `auto` (strategy
-    echo) it is done only when its FLOPs fit `heavy-budget` of the step's
+    echo) it is done only when its seconds fit `heavy-budget` of the step's
+    estimated time
     (which then leaves the rest of that share to echo's own re-runs) and
     it lowers the estimated peak, with the fewest chunks within 1% of the
     best saving of 2, 4, ..., 64 chunks; under strategy budget, `auto` adds
@@ -410,8 +423,14 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "none, mirror, sublinear, echo or budget",
            "ECHO_RECOMPUTE_STRATEGY_VALUES">,
     Option<"heavyBudget", "heavy-budget", "double", /*default=*/"0.01",
-           "echo: the share of the step's FLOPs that re-running compute-heavy "
-           "ops in recompute regions may cost (0 = never re-run them)">,
+           "echo: the share of the step's estimated time (the time model's "
+           "seconds) that re-running compute-heavy ops in recompute regions "
+           "may cost (0 = never re-run them)">,
+    Option<"peakGflops", "peak-gflops", "double", /*default=*/"100",
+           "the time model recomputation is priced in: the peak GFLOP/s "
+           "(an op takes max(FLOPs / peak, bytes / memory-gbps))">,
+    Option<"memoryGbps", "memory-gbps", "double", /*default=*/"20",
+           "the time model recomputation is priced in: the memory GB/s">,
     Option<"planPipeline", "plan-pipeline", "std::string", /*default=*/"",
            "echo: compare candidate plans on the step bytes of the buffer "
            "plan this pipeline makes of each (a textual pass pipeline on "

@@ -42,6 +42,7 @@
 #ifndef ECHO_TRANSFORMS_RECOMPUTE_H
 #define ECHO_TRANSFORMS_RECOMPUTE_H
 
+#include "echo/Analysis/TimeModel.h"
 #include "echo/Analysis/TrainingStep.h"
 #include "echo/Transforms/Options.h"
 
@@ -53,21 +54,21 @@ namespace mlir::echo {
 
 /// The bandwidth model of offloading: one copy stream between host and
 /// device (transfers run one at a time, in the order they are issued), and
-/// each op's time on the device from its FLOPs and the bytes it reads and
-/// writes (a roofline). Parameters, not measurements: a PCIe 4.0 x16 link
-/// and a modest GPU by default.
+/// each op's time on the device under the device's roofline
+/// (TimeModel.h). Parameters, not measurements: a PCIe 4.0 x16 link and a
+/// modest GPU by default.
 struct OffloadModel {
   /// Host link bytes per second, one direction at a time.
   double linkBytesPerSecond = 25e9;
-  /// Device FLOPs per second and memory bytes per second.
-  double deviceFlopsPerSecond = 30e12;
-  double deviceBytesPerSecond = 2e12;
+  /// The device's FLOPs per second and memory bytes per second.
+  RooflineModel device{30e12, 2e12};
 
   /// Seconds to copy `bytes` over the link.
   double getTransferSeconds(int64_t bytes) const;
-  /// max(FLOPs / FLOP rate, tensor bytes read and written / byte rate); an
-  /// op with regions takes the sum of the ops in them.
-  double estimateSeconds(Operation *op) const;
+  /// The seconds of `op` on the device (RooflineModel::estimateSeconds).
+  double estimateSeconds(Operation *op) const {
+    return device.estimateSeconds(op);
+  }
 };
 
 /// A stashed value to offload: result `result` of the op at `position`.
@@ -109,6 +110,20 @@ struct RecomputePlan {
   /// earlier region already serves become none). An op several regions
   /// need is cloned into the first and yielded to the later ones.
   SmallVector<SmallVector<int64_t>> groups;
+  /// A value the backward pass reads that a region clones on the way to its
+  /// own values is re-run at its own readers (holding no bytes in between)
+  /// unless its first backward reader comes within this many ops after the
+  /// region: then the region yields it, and it is not computed twice
+  /// (time for bytes held over a short span). 0: always re-run.
+  int64_t reuseWithin = 0;
+  /// Ops (positions, as in `groups`) whose values are re-run at their own
+  /// readers whatever `reuseWithin` says (echo excludes those a reuse would
+  /// keep live across the step's peak).
+  SmallVector<int64_t, 0> reuseExcluded;
+  /// Record on each region the values it yields under `reuseWithin`
+  /// (`echo.reused`: pairs of result number and op position), for the
+  /// planner that excludes them; not for a step that is kept.
+  bool tagReuse = false;
   /// Stashed values moved to host memory, named by their positions in the
   /// step *after* the rewrite above (binarized reads, regions, packed
   /// masks, dead forward ops erased); scheduled with `offloadModel`.
@@ -172,10 +187,14 @@ struct BudgetCandidateInfo {
 
 /// Options of the echo strategy.
 struct EchoPlanOptions {
-  /// The share of the step's FLOPs that re-running compute-heavy ops in
-  /// regions may cost (Section IV-B's non-conservative overhead estimate);
-  /// 0 is Algorithm 1 as written. In [0, 1].
+  /// The share of the step's estimated seconds (under `timeModel`) that
+  /// re-running compute-heavy ops in regions may cost (Section IV-B's
+  /// non-conservative overhead estimate); 0 is Algorithm 1 as written. In
+  /// [0, 1].
   double heavyBudget = 0.01;
+  /// The roofline recomputation is priced in. The step carries it too
+  /// (`echo.time_model`), so that its clones and the memory report use it.
+  RooflineModel timeModel;
   /// What candidate steps are compared on: the bytes each of `steps`
   /// (detached clones or the step itself, which it must not modify) will
   /// take, all measured in one call (so that they can be lowered in
@@ -283,12 +302,16 @@ LogicalResult chunkLoss(func::FuncOp func, int64_t chunks);
 /// cannot be chunked.
 int64_t getLossChunkingFlops(func::FuncOp func);
 
+/// The seconds, under the step's time model (getTimeModel), of what
+/// chunking the loss of `func` re-runs, or -1 when it cannot be chunked.
+double getLossChunkingSeconds(func::FuncOp func);
+
 /// The cost model of `chunk-loss=auto`: 0 (do not chunk) when the loss
 /// cannot be chunked, when the output layer's re-run costs more than
-/// `heavyBudget` of the step's FLOPs, or when no chunking lowers the
-/// estimated peak; else the fewest chunks, of 2, 4, ... kMaxLossChunks,
-/// whose estimated peak is within 1% of the largest saving any of them
-/// makes (fewer chunks run larger GEMMs).
+/// `heavyBudget` of the step's estimated seconds (its time model), or when no
+/// chunking lowers the estimated peak; else the fewest chunks, of 2, 4, ...
+/// kMaxLossChunks, whose estimated peak is within 1% of the largest saving any
+/// of them makes (fewer chunks run larger GEMMs).
 int64_t chooseLossChunks(func::FuncOp func, double heavyBudget);
 
 //===----------------------------------------------------------------------===//

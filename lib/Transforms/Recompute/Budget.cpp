@@ -2,9 +2,10 @@
 //
 // Part of the Echo project.
 //
-// `strategy=budget`: the plan with the least recompute FLOPs whose step fits
+// `strategy=budget`: the plan with the least recompute time whose step fits
 // a byte budget. The candidates come from one family that does not depend
-// on the budget, ranked once by recompute FLOPs (then estimated bytes); the
+// on the budget, ranked once by recompute seconds under the step's time
+// model (TimeModel.h; then FLOPs and estimated bytes); the
 // first in that order that fits wins. A smaller budget can only move the
 // choice further down the same order, to a plan that fits the smaller
 // budget, so the footprint is monotone in the budget (see Recompute.h).
@@ -37,6 +38,10 @@ namespace {
 /// Units (rankUnits) by their index.
 using UnitSet = SmallVector<unsigned, 0>;
 
+struct Candidate;
+/// Candidates are large (a plan each): none inline.
+using Candidates = SmallVector<Candidate, 0>;
+
 /// A candidate plan with what the estimate says of it.
 struct Candidate {
   std::string name;
@@ -47,28 +52,33 @@ struct Candidate {
   bool estimated = false;
   /// The units (rankUnits) it recomputes, where it is made of units.
   UnitSet units = {};
+  /// Estimated seconds of its recompute regions (TimeModel.h): the order's
+  /// first key.
+  double recomputeSeconds = 0;
 };
 
 /// Forward values that may be dropped from the stash, each with the ops that
 /// recompute it from values stashed anyway: the op producing it plus, back
 /// through its operands, the producers whose results the backward pass does
 /// not read (recomputing from those would stash them instead). Ranked by
-/// FLOPs per byte freed, cheapest first (SuperNeurons' cost-aware order;
-/// equal ratios keep op order), those recomputed from stashed values before
-/// those recomputed from another unit's.
+/// seconds per byte freed under the step's time model, cheapest first
+/// (SuperNeurons' cost-aware order, priced in time: an elementwise chain
+/// costs the bytes it moves; equal ratios keep op order), those recomputed
+/// from stashed values before those recomputed from another unit's.
 struct Unit {
   /// The op whose results are dropped from the stash.
   Operation *root;
   /// It and the producers it is recomputed through.
   SmallVector<Operation *> ops;
-  double flopsPerByte;
-  /// The FLOPs of its ops: of two units at the same FLOPs per byte, the
+  double secondsPerByte;
+  /// The seconds of its ops: of two units at the same seconds per byte, the
   /// smaller goes first (finer steps toward a budget).
-  int64_t flops;
+  double seconds;
   size_t index;
 };
 
-SmallVector<Unit> rankUnits(const TrainingStep &step) {
+SmallVector<Unit> rankUnits(const TrainingStep &step,
+                            const RooflineModel &model) {
   // A unit needing more ops than this is left out: its recomputation is a
   // segment of the forward pass, which the sublinear candidate covers.
   constexpr size_t maxUnitOps = 64;
@@ -104,16 +114,16 @@ SmallVector<Unit> rankUnits(const TrainingStep &step) {
       }
     if (tooLarge)
       continue;
-    int64_t flops = 0;
+    double seconds = 0;
     for (Operation *unitOp : ops)
-      flops += estimateFlops(unitOp);
+      seconds += model.estimateSeconds(unitOp);
     units.push_back({op, SmallVector<Operation *>(ops.begin(), ops.end()),
-                     static_cast<double>(flops) / static_cast<double>(freed),
-                     flops, units.size()});
+                     seconds / static_cast<double>(freed), seconds,
+                     units.size()});
   }
   llvm::sort(units, [](const Unit &a, const Unit &b) {
-    return std::make_tuple(a.flopsPerByte, a.flops, a.index) <
-           std::make_tuple(b.flopsPerByte, b.flops, b.index);
+    return std::make_tuple(a.secondsPerByte, a.seconds, a.index) <
+           std::make_tuple(b.secondsPerByte, b.seconds, b.index);
   });
   // Values recomputed from values that stay stashed first: a unit that
   // reads a value another unit taken before it recomputes would keep both
@@ -141,11 +151,11 @@ SmallVector<Unit> rankUnits(const TrainingStep &step) {
 /// The attribute that numbers the units on a tagged clone (tagUnits).
 StringRef getUnitTag() { return "echo.budget_unit"; }
 
-/// The order of units by cost: FLOPs per byte freed, then FLOPs (of two at
-/// the same ratio the smaller first: finer steps), then index.
-std::tuple<double, int64_t, unsigned> getUnitCost(ArrayRef<Unit> units,
-                                                  unsigned u) {
-  return {units[u].flopsPerByte, units[u].flops, u};
+/// The order of units by cost: seconds per byte freed, then seconds (of two
+/// at the same ratio the smaller first: finer steps), then index.
+std::tuple<double, double, unsigned> getUnitCost(ArrayRef<Unit> units,
+                                                 unsigned u) {
+  return {units[u].secondsPerByte, units[u].seconds, u};
 }
 
 /// What the estimate says of a plan recomputing units, made on `tagged`
@@ -156,6 +166,7 @@ struct UnitEstimate {
   int64_t bytes = 0;
   int64_t flops = 0;
   SmallVector<unsigned> across;
+  double seconds = 0;
 };
 
 UnitEstimate estimateUnits(func::FuncOp tagged, const RecomputePlan &plan,
@@ -164,7 +175,8 @@ UnitEstimate estimateUnits(func::FuncOp tagged, const RecomputePlan &plan,
   llvm::scope_exit eraseTrial([&] { trial.erase(); });
   OpOrder order(trial.getBody().front());
   MemoryStats stats = computeMemoryStats(trial);
-  UnitEstimate e{stats.peakLiveBytes, stats.recomputeFlops, {}};
+  UnitEstimate e{
+      stats.peakLiveBytes, stats.recomputeFlops, {}, stats.recomputeSeconds};
   if (inPlan.empty())
     return e;
   int64_t peak =
@@ -204,13 +216,14 @@ void addPeakDriven(func::FuncOp tagged, ArrayRef<Unit> units,
   constexpr int maxSteps = 16, singleSteps = 8;
   SmallVector<bool> inR(units.size(), false);
   UnitSet taken;
-  SmallVector<Candidate> alternatives;
+  Candidates alternatives;
   size_t count = 1;
   for (int stepIndex = 0; stepIndex < maxSteps; ++stepIndex) {
     UnitEstimate e =
         estimateUnits(tagged, planOf(getUnitOps(units, taken)), inR);
     if (stepIndex > 0) { // the candidate the last step made
       out.back().recomputeFlops = e.flops;
+      out.back().recomputeSeconds = e.seconds;
       out.back().estimatedBytes = e.bytes;
       out.back().estimated = true;
     }
@@ -218,7 +231,7 @@ void addPeakDriven(func::FuncOp tagged, ArrayRef<Unit> units,
       break;
     // The cheapest units stashed across the peak: one at first, then
     // half again as many at each step (a few hundred after 16 steps).
-    // Of units at the same FLOPs per byte the smaller go first (finer
+    // Of units at the same seconds per byte the smaller go first (finer
     // steps). Where the larger first would take other units, that plan is a
     // candidate too, made after the search (which goes on with the smaller).
     auto firstUnits = [&](bool smallerFirst) {
@@ -226,8 +239,8 @@ void addPeakDriven(func::FuncOp tagged, ArrayRef<Unit> units,
       llvm::sort(first, [&](unsigned a, unsigned b) {
         if (smallerFirst)
           return getUnitCost(units, a) < getUnitCost(units, b);
-        return std::make_tuple(units[a].flopsPerByte, -units[a].flops, a) <
-               std::make_tuple(units[b].flopsPerByte, -units[b].flops, b);
+        return std::make_tuple(units[a].secondsPerByte, -units[a].seconds, a) <
+               std::make_tuple(units[b].secondsPerByte, -units[b].seconds, b);
       });
       first.truncate(std::min<size_t>(first.size(), count));
       llvm::sort(first);
@@ -274,8 +287,8 @@ struct SearchBudget {
 /// Measured descent: from nothing recomputed, each round estimates the
 /// plan with each of the (at most 16) cheapest units stashed across the
 /// current peak added, and takes the one that lowers the peak at the fewest
-/// recompute FLOPs per byte (where no single unit lowers it, the cheapest
-/// by FLOPs per byte, as the peak-driven search would); every round's plan
+/// recompute seconds per byte (where no single unit lowers it, the cheapest
+/// by seconds per byte, as the peak-driven search would); every round's plan
 /// is a candidate. Unlike the peak-driven search it sees what a unit really
 /// frees after the rewrite, units recomputed from recomputed units
 /// included (the chains echo-ilp's optimum recomputes).
@@ -287,7 +300,7 @@ void addMeasuredDescent(
   UnitSet taken;
   UnitEstimate current =
       estimateUnits(tagged, planOf(getUnitOps(units, taken)), inR);
-  // The units tried in a round: the cheapest by FLOPs per byte.
+  // The units tried in a round: the cheapest by seconds per byte.
   constexpr size_t maxTriedPerRound = 16;
   for (int round = 1; !current.across.empty(); ++round) {
     SmallVector<unsigned> across(current.across);
@@ -310,7 +323,7 @@ void addMeasuredDescent(
     for (auto [i, e] : llvm::enumerate(tried)) {
       if (e.bytes >= current.bytes)
         continue;
-      double cost = static_cast<double>(e.flops - current.flops) /
+      double cost = (e.seconds - current.seconds) /
                     static_cast<double>(current.bytes - e.bytes);
       if (!best || std::make_pair(cost, e.bytes) <
                        std::make_pair(bestCost, tried[*best].bytes)) {
@@ -326,7 +339,7 @@ void addMeasuredDescent(
     current = std::move(tried[*best]);
     out.push_back({"measured descent " + std::to_string(round),
                    planOf(getUnitOps(units, taken)), current.flops,
-                   current.bytes, true, taken});
+                   current.bytes, true, taken, current.seconds});
   }
 }
 
@@ -334,7 +347,7 @@ void addMeasuredDescent(
 /// time, costliest first, wherever the estimate stays no larger without
 /// it; a candidate that lost units is added beside the original (the same
 /// bytes for fewer FLOPs). Within the search's trials: candidates are
-/// taken by recompute FLOPs while their trials fit.
+/// taken by recompute seconds while their trials fit.
 void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
                      ArrayRef<Unit> units,
                      function_ref<RecomputePlan(ArrayRef<Operation *>)> planOf,
@@ -346,8 +359,10 @@ void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
   for (const Candidate &c : all)
     byCost.push_back(&c);
   llvm::sort(byCost, [](const Candidate *a, const Candidate *b) {
-    return std::make_pair(a->recomputeFlops, a->estimatedBytes) <
-           std::make_pair(b->recomputeFlops, b->estimatedBytes);
+    return std::make_tuple(roundToPicoseconds(a->recomputeSeconds),
+                           a->recomputeFlops, a->estimatedBytes) <
+           std::make_tuple(roundToPicoseconds(b->recomputeSeconds),
+                           b->recomputeFlops, b->estimatedBytes);
   });
   SmallVector<const Candidate *> made;
   int64_t smallest = INT64_MAX;
@@ -364,8 +379,8 @@ void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
     const Candidate &c = *made[i];
     UnitSet set(c.units);
     llvm::sort(set, [&](unsigned a, unsigned b) {
-      return std::make_pair(-units[a].flops, a) <
-             std::make_pair(-units[b].flops, b);
+      return std::make_pair(-units[a].seconds, a) <
+             std::make_pair(-units[b].seconds, b);
     });
     std::optional<UnitEstimate> kept;
     for (size_t k = 0; k < set.size() && set.size() > 1;) {
@@ -386,7 +401,8 @@ void pruneCandidates(MLIRContext *context, func::FuncOp tagged,
                             kept->flops,
                             kept->bytes,
                             true,
-                            set};
+                            set,
+                            kept->seconds};
   });
   for (std::optional<Candidate> &c : pruned)
     if (c)
@@ -407,8 +423,7 @@ func::FuncOp tagUnits(func::FuncOp func, const TrainingStep &step,
 }
 
 /// The candidate family of `func`, each with its estimate.
-SmallVector<Candidate> makeCandidates(func::FuncOp func,
-                                      const EchoPlanOptions &options) {
+Candidates makeCandidates(func::FuncOp func, const EchoPlanOptions &options) {
   TrainingStep step(func);
   // The cost-aware candidates start from the step with ReLU reads stashed
   // as 1-bit masks (free of recompute; echo-ilp showed that units chosen
@@ -429,7 +444,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   });
   bool binarizable = binarizedStep.has_value();
   const TrainingStep &unitStep = binarizable ? *binarizedStep : step;
-  SmallVector<Unit> units = rankUnits(unitStep);
+  SmallVector<Unit> units = rankUnits(unitStep, getTimeModel(func));
   auto planOf = [&](ArrayRef<Operation *> taken) {
     SmallVector<Operation *> r(taken);
     llvm::sort(r, [&](Operation *a, Operation *b) {
@@ -450,7 +465,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
   SmallVector<double> heavyBudgets = {0.0, options.heavyBudget, 0.1, 1.0};
   llvm::sort(heavyBudgets);
   heavyBudgets.erase(llvm::unique(heavyBudgets), heavyBudgets.end());
-  SmallVector<Candidate> echo, peakDriven;
+  Candidates echo, peakDriven;
   func::FuncOp tagged = tagUnits(unitStep.getFunction(), unitStep, units);
   llvm::scope_exit eraseTagged([&] { tagged.erase(); });
   parallelFor(func.getContext(), 0, 2, [&](size_t task) {
@@ -467,7 +482,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
              std::move(*plan), 0, 0});
   });
 
-  SmallVector<Candidate> out;
+  Candidates out;
   out.push_back({"none", RecomputePlan(), 0, 0});
   RecomputePlan masks;
   masks.packMasks = true;
@@ -513,6 +528,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
     MemoryStats stats = computeMemoryStats(trial);
     trial.erase();
     c.recomputeFlops = stats.recomputeFlops;
+    c.recomputeSeconds = stats.recomputeSeconds;
     c.estimatedBytes = stats.peakLiveBytes;
   });
 
@@ -538,7 +554,7 @@ SmallVector<Candidate> makeCandidates(func::FuncOp func,
 /// scheduled under the options' bandwidth model (copies it cannot hide are
 /// left out). Appended to `all`, estimated.
 void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
-                          SmallVector<Candidate> &all) {
+                          Candidates &all) {
   SmallVector<OffloadPolicy> policies = {OffloadPolicy::Heavy};
   if (options.offload == OffloadPolicy::All)
     policies.push_back(OffloadPolicy::All);
@@ -562,7 +578,7 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
   for (const Candidate *c : ArrayRef(bySize).take_front(3))
     if (!llvm::is_contained(bases, c))
       bases.push_back(c);
-  SmallVector<Candidate> made;
+  Candidates made;
   SmallVector<OffloadPolicy> madePolicies;
   for (const Candidate *base : bases)
     for (OffloadPolicy policy : policies) {
@@ -582,6 +598,7 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
     MemoryStats stats = computeMemoryStats(trial);
     trial.erase();
     c.recomputeFlops = stats.recomputeFlops;
+    c.recomputeSeconds = stats.recomputeSeconds;
     c.estimatedBytes = stats.peakLiveBytes;
     c.estimated = true;
   });
@@ -595,14 +612,14 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
 /// heavy budgets the family uses, mirror and sublinear, each planned on the
 /// chunked step. Appended to `all`, estimated.
 void addChunkedCandidates(func::FuncOp func, const EchoPlanOptions &options,
-                          SmallVector<Candidate> &all) {
+                          Candidates &all) {
   auto chunked = cast<func::FuncOp>(func->clone());
   llvm::scope_exit eraseChunked([&] { chunked.erase(); });
   if (failed(chunkLoss(chunked, options.lossChunks)))
     return;
   std::string prefix =
       llvm::formatv("chunked loss x{0}", options.lossChunks).str();
-  SmallVector<Candidate> made;
+  Candidates made;
   made.push_back({prefix, RecomputePlan(), 0, 0});
   RecomputePlan masks;
   masks.packMasks = true;
@@ -627,6 +644,7 @@ void addChunkedCandidates(func::FuncOp func, const EchoPlanOptions &options,
     MemoryStats stats = computeMemoryStats(trial);
     trial.erase();
     c.recomputeFlops = stats.recomputeFlops;
+    c.recomputeSeconds = stats.recomputeSeconds;
     c.estimatedBytes = stats.peakLiveBytes;
     c.estimated = true;
   });
@@ -638,7 +656,7 @@ void addChunkedCandidates(func::FuncOp func, const EchoPlanOptions &options,
 
 FailureOr<RecomputePlan>
 mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
-  SmallVector<Candidate> all = makeCandidates(func, options);
+  Candidates all = makeCandidates(func, options);
   size_t wholeLoss = all.size();
   if (options.lossChunks > 0)
     addChunkedCandidates(func, options, all);
@@ -646,15 +664,17 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   if (options.offload != OffloadPolicy::None)
     addOffloadCandidates(func, options, all);
   // One order for every budget: none (a share of the budget is of its
-  // bytes), then least recompute FLOPs, the fewest estimated bytes, the
-  // order made; the candidates with the loss chunked after those with it
-  // whole, and those that offload after all others, in the same order
-  // among themselves.
+  // bytes), then least recompute seconds (the time model's), FLOPs, the
+  // fewest estimated bytes, the order made; the candidates with the loss
+  // chunked after those with it whole, and those that offload after all others,
+  // in the same order among themselves.
   auto order = llvm::to_vector(llvm::seq<size_t>(1, all.size()));
   llvm::sort(order, [&](size_t a, size_t b) {
     return std::make_tuple(a >= recomputeOnly, a >= wholeLoss,
+                           roundToPicoseconds(all[a].recomputeSeconds),
                            all[a].recomputeFlops, all[a].estimatedBytes, a) <
            std::make_tuple(b >= recomputeOnly, b >= wholeLoss,
+                           roundToPicoseconds(all[b].recomputeSeconds),
                            all[b].recomputeFlops, all[b].estimatedBytes, b);
   });
   // On the estimate, a candidate that costs no less and is estimated no

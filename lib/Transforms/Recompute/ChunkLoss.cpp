@@ -353,13 +353,23 @@ int64_t mlir::echo::getLossChunkingFlops(func::FuncOp func) {
   return flops;
 }
 
+double mlir::echo::getLossChunkingSeconds(func::FuncOp func) {
+  std::optional<ChunkableLoss> found = findChunkableLoss(func);
+  if (!found)
+    return -1;
+  RooflineModel model = getTimeModel(func);
+  double seconds = 0;
+  for (Operation *op : found->layer)
+    seconds += model.estimateSeconds(op);
+  return seconds;
+}
+
 int64_t mlir::echo::chooseLossChunks(func::FuncOp func, double heavyBudget) {
-  int64_t flops = getLossChunkingFlops(func);
-  if (flops < 0)
+  double seconds = getLossChunkingSeconds(func);
+  if (seconds < 0)
     return 0;
   MemoryStats base = computeMemoryStats(func);
-  if (static_cast<double>(flops) >
-      heavyBudget * static_cast<double>(base.forwardFlops + base.backwardFlops))
+  if (seconds > heavyBudget * (base.forwardSeconds + base.backwardSeconds))
     return 0;
   int64_t rows = findChunkableLoss(func)->rows;
   SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)

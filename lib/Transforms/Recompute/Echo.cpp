@@ -28,11 +28,21 @@ namespace {
 
 /// How an echo plan is made from Algorithm 1's selection: cut by cutChains
 /// and cutEarlyRebuilds or not, one region per connected group or one per
-/// first backward reader.
+/// first backward reader, and whether a region yields the values it clones
+/// anyway that are read within kReuseWithin ops of it (instead of their
+/// own region computing them again: RecomputePlan::reuseWithin).
 struct PlanKind {
   bool cut = false;
   bool split = false;
+  bool reuse = false;
 };
+
+/// How near (in ops of the step) a value's reader must be for a region
+/// that clones it anyway to yield it, under PlanKind::reuse: a span short
+/// enough that the value rarely sits across the step's peak, long enough
+/// for a recurrent cell's or an attention's gradient ops (4 to 6 ops after
+/// their region).
+constexpr int64_t kReuseWithin = 8;
 
 /// Splits each group by where its values are first read in the backward
 /// pass: one region per reading point, each cloning what it needs, so that
@@ -81,6 +91,7 @@ RecomputePlan placePlan(const TrainingStep &step, bool binarized,
   plan.binarizeGradientReads = binarized;
   plan.packMasks = true;
   plan.groups = kind.split ? splitByFirstUse(step, groups) : std::move(groups);
+  plan.reuseWithin = kind.reuse ? kReuseWithin : 0;
   return plan;
 }
 
@@ -103,7 +114,7 @@ struct Candidate {
 
 /// echo's candidate plans for `step`: Algorithm 1's selection and, when it
 /// cuts anything, its cut version, each grouped and split by first
-/// backward reader.
+/// backward reader, each with and without reuse (PlanKind::reuse).
 SmallVector<Candidate> candidatePlans(const TrainingStep &step,
                                       bool binarized) {
   SmallVector<Operation *> selection = selectAlgorithm1(step);
@@ -113,10 +124,11 @@ SmallVector<Candidate> candidatePlans(const TrainingStep &step,
   for (bool isCut : {false, true}) {
     auto groups =
         getConnectedGroups(step, getPositions(step, isCut ? cut : selection));
-    for (bool split : {false, true}) {
-      PlanKind kind{isCut, split};
-      plans.push_back({placePlan(step, binarized, groups, kind), kind});
-    }
+    for (bool split : {false, true})
+      for (bool reuse : {false, true}) {
+        PlanKind kind{isCut, split, reuse};
+        plans.push_back({placePlan(step, binarized, groups, kind), kind});
+      }
     if (cut.size() == selection.size())
       break; // nothing was cut
   }
@@ -139,10 +151,12 @@ public:
   struct Estimated {
     RecomputePlan plan;
     int64_t peak;
+    /// Estimated seconds of its recompute regions (TimeModel.h).
+    double seconds;
   };
 
   explicit EchoCandidates(func::FuncOp func)
-      : func(func), base(computeMemoryStats(func)),
+      : func(func), model(getTimeModel(func)), base(computeMemoryStats(func)),
         binarized(cast<func::FuncOp>(func->clone())) {
     SmallVector<Variant> variants = {{func, false}};
     if (binarizeGradientReads(binarized) > 0)
@@ -151,11 +165,11 @@ public:
     for (const Variant &variant : variants) {
       TrainingStep step(variant.func);
       for (Candidate &c : candidatePlans(step, variant.binarized)) {
-        func::FuncOp trial = applyToClone(func, c.plan);
-        int64_t peak = computePeakLiveBytes(trial);
-        trial.erase();
-        estimated.push_back({std::move(c.plan), peak});
-        if (isBetter(peak, best)) {
+        MemoryStats stats =
+            c.kind.reuse ? excludeReuseAcrossPeak(c.plan) : estimate(c.plan);
+        estimated.push_back(
+            {std::move(c.plan), stats.peakLiveBytes, stats.recomputeSeconds});
+        if (isBetter(estimated.back(), best)) {
           best = estimated.size() - 1;
           bestVariant = variant;
           bestKind = c.kind;
@@ -183,32 +197,87 @@ public:
     // is checked on the rewritten clone; over it, the better half is
     // tried.
     TrainingStep step(bestVariant.func);
-    double budget = heavyBudget *
-                    static_cast<double>(base.forwardFlops + base.backwardFlops);
-    SmallVector<Operation *> heavy = selectHeavy(step, budget);
+    double budget = heavyBudget * (base.forwardSeconds + base.backwardSeconds);
+    SmallVector<Operation *> heavy = selectHeavy(step, budget, model);
     for (; !heavy.empty(); heavy.truncate(heavy.size() / 2)) {
       RecomputePlan plan =
           makePlan(step, bestVariant.binarized, bestKind,
                    DenseSet<Operation *>(heavy.begin(), heavy.end()));
       func::FuncOp trial = applyToClone(func, plan);
-      bool fits = getHeavyRecomputeFlops(trial) <= budget;
-      int64_t peak = fits ? computePeakLiveBytes(trial) : 0;
+      bool fits = getHeavyRecomputeSeconds(trial, model) <= budget;
+      MemoryStats stats = fits ? computeMemoryStats(trial) : MemoryStats();
       trial.erase();
       if (!fits)
         continue;
-      estimated.push_back({std::move(plan), peak});
-      return isBetter(peak, best) ? estimated.size() - 1 : *best;
+      estimated.push_back(
+          {std::move(plan), stats.peakLiveBytes, stats.recomputeSeconds});
+      return isBetter(estimated.back(), best) ? estimated.size() - 1 : *best;
     }
     return best;
   }
 
 private:
-  bool isBetter(int64_t peak, std::optional<size_t> than) const {
-    return peak <= base.peakLiveBytes &&
-           (!than || peak < estimated[*than].peak);
+  /// The estimate of `func` rewritten with `plan`.
+  MemoryStats estimate(const RecomputePlan &plan) const {
+    func::FuncOp trial = applyToClone(func, plan);
+    MemoryStats stats = computeMemoryStats(trial);
+    trial.erase();
+    return stats;
+  }
+
+  /// Excludes from the reuse of `plan` (RecomputePlan::reuseWithin) the
+  /// values it would keep live across the estimated peak, round by round
+  /// (the peak may move), so that yielding a value instead of re-running it
+  /// saves time without raising the peak; returns the plan's estimate.
+  MemoryStats excludeReuseAcrossPeak(RecomputePlan &plan) const {
+    constexpr int maxRounds = 4;
+    for (int round = 0; round < maxRounds; ++round) {
+      RecomputePlan tagged = plan;
+      tagged.tagReuse = true;
+      func::FuncOp trial = applyToClone(func, tagged);
+      MemoryStats stats = computeMemoryStats(trial);
+      Block &body = trial.getBody().front();
+      int64_t peak = std::distance(stats.timeline.begin(),
+                                   llvm::max_element(stats.timeline));
+      DenseMap<Operation *, int64_t> index;
+      for (auto [i, op] : llvm::enumerate(body))
+        index[&op] = i;
+      SmallVector<int64_t> crossing;
+      for (auto [i, op] : llvm::enumerate(body)) {
+        if (static_cast<int64_t>(i) > peak)
+          break;
+        auto tags = op.getAttrOfType<DenseI64ArrayAttr>("echo.reused");
+        if (!tags)
+          continue;
+        for (int64_t k = 0, e = tags.size(); k + 1 < e; k += 2)
+          for (Operation *user : op.getResult(tags[k]).getUsers())
+            if (index.lookup(body.findAncestorOpInBlock(*user)) >= peak) {
+              crossing.push_back(tags[k + 1]);
+              break;
+            }
+      }
+      trial.erase();
+      if (crossing.empty())
+        return stats;
+      plan.reuseExcluded.append(crossing);
+    }
+    return estimate(plan);
+  }
+
+  /// At or below the step's own estimate, and lower than `than`'s, or as
+  /// low at fewer recompute seconds.
+  bool isBetter(const Estimated &e, std::optional<size_t> than) const {
+    if (e.peak > base.peakLiveBytes)
+      return false;
+    if (!than)
+      return true;
+    const Estimated &other = estimated[*than];
+    return std::make_pair(e.peak, roundToPicoseconds(e.seconds)) <
+           std::make_pair(other.peak, roundToPicoseconds(other.seconds));
   }
 
   func::FuncOp func;
+  RooflineModel model;
   MemoryStats base;
   func::FuncOp binarized;
   SmallVector<Estimated> estimated;
@@ -243,7 +312,7 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
 
   // On the plan: the best estimated candidates and the step as it is,
   // measured together; the fewest bytes below the step's own win (ties go
-  // to the lower estimate).
+  // to the fewer recompute seconds, then the lower estimate).
   auto measure = [&](ArrayRef<const RecomputePlan *> plans,
                      bool withBase) -> FailureOr<SmallVector<int64_t>> {
     SmallVector<func::FuncOp> steps;
@@ -258,12 +327,31 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
   };
   std::optional<int64_t> baseBytes;
   if (options.stepBytes) {
-    auto order = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
-    llvm::sort(order, [&](size_t a, size_t b) {
-      return std::make_pair(estimated[a].peak, a) <
-             std::make_pair(estimated[b].peak, b);
+    // The best estimated of all candidates, and of those that re-run every
+    // value at its own readers (RecomputePlan::reuseWithin = 0): a reuse
+    // may hold less in the estimate and more once planned, so the
+    // candidates without one are always compared too.
+    auto ranked = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
+    llvm::sort(ranked, [&](size_t a, size_t b) {
+      return std::make_tuple(estimated[a].peak,
+                             roundToPicoseconds(estimated[a].seconds), a) <
+             std::make_tuple(estimated[b].peak,
+                             roundToPicoseconds(estimated[b].seconds), b);
     });
-    order.truncate(std::min<size_t>(order.size(), options.plansCompared));
+    SmallVector<size_t> order;
+    size_t all = 0, withoutReuse = 0;
+    for (size_t i : ranked) {
+      bool reuse = estimated[i].plan.reuseWithin > 0;
+      bool take = static_cast<int64_t>(all) < options.plansCompared ||
+                  (!reuse &&
+                   static_cast<int64_t>(withoutReuse) < options.plansCompared);
+      if (!take)
+        continue;
+      order.push_back(i);
+      ++all;
+      if (!reuse)
+        ++withoutReuse;
+    }
     SmallVector<const RecomputePlan *> plans;
     for (size_t i : order)
       plans.push_back(&estimated[i].plan);
@@ -273,8 +361,12 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     baseBytes = (*bytes)[0];
     std::optional<size_t> lowest;
     int64_t lowestBytes = *baseBytes + 1;
+    // Of equal bytes, the fewest recompute seconds.
     for (auto [i, b] : llvm::zip(order, ArrayRef(*bytes).drop_front()))
-      if (b < lowestBytes) {
+      if (b < lowestBytes ||
+          (b == lowestBytes &&
+           roundToPicoseconds(estimated[i].seconds) <
+               roundToPicoseconds(estimated[*lowest].seconds))) {
         lowest = i;
         lowestBytes = b;
       }

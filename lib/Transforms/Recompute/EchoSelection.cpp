@@ -223,13 +223,14 @@ SmallVector<Operation *> recompute::cutEarlyRebuilds(const TrainingStep &info,
 /// non-conservative overhead estimate): each value they read is a constant,
 /// an argument or read by the backward pass anyway (the `q` and `k` of an
 /// attention's scores, which the scores' own gradient reads), so re-running
-/// them costs FLOPs but no stash; and their FLOPs fit `budgetFlops`.
+/// them costs time but no stash; and their seconds fit `budgetSeconds`.
 static DenseSet<Operation *> heavyCandidates(const TrainingStep &info,
-                                             double budgetFlops) {
+                                             double budgetSeconds,
+                                             const RooflineModel &model) {
   DenseSet<Operation *> out;
   for (Operation *op : info.getRecomputeCandidates())
     if (isComputeHeavy(op) && estimateFlops(op) > 0 &&
-        estimateFlops(op) <= budgetFlops &&
+        model.estimateSeconds(op) <= budgetSeconds &&
         llvm::all_of(op->getOperands(), [&](Value v) {
           return TrainingStep::isFree(v) ||
                  (!isMask(v) && info.hasBackwardUse(v));
@@ -238,17 +239,19 @@ static DenseSet<Operation *> heavyCandidates(const TrainingStep &info,
   return out;
 }
 
-/// The compute-heavy ops worth re-running within `budgetFlops`, best first.
-/// With every candidate allowed, each one echo keeps in R is weighed by the
-/// bytes of its results times the ops between their last forward use and
-/// the first backward read of a value recomputed from them (how long the
-/// stash it avoids would have lived), per FLOP; the best are taken while
-/// their FLOPs fit the budget. A re-run whose values are read right after
-/// their forward use (the logits, at the loss) saves nothing and is never
-/// taken.
+/// The compute-heavy ops worth re-running within `budgetSeconds`, best
+/// first. With every candidate allowed, each one echo keeps in R is weighed
+/// by the bytes of its results times the ops between their last forward use
+/// and the first backward read of a value recomputed from them (how long
+/// the stash it avoids would have lived), per second of its re-run; the
+/// best are taken while their seconds fit the budget. A re-run whose values
+/// are read right after their forward use (the logits, at the loss) saves
+/// nothing and is never taken.
 SmallVector<Operation *> recompute::selectHeavy(const TrainingStep &info,
-                                                double budgetFlops) {
-  DenseSet<Operation *> candidates = heavyCandidates(info, budgetFlops);
+                                                double budgetSeconds,
+                                                const RooflineModel &model) {
+  DenseSet<Operation *> candidates =
+      heavyCandidates(info, budgetSeconds, model);
   if (candidates.empty())
     return {};
   SmallVector<Operation *> r = selectAlgorithm1(info, candidates);
@@ -270,8 +273,8 @@ SmallVector<Operation *> recompute::selectHeavy(const TrainingStep &info,
   }
   struct Choice {
     Operation *op;
-    int64_t flops;
-    double benefitPerFlop;
+    double seconds;
+    double benefitPerSecond;
   };
   SmallVector<Choice> choices;
   for (Operation *op : r) {
@@ -285,32 +288,33 @@ SmallVector<Operation *> recompute::selectHeavy(const TrainingStep &info,
           lastForwardUse = std::max(lastForwardUse, info.getPosition(user));
     }
     int64_t gap = firstRead[op] - lastForwardUse - 1;
-    int64_t flops = estimateFlops(op);
-    if (gap > 0 && bytes > 0)
-      choices.push_back({op, flops, static_cast<double>(bytes) * gap / flops});
+    double seconds = model.estimateSeconds(op);
+    if (gap > 0 && bytes > 0 && seconds > 0)
+      choices.push_back(
+          {op, seconds, static_cast<double>(bytes) * gap / seconds});
   }
   llvm::sort(choices, [&](const Choice &a, const Choice &b) {
-    if (a.benefitPerFlop != b.benefitPerFlop)
-      return a.benefitPerFlop > b.benefitPerFlop;
+    if (a.benefitPerSecond != b.benefitPerSecond)
+      return a.benefitPerSecond > b.benefitPerSecond;
     return info.getPosition(a.op) < info.getPosition(b.op);
   });
   SmallVector<Operation *> out;
   double spent = 0;
   for (const Choice &c : choices)
-    if (spent + c.flops <= budgetFlops) {
-      spent += c.flops;
+    if (spent + c.seconds <= budgetSeconds) {
+      spent += c.seconds;
       out.push_back(c.op);
     }
   return out;
 }
 
-/// FLOPs of the compute-heavy ops cloned into `func`'s recompute regions.
-int64_t recompute::getHeavyRecomputeFlops(func::FuncOp func) {
-  int64_t flops = 0;
+double recompute::getHeavyRecomputeSeconds(func::FuncOp func,
+                                           const RooflineModel &model) {
+  double seconds = 0;
   func.walk([&](RecomputeOp region) {
     for (Operation &op : region.getBody().front())
       if (isComputeHeavy(&op))
-        flops += estimateFlops(&op);
+        seconds += model.estimateSeconds(&op);
   });
-  return flops;
+  return seconds;
 }

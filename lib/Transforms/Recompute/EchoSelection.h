@@ -11,6 +11,7 @@
 #ifndef ECHO_LIB_TRANSFORMS_RECOMPUTE_ECHOSELECTION_H
 #define ECHO_LIB_TRANSFORMS_RECOMPUTE_ECHOSELECTION_H
 
+#include "echo/Analysis/TimeModel.h"
 #include "echo/Analysis/TrainingStep.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -38,13 +39,16 @@ SmallVector<Operation *> cutChains(const TrainingStep &step,
 SmallVector<Operation *> cutEarlyRebuilds(const TrainingStep &step,
                                           ArrayRef<Operation *> r);
 
-/// The compute-heavy ops worth re-running within `budgetFlops` (Section
-/// IV-B's non-conservative overhead estimate), best first.
+/// The compute-heavy ops worth re-running within `budgetSeconds` under
+/// `model` (Section IV-B's non-conservative overhead estimate, priced in
+/// time), best first.
 SmallVector<Operation *> selectHeavy(const TrainingStep &step,
-                                     double budgetFlops);
+                                     double budgetSeconds,
+                                     const RooflineModel &model);
 
-/// FLOPs of the compute-heavy ops cloned into `func`'s recompute regions.
-int64_t getHeavyRecomputeFlops(func::FuncOp func);
+/// Seconds, under `model`, of the compute-heavy ops cloned into `func`'s
+/// recompute regions.
+double getHeavyRecomputeSeconds(func::FuncOp func, const RooflineModel &model);
 
 } // namespace mlir::echo::recompute
 

@@ -31,22 +31,6 @@ double OffloadModel::getTransferSeconds(int64_t bytes) const {
   return static_cast<double>(bytes) / linkBytesPerSecond;
 }
 
-double OffloadModel::estimateSeconds(Operation *op) const {
-  if (op->getNumRegions()) {
-    double seconds = 0;
-    for (Region &region : op->getRegions())
-      for (Operation &inner : region.getOps())
-        seconds += estimateSeconds(&inner);
-    return seconds;
-  }
-  int64_t bytes = 0;
-  for (Type type :
-       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-    bytes += getTensorBytes(type);
-  return std::max(static_cast<double>(estimateFlops(op)) / deviceFlopsPerSecond,
-                  static_cast<double>(bytes) / deviceBytesPerSecond);
-}
-
 /// A float tensor the runtime can move (echo.offload's operand type).
 static bool isOffloadable(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -287,9 +271,9 @@ OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
           b.getNamedAttr("link_bytes_per_second",
                          b.getF64FloatAttr(model.linkBytesPerSecond)),
           b.getNamedAttr("device_flops_per_second",
-                         b.getF64FloatAttr(model.deviceFlopsPerSecond)),
+                         b.getF64FloatAttr(model.device.flopsPerSecond)),
           b.getNamedAttr("device_bytes_per_second",
-                         b.getF64FloatAttr(model.deviceBytesPerSecond)),
+                         b.getF64FloatAttr(model.device.bytesPerSecond)),
           b.getNamedAttr("compute_seconds",
                          b.getF64FloatAttr(schedule.computeSeconds)),
           b.getNamedAttr("transfer_seconds",

@@ -31,14 +31,19 @@ bool isMask(Value v) { return TrainingStep::isMask(v); }
 /// targets is re-run at its own readers (cheaper in memory than keeping it
 /// alive in between) unless its recomputation needs another value the
 /// backward pass reads: a chain's links are yielded, so no chain is
-/// rebuilt region after region.
+/// rebuilt region after region; or unless its first backward reader comes
+/// within `reuseWithin` ops of the region (RecomputePlan::reuseWithin).
 class RegionBuilder {
 public:
   /// With `stashMasks`, the backward pass keeps reading the forward pass's
   /// masks (stashed packed): a recomputed dropout serves only its output.
   RegionBuilder(const TrainingStep &step,
-                ArrayRef<SmallVector<Operation *>> groups, bool stashMasks)
-      : step(step), stashMasks(stashMasks) {
+                ArrayRef<SmallVector<Operation *>> groups, bool stashMasks,
+                const RecomputePlan &plan)
+      : step(step), stashMasks(stashMasks), reuseWithin(plan.reuseWithin),
+        tagReuse(plan.tagReuse) {
+    for (int64_t position : plan.reuseExcluded)
+      reuseExcluded.insert(step.getOp(position));
     for (const auto &g : groups)
       inR.insert(g.begin(), g.end());
     // Regions in the order they will sit in the backward pass.
@@ -128,19 +133,36 @@ private:
   /// clones what the group's backward-read values need and yields them,
   /// plus the values that ops cloned by later regions read.
   void buildRegion(ArrayRef<Operation *> group) {
-    SmallVector<Value> yields = targets(group);
+    Operation *insertBefore = placement(group);
+    SmallVector<Value> yields;
+    for (Value v : targets(group))
+      if (!servedAt(v, insertBefore))
+        yields.push_back(v);
     if (yields.empty())
       return; // all given by earlier regions
-    Operation *insertBefore = placement(group);
     SmallVector<Operation *> clones = closure(yields, insertBefore);
     DenseSet<Operation *> cloned(clones.begin(), clones.end());
     // Values that ops cloned elsewhere read, and links the backward pass
     // reads later, are yielded too.
     DenseSet<Value> yielded(yields.begin(), yields.end());
+    DenseSet<Value> reused;
+    auto readSoon = [&](Value v) {
+      Operation *first = step.getFirstBackwardReader(v);
+      if (reuseWithin <= 0 || !first ||
+          reuseExcluded.contains(v.getDefiningOp()))
+        return false;
+      bool soon =
+          first && step.getPosition(first) - step.getPosition(insertBefore) <=
+                       reuseWithin;
+      if (soon)
+        reused.insert(v);
+      return soon;
+    };
     for (Operation *op : clones)
       for (Value v : op->getResults())
         if (!(stashMasks && isMask(v)) && !yielded.contains(v) &&
-            ((step.hasBackwardUse(v) && readBehind.contains(op)) ||
+            ((step.hasBackwardUse(v) &&
+              (readBehind.contains(op) || readSoon(v))) ||
              llvm::any_of(v.getUsers(), [&](Operation *user) {
                return needed.contains(user) && !cloned.contains(user);
              }))) {
@@ -187,6 +209,16 @@ private:
       results.push_back(mapping.lookup(v));
     YieldOp::create(inner, loc, results);
 
+    if (tagReuse) {
+      SmallVector<int64_t> tags;
+      for (auto [i, v] : llvm::enumerate(yields))
+        if (reused.contains(v))
+          tags.append(
+              {static_cast<int64_t>(i), step.getPosition(v.getDefiningOp())});
+      if (!tags.empty())
+        region->setAttr("echo.reused", builder.getDenseI64ArrayAttr(tags));
+    }
+
     // Backward reads after the region now read it (a value yielded for
     // later regions may also have readers before it: they keep theirs).
     for (auto [v, r] : llvm::zip(yields, region.getResults())) {
@@ -201,6 +233,9 @@ private:
 
   const TrainingStep &step;
   bool stashMasks;
+  int64_t reuseWithin;
+  bool tagReuse;
+  DenseSet<Operation *> reuseExcluded;
   DenseSet<Operation *> inR;
   /// The groups in the order of their regions.
   SmallVector<ArrayRef<Operation *>> order;
@@ -318,7 +353,7 @@ void mlir::echo::applyRecomputePlan(func::FuncOp func,
       for (int64_t position : group)
         groups.back().push_back(step.getOp(position));
     }
-    RegionBuilder(step, groups, /*stashMasks=*/plan.packMasks).build();
+    RegionBuilder(step, groups, /*stashMasks=*/plan.packMasks, plan).build();
     if (plan.packMasks)
       packMasks(step);
   }

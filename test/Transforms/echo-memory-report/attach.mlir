@@ -5,7 +5,9 @@
 // RUN: not echo-opt %s --echo-memory-report --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
 // ATTACH: func.func @f_train
-// ATTACH-SAME: echo.memory_stats = {backward_flops = 24 : i64, category_timeline = {activations = array<i64: 16, 16, 16, 0>, data = array<i64: 16, 16, 16, 16>, gradients = array<i64: 0, 0, 16, 16>, host_offload = array<i64: 0, 0, 0, 0>, optimizer_state = array<i64: 0, 0, 0, 0>, parameters = array<i64: 16, 16, 16, 16>, recompute = array<i64: 0, 0, 0, 0>, temporaries = array<i64: 0, 4, 4, 4>}, feature_map_bytes = 16 : i64, forward_flops = 8 : i64, function = "f_train", logits_bytes_saved = 0 : i64, loss_chunks = 0 : i64, optimizer_state_bytes = 0 : i64, peak_live_bytes = 68 : i64, recompute_flops = 0 : i64, recomputed_ops = 0 : i64, strategy = "none", timeline = array<i64: 48, 52, 68, 52>}
+// The seconds are the default time model's (20 GB/s: the mul moves 48
+// bytes, the sum 20).
+// ATTACH-SAME: echo.memory_stats = {backward_flops = 24 : i64, backward_seconds = 1.600000e-09 : f64, category_timeline = {activations = array<i64: 16, 16, 16, 0>, data = array<i64: 16, 16, 16, 16>, gradients = array<i64: 0, 0, 16, 16>, host_offload = array<i64: 0, 0, 0, 0>, optimizer_state = array<i64: 0, 0, 0, 0>, parameters = array<i64: 16, 16, 16, 16>, recompute = array<i64: 0, 0, 0, 0>, temporaries = array<i64: 0, 4, 4, 4>}, feature_map_bytes = 16 : i64, forward_flops = 8 : i64, forward_seconds = 3.400000e-09 : f64, function = "f_train", logits_bytes_saved = 0 : i64, loss_chunks = 0 : i64, optimizer_state_bytes = 0 : i64, peak_live_bytes = 68 : i64, recompute_flops = 0 : i64, recompute_seconds = 0.000000e+00 : f64, recomputed_ops = 0 : i64, strategy = "none", timeline = array<i64: 48, 52, 68, 52>}
 
 // PLANNED: "function": "f_train",
 // PLANNED: "peak_live_bytes": 68,

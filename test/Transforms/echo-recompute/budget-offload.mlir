@@ -29,15 +29,20 @@
 // IR-NOT: echo.recompute (
 
 // The ranked family: recompute candidates first, the offloading one last
-// (offload=heavy finds no stashed matmul output here: no candidate).
+// (offload=heavy finds no stashed matmul output here: no candidate),
+// ranked by recompute seconds.
 // TABLE: "name": "none"
+// TABLE: "name": "peak-driven 1"
 // TABLE: "name": "echo heavy-budget=0.1"
-// TABLE: "name": "peak-driven 2"
+// TABLE: "name": "measured descent 3"
 // TABLE: "name": "none + offload all"
 // TABLE-NOT: "name":
 
 // SMALLEST: error: echo-recompute: no plan of @deep_train fits the budget of 1000000 bytes; the smallest estimated step found is 1097732 bytes (none + offload all, 0 recompute FLOPs)
-// NOOFFLOAD: error: echo-recompute: no plan of @deep_train fits the budget of 1500000 bytes; the smallest estimated step found is 1851396 bytes (peak-driven 2, 17563648 recompute FLOPs)
+// (The measured descent, whose rounds take the unit that lowers the peak at
+// the fewest seconds per byte, reaches 1605636 bytes; by FLOPs it stopped at
+// 1851396.)
+// NOOFFLOAD: error: echo-recompute: no plan of @deep_train fits the budget of 1500000 bytes; the smallest estimated step found is 1605636 bytes (measured descent 3, 26345472 recompute FLOPs)
 
 func.func @deep(%x: tensor<1024x64xf32>, %w: tensor<64x64xf32> {echo.param}) -> tensor<f32> {
   %h1 = echo.matmul %x, %w : (tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<1024x64xf32>

@@ -49,7 +49,7 @@
 // K5: "recomputed_ops": 10,
 
 // Nothing fits: the error says the least the candidates reach.
-// INFEASIBLE: error: echo-recompute: no plan of @chain_train fits the budget of 141316 bytes; the smallest estimated step found is 157700 bytes (measured descent 5, 778240 recompute FLOPs)
+// INFEASIBLE: error: echo-recompute: no plan of @chain_train fits the budget of 141316 bytes; the smallest estimated step found is 157700 bytes ({{.*}}, 778240 recompute FLOPs)
 // HALF: error: echo-recompute: no plan of @chain_train fits the budget of 119810 bytes (0.5 of strategy none's 239620); the smallest estimated step found is 157700 bytes
 
 // 200000 bytes need three layers: y4, y2 and y0, each recomputed from the

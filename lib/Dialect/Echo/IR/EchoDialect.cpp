@@ -55,6 +55,13 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << getTrainStepAttrName() << ")";
     return success();
   }
+  if (attr.getName() == getTimeModelAttrName()) {
+    // (A lowered step keeps it on its llvm.func.)
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << getTimeModelAttrName()
+                             << "' must be a dictionary attribute";
+    return success();
+  }
   for (StringRef name : {getMemoryStatsAttrName(), getOffloadScheduleAttrName(),
                          getChunkedLossAttrName()}) {
     if (attr.getName() != name)

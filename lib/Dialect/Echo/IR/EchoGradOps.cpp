@@ -309,6 +309,13 @@ int64_t RecomputeOp::estimateFlops() {
   return total;
 }
 
+int64_t RecomputeOp::estimateBytesAccessed() {
+  int64_t total = 0;
+  for (Operation &op : getBodyBlock())
+    total += echo::estimateBytesAccessed(&op);
+  return total;
+}
+
 /// Custom form:
 ///   echo.recompute (%a, %b) : (tensor<..>, tensor<..>) -> tensor<..> {
 ///   ^bb0(%x: tensor<..>, %y: tensor<..>):

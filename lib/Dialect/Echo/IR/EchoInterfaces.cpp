@@ -41,6 +41,25 @@ int64_t mlir::echo::estimateFlops(Operation *op) {
   return total;
 }
 
+int64_t mlir::echo::detail::estimateOperandAndResultBytes(Operation *op) {
+  int64_t bytes = 0;
+  // Verified ops bound their tensors (BoundedTensors), so the sum fits.
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+    bytes += getCheckedTensorBytes(type).value_or(0);
+  return bytes;
+}
+
+int64_t mlir::echo::estimateBytesAccessed(Operation *op) {
+  if (auto cost = dyn_cast<echo::CostOpInterface>(op))
+    return cost.estimateBytesAccessed();
+  int64_t total = 0;
+  for (Region &region : op->getRegions())
+    for (Operation &nested : region.getOps())
+      total += estimateBytesAccessed(&nested);
+  return total;
+}
+
 bool mlir::echo::isComputeHeavy(Operation *op) {
   auto cost = dyn_cast<echo::CostOpInterface>(op);
   return cost && cost.isComputeHeavy();

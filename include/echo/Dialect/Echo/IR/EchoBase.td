@@ -44,6 +44,11 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   /// AutocastPolicy (Keep, Lower, Full, Follow).
   string autocast = "Keep";
 
+  /// A C++ expression for `estimateBytesAccessed()` (the bytes the op reads
+  /// and writes), for ops that move less than every operand and result once;
+  /// empty: the interface's default.
+  code bytesAccessed = "";
+
   /// Ops with the LibraryCallOpInterface trait: the runtime function (one
   /// of the names of echo/Runtime/EchoRuntimeABI.h, as a C++ expression),
   /// the operands (getter suffixes) it reads in order, the C++ braced list
@@ -72,7 +77,9 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     ::mlir::echo::AutocastPolicy getAutocastPolicy() {
       return ::mlir::echo::AutocastPolicy::}] # autocast # [{;
     }
-  }] # !if(hasCustomFlops, [{
+  }] # !if(!empty(bytesAccessed), "", [{
+    int64_t estimateBytesAccessed() { return }] # bytesAccessed # [{; }
+  }]) # !if(hasCustomFlops, [{
     int64_t estimateFlops();
   }], [{
     int64_t estimateFlops() {

@@ -86,6 +86,13 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getChunkedLossAttrName() {
       return ::llvm::StringLiteral("echo.chunked_loss");
     }
+    /// Dictionary attribute on a training step echo-recompute planned with
+    /// another time model than the defaults (kept on the function as it is
+    /// lowered): the roofline its recompute decisions were priced with
+    /// (`peak_gflops`, `memory_gbps`; the memory report's seconds use it).
+    static constexpr ::llvm::StringLiteral getTimeModelAttrName() {
+      return ::llvm::StringLiteral("echo.time_model");
+    }
     /// Unit attribute marking the one `memref<Nxi8>` buffer (an alloc or a
     /// function argument) that `echo-plan-buffers` places buffers in.
     static constexpr ::llvm::StringLiteral getArenaAttrName() {

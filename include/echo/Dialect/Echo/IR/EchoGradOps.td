@@ -515,6 +515,8 @@ def Echo_RecomputeOp : Echo_Op<"recompute", [IsolatedFromAbove,
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
     /// The terminator of the body.
     YieldOp getYield();
+    /// The bytes its body's ops read and write (CostOpInterface).
+    int64_t estimateBytesAccessed();
   }];
 }
 
@@ -532,6 +534,7 @@ def Echo_YieldOp : Echo_Op<"yield", [Pure, ReturnLike, Terminator,
   let arguments = (ins Variadic<Echo_AnyTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+  let bytesAccessed = "0";
 }
 
 def Echo_PackMaskOp : Echo_Op<"pack_mask", [Pure]> {

@@ -19,6 +19,9 @@ namespace mlir::echo::detail {
 /// Returns `flopsPerElement` times the element count of the largest tensor
 /// among the operands and results of `op`.
 int64_t estimatePerElementFlops(Operation *op, int64_t flopsPerElement);
+/// Returns the bytes of the statically shaped tensors `op` reads and writes,
+/// each operand and result once (`i1` one byte per element).
+int64_t estimateOperandAndResultBytes(Operation *op);
 } // namespace mlir::echo::detail
 
 namespace mlir::echo {
@@ -130,6 +133,11 @@ namespace mlir::echo {
 /// Returns the FLOP estimate of `op`: its CostOpInterface estimate, the sum
 /// over nested ops for ops with regions, and 0 for other ops.
 int64_t estimateFlops(Operation *op);
+
+/// Returns the bytes `op` reads and writes: its CostOpInterface estimate,
+/// the sum over nested ops for ops with regions, and 0 for other ops (a
+/// constant is not moved when it is used).
+int64_t estimateBytesAccessed(Operation *op);
 
 /// Returns true when `op` is compute-heavy according to CostOpInterface.
 bool isComputeHeavy(Operation *op);

@@ -122,7 +122,9 @@ def Echo_CostOpInterface : OpInterface<"CostOpInterface"> {
     A static cost model of an op. `echo-recompute` partitions the graph at
     compute-heavy ops (the paper's "compute-intensive" layers: GEMMs and
     convolutions) and never re-runs them; the memory report sums the FLOP
-    estimates of the forward, backward and recompute parts of a step.
+    estimates of the forward, backward and recompute parts of a step. The
+    FLOPs and the bytes an op reads and writes give its time under a
+    roofline (echo/Analysis/TimeModel.h), in which recomputation is priced.
   }];
 
   let methods = [
@@ -137,6 +139,20 @@ def Echo_CostOpInterface : OpInterface<"CostOpInterface"> {
       }],
       /*retTy=*/"bool",
       /*methodName=*/"isComputeHeavy">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns an estimate of the bytes of memory the op reads and writes:
+        by default every operand and result tensor once; an op that only
+        views its operand (a reshape) or reads part of it (a slice) says
+        less.
+      }],
+      /*retTy=*/"int64_t",
+      /*methodName=*/"estimateBytesAccessed",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        return ::mlir::echo::detail::estimateOperandAndResultBytes($_op);
+      }]>,
   ];
 }
 

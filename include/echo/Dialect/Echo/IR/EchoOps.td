@@ -270,6 +270,9 @@ def Echo_SliceOp : Echo_ForwardOp<"slice",
   let results = (outs Echo_DataTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  // Reads the box it copies, not the whole operand.
+  let bytesAccessed =
+      "2 * ::mlir::echo::getCheckedTensorBytes(getType()).value_or(0)";
 }
 
 def Echo_ConcatOp : Echo_ForwardOp<"concat", [SameOperandsElementType,
@@ -307,6 +310,8 @@ def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
   let results = (outs Echo_DataTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  // A view of its operand's bytes (tensor.expand_shape/collapse_shape).
+  let bytesAccessed = "0";
 }
 
 def Echo_TransposeOp : Echo_ForwardOp<"transpose",
