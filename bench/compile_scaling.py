@@ -165,7 +165,8 @@ def main():
     if args.docs:
         import recompute  # noqa: E402
         recompute.replace_section(markdown(results),
-                                  after="## echo-recompute compile time")
+                                  after=recompute.SECTION_AFTER[
+                                      "compile_scaling"])
 
 
 def seconds(run):
@@ -186,8 +187,11 @@ def markdown(results):
         "dialect (no LLVM code generation), seconds wall-clock (CPU) on "
         "machine `%s` (%s), load average %s at the start and %s at the end "
         "(other work shared the cores: wall-clock figures are high, CPU "
-        "figures count the compiler's own threads). Training-step ops: "
-        "echo ops after autodiff." % (
+        "figures count the compiler's own threads). Size: the chain's ops, "
+        "the LSTM's or DeepSpeech2's time steps; training-step ops: echo "
+        "ops after autodiff; `> N`: stopped at the wall-clock limit, which "
+        "a loaded machine can reach well before the compile's CPU time "
+        "would." % (
             rec["key"], rec.get("summary", ""),
             rec["at_run"]["load_average"][0],
             rec.get("at_end", {}).get("load_average", ["?"])[0]),
@@ -195,8 +199,11 @@ def markdown(results):
     header = "| model | size | training-step ops | options | seconds |"
     rule = "|---|---|---|---|---|"
     if baseline:
-        header += " before (`%s`) |" % results["builds"]["baseline"]
+        header += " before |"
         rule += "---|"
+    if baseline:
+        lines += ["Before: %s, in the same run, alternating with this "
+                  "build." % results["builds"]["baseline"], ""]
     lines += [header, rule]
     for r in rows:
         line = "| %s | %d | %d | `%s` | %s |" % (

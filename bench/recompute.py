@@ -191,6 +191,7 @@ def write_markdown(results):
     for s in results["scaling"]:
         lines.append("| %d | %.1f |" % (s["train_step_ops"],
                                          s["recompute_pass_ms"]))
+    lines += compile_scaling_markdown()
     plan = os.path.join(ROOT, "bench", "results", "plan_buffers.json")
     if os.path.exists(plan):
         lines += plan_markdown(json.load(open(plan)))
@@ -909,6 +910,15 @@ def memory_categories_markdown():
     return lines
 
 
+def compile_scaling_markdown():
+    """The compile-time scaling section (bench/compile_scaling.py's JSON)."""
+    r = load_result("compile_scaling")
+    if r is None:
+        return []
+    from compile_scaling import markdown  # noqa: E402
+    return [""] + markdown(r)
+
+
 def recompute_time_markdown():
     """The recompute-time section (bench/recompute_time.py's JSON)."""
     r = load_result("recompute_time")
@@ -963,10 +973,12 @@ SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
             "import_zoo": import_zoo_markdown,
             "memory_categories": memory_categories_markdown,
             "recompute_time": recompute_time_markdown,
+            "compile_scaling": compile_scaling_markdown,
             "cpu_paper": cpu_paper_markdown}
 # Where a section goes the first time it is written (else at the end).
 SECTION_AFTER = {
-    "memory_categories": "## Paper-size steps on the CPU"}
+    "memory_categories": "## Paper-size steps on the CPU",
+    "compile_scaling": "## echo-recompute compile time"}
 
 
 if __name__ == "__main__":
