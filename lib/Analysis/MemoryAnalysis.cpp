@@ -37,6 +37,30 @@ static bool updatesArgumentInPlace(OpResult result) {
          isa<func::FuncOp>(arg.getOwner()->getParentOp());
 }
 
+/// Calls `fn(value, bytes, first, last)` for each result of `ops` that
+/// takes device bytes, live from its op's position (`first`) to its last
+/// user's (`order.getPosition`); host copies (MemoryStats::offload counts
+/// them), new values of arguments written in place and `excluded` values
+/// are left out.
+template <typename Order, typename Fn>
+static void forEachLiveValue(ArrayRef<Operation *> ops, const Order &order,
+                             const DenseSet<Value> &excluded, Fn fn) {
+  for (int64_t i = 0, n = ops.size(); i < n; ++i) {
+    for (OpResult v : ops[i]->getResults()) {
+      if (excluded.contains(v) || isHostResident(v) ||
+          updatesArgumentInPlace(v))
+        continue;
+      int64_t bytes = getTensorBytes(v.getType());
+      if (!bytes)
+        continue;
+      int64_t last = i;
+      for (Operation *user : v.getUsers())
+        last = std::max(last, order.getPosition(user));
+      fn(v, bytes, i, last);
+    }
+  }
+}
+
 namespace {
 /// Live bytes over the ops of one block: values defined in the block live
 /// from their op to their last use, projected onto the block. Returns the
@@ -48,22 +72,11 @@ SmallVector<int64_t> blockTimeline(const OpOrder &order,
   ArrayRef<Operation *> ops = order.getOps();
   int64_t n = ops.size();
   SmallVector<int64_t> delta(n + 1, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    for (OpResult v : ops[i]->getResults()) {
-      // Host copies are not device bytes (MemoryStats::offload counts them).
-      if (excluded.contains(v) || isHostResident(v) ||
-          updatesArgumentInPlace(v))
-        continue;
-      int64_t bytes = getTensorBytes(v.getType());
-      if (!bytes)
-        continue;
-      int64_t last = i;
-      for (Operation *user : v.getUsers())
-        last = std::max(last, order.getPosition(user));
-      delta[i] += bytes;
-      delta[last + 1] -= bytes;
-    }
-  }
+  forEachLiveValue(ops, order, excluded,
+                   [&](Value, int64_t bytes, int64_t first, int64_t last) {
+                     delta[first] += bytes;
+                     delta[last + 1] -= bytes;
+                   });
   SmallVector<int64_t> timeline(n, 0);
   int64_t live = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -118,21 +131,14 @@ categoryTimelines(const TrainingStep &step) {
   for (BlockArgument arg : step.getBlock()->getArguments())
     delta[unsigned(getValueCategory(step, arg))][0] +=
         getTensorBytes(arg.getType());
+  forEachLiveValue(ops, step, /*excluded=*/{},
+                   [&](Value v, int64_t bytes, int64_t first, int64_t last) {
+                     unsigned category = unsigned(getValueCategory(step, v));
+                     delta[category][first] += bytes;
+                     delta[category][last + 1] -= bytes;
+                   });
   unsigned recompute = unsigned(MemoryCategory::Recompute);
   for (int64_t i = 0; i < n; ++i) {
-    for (OpResult v : ops[i]->getResults()) {
-      if (isHostResident(v) || updatesArgumentInPlace(v))
-        continue;
-      int64_t bytes = getTensorBytes(v.getType());
-      if (!bytes)
-        continue;
-      int64_t last = i;
-      for (Operation *user : v.getUsers())
-        last = std::max(last, step.getPosition(user));
-      unsigned category = unsigned(getValueCategory(step, v));
-      delta[category][i] += bytes;
-      delta[category][last + 1] -= bytes;
-    }
     if (auto rec = dyn_cast<RecomputeOp>(ops[i])) {
       Block &inner = rec.getBody().front();
       DenseSet<Value> yielded;

@@ -391,7 +391,10 @@ LogicalResult TrainingRun::emitBundle() {
                       bundle, argInfo, args, outs);
   if (failed(signature) || failed(llvmPm->run(*trainModule)))
     return failure();
-  return emitAotBundle(*trainModule, bundle, *signature, memory.toJSON());
+  // The bundle's report states its precision as echo-run's does.
+  llvm::json::Object report = memory.toJSON();
+  report["precision"] = stringifyPrecision(options.precision).str();
+  return emitAotBundle(*trainModule, bundle, *signature, report);
 }
 
 LogicalResult TrainingRun::train() {

@@ -347,29 +347,37 @@ bool reserveScratchpad(size_t bytes);
 /// op(A), op(B) and C, and whether it accumulates.
 using MatmulKey = std::tuple<int, std::array<int64_t, 18>, int64_t>;
 
-struct MatmulPrimitive {
+/// A oneDNN primitive (a bf16 matmul, a convolution) and the memory objects
+/// it runs on: source, weights, destination (the matmul's A, B and C), and
+/// its scratchpad.
+struct DnnPrimitive {
   dnnl_primitive_t primitive = nullptr;
-  dnnl_memory_t a = nullptr, b = nullptr, c = nullptr, scratchpad = nullptr;
+  dnnl_memory_t src = nullptr, weights = nullptr, dst = nullptr,
+                scratchpad = nullptr;
   size_t scratchpadBytes = 0;
 };
 
-void destroy(MatmulPrimitive &mm) {
+/// Destroys the oneDNN objects of `p` (those it has).
+void destroy(DnnPrimitive &p) {
   Dnn &d = rt.dnn;
-  if (mm.primitive)
-    d.primitiveDestroy(mm.primitive);
-  for (dnnl_memory_t m : {mm.a, mm.b, mm.c, mm.scratchpad})
+  if (p.primitive)
+    d.primitiveDestroy(p.primitive);
+  for (dnnl_memory_t m : {p.src, p.weights, p.dst, p.scratchpad})
     if (m)
       d.memoryDestroy(m);
-  mm = MatmulPrimitive();
+  p = DnnPrimitive();
 }
 
-struct MatmulCache : std::map<MatmulKey, MatmulPrimitive> {
-  ~MatmulCache() {
+/// The primitives made so far, by what identifies them; destroyed with the
+/// runtime (oneDNN's objects are not freed by the map's own destructor).
+template <typename Key>
+struct PrimitiveCache : std::map<Key, DnnPrimitive> {
+  ~PrimitiveCache() {
     for (auto &entry : *this)
       destroy(entry.second);
   }
 };
-MatmulCache matmulCache;
+PrimitiveCache<MatmulKey> matmulCache;
 
 /// C (M×N) = op(A) · op(B) [+ C] on bf16 buffers, per batch (N = 3): oneDNN
 /// accumulates the products in f32 and rounds to bf16 once. A transposed
@@ -457,16 +465,16 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
     d.attrDestroy(attr);
     if (!ok)
       return;
-    MatmulPrimitive mm;
+    DnnPrimitive mm;
     const dnnl_memory_desc_t *scratch =
         d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
     mm.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
     ok = dnnOk(d.primitiveCreate(&mm.primitive, pd), "oneDNN primitive") &&
-         dnnOk(d.memoryCreate(&mm.a, &amd, rt.engine, DNNL_MEMORY_NONE),
+         dnnOk(d.memoryCreate(&mm.src, &amd, rt.engine, DNNL_MEMORY_NONE),
                "oneDNN memory") &&
-         dnnOk(d.memoryCreate(&mm.b, &bmd, rt.engine, DNNL_MEMORY_NONE),
+         dnnOk(d.memoryCreate(&mm.weights, &bmd, rt.engine, DNNL_MEMORY_NONE),
                "oneDNN memory") &&
-         dnnOk(d.memoryCreate(&mm.c, &cmd, rt.engine, DNNL_MEMORY_NONE),
+         dnnOk(d.memoryCreate(&mm.dst, &cmd, rt.engine, DNNL_MEMORY_NONE),
                "oneDNN memory") &&
          (!scratch || dnnOk(d.memoryCreate(&mm.scratchpad, scratch, rt.engine,
                                            DNNL_MEMORY_NONE),
@@ -478,18 +486,18 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
     }
     it = matmulCache.emplace(key, mm).first;
   }
-  MatmulPrimitive &mm = it->second;
+  DnnPrimitive &mm = it->second;
   if (!reserveScratchpad(mm.scratchpadBytes))
     return;
-  if (!dnnOk(d.memorySetHandle(mm.a, a->data + a->offset), "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(mm.b, b->data + b->offset), "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(mm.c, c->data + c->offset), "oneDNN memory") ||
+  if (!dnnOk(d.memorySetHandle(mm.src, a->data + a->offset), "oneDNN memory") ||
+      !dnnOk(d.memorySetHandle(mm.weights, b->data + b->offset), "oneDNN memory") ||
+      !dnnOk(d.memorySetHandle(mm.dst, c->data + c->offset), "oneDNN memory") ||
       (mm.scratchpad && !dnnOk(d.memorySetHandle(mm.scratchpad, rt.scratchpad),
                                "oneDNN memory")))
     return;
-  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mm.a},
-                             {DNNL_ARG_WEIGHTS, mm.b},
-                             {DNNL_ARG_DST, mm.c},
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mm.src},
+                             {DNNL_ARG_WEIGHTS, mm.weights},
+                             {DNNL_ARG_DST, mm.dst},
                              {DNNL_ARG_SCRATCHPAD, mm.scratchpad}};
   if (dnnOk(d.primitiveExecute(mm.primitive, rt.stream, mm.scratchpad ? 4 : 3,
                                args),
@@ -508,32 +516,7 @@ enum class ConvKind { Forward, BackwardData, BackwardWeights };
 using ConvKey =
     std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 5>>;
 
-struct ConvPrimitive {
-  dnnl_primitive_t primitive = nullptr;
-  dnnl_memory_t x = nullptr, w = nullptr, y = nullptr, scratchpad = nullptr;
-  size_t scratchpadBytes = 0;
-};
-
-/// The primitives made so far; destroyed with the runtime (oneDNN's
-/// objects are not freed by the map's own destructor).
-/// Destroys the oneDNN objects of `conv` (those it has).
-void destroy(ConvPrimitive &conv) {
-  Dnn &d = rt.dnn;
-  if (conv.primitive)
-    d.primitiveDestroy(conv.primitive);
-  for (dnnl_memory_t m : {conv.x, conv.w, conv.y, conv.scratchpad})
-    if (m)
-      d.memoryDestroy(m);
-  conv = ConvPrimitive();
-}
-
-struct ConvCache : std::map<ConvKey, ConvPrimitive> {
-  ~ConvCache() {
-    for (auto &entry : *this)
-      destroy(entry.second);
-  }
-};
-ConvCache convCache;
+PrimitiveCache<ConvKey> convCache;
 
 /// A oneDNN memory descriptor of `m`'s shape and strides.
 bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
@@ -564,7 +547,7 @@ bool describeFilter(const EchoMemRef4D &w, int64_t groups,
 
 /// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
 /// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups.
-ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
+DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
                               const EchoMemRef4D &w, const EchoMemRef4D &y,
                               int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                               int64_t groups) {
@@ -631,16 +614,16 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
   if (!ok)
     return nullptr;
 
-  ConvPrimitive conv;
+  DnnPrimitive conv;
   const dnnl_memory_desc_t *scratch =
       d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
   conv.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
   ok = dnnOk(d.primitiveCreate(&conv.primitive, pd), "oneDNN primitive") &&
-       dnnOk(d.memoryCreate(&conv.x, &xmd, rt.engine, DNNL_MEMORY_NONE),
+       dnnOk(d.memoryCreate(&conv.src, &xmd, rt.engine, DNNL_MEMORY_NONE),
              "oneDNN memory") &&
-       dnnOk(d.memoryCreate(&conv.w, &wmd, rt.engine, DNNL_MEMORY_NONE),
+       dnnOk(d.memoryCreate(&conv.weights, &wmd, rt.engine, DNNL_MEMORY_NONE),
              "oneDNN memory") &&
-       dnnOk(d.memoryCreate(&conv.y, &ymd, rt.engine, DNNL_MEMORY_NONE),
+       dnnOk(d.memoryCreate(&conv.dst, &ymd, rt.engine, DNNL_MEMORY_NONE),
              "oneDNN memory") &&
        (!scratch || dnnOk(d.memoryCreate(&conv.scratchpad, scratch, rt.engine,
                                          DNNL_MEMORY_NONE),
@@ -693,16 +676,16 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
          y->sizes[1], groups);
     return;
   }
-  ConvPrimitive *conv =
+  DnnPrimitive *conv =
       getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
   if (!conv || !reserveScratchpad(conv->scratchpadBytes))
     return;
   Dnn &d = rt.dnn;
-  if (!dnnOk(d.memorySetHandle(conv->x, x->data + x->offset),
+  if (!dnnOk(d.memorySetHandle(conv->src, x->data + x->offset),
              "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(conv->w, w->data + w->offset),
+      !dnnOk(d.memorySetHandle(conv->weights, w->data + w->offset),
              "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(conv->y, y->data + y->offset),
+      !dnnOk(d.memorySetHandle(conv->dst, y->data + y->offset),
              "oneDNN memory") ||
       (conv->scratchpad &&
        !dnnOk(d.memorySetHandle(conv->scratchpad, rt.scratchpad),
@@ -712,19 +695,19 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
   int n = 0;
   switch (kind) {
   case ConvKind::Forward:
-    args[n++] = {DNNL_ARG_SRC, conv->x};
-    args[n++] = {DNNL_ARG_WEIGHTS, conv->w};
-    args[n++] = {DNNL_ARG_DST, conv->y};
+    args[n++] = {DNNL_ARG_SRC, conv->src};
+    args[n++] = {DNNL_ARG_WEIGHTS, conv->weights};
+    args[n++] = {DNNL_ARG_DST, conv->dst};
     break;
   case ConvKind::BackwardData:
-    args[n++] = {DNNL_ARG_DIFF_SRC, conv->x};
-    args[n++] = {DNNL_ARG_WEIGHTS, conv->w};
-    args[n++] = {DNNL_ARG_DIFF_DST, conv->y};
+    args[n++] = {DNNL_ARG_DIFF_SRC, conv->src};
+    args[n++] = {DNNL_ARG_WEIGHTS, conv->weights};
+    args[n++] = {DNNL_ARG_DIFF_DST, conv->dst};
     break;
   case ConvKind::BackwardWeights:
-    args[n++] = {DNNL_ARG_SRC, conv->x};
-    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, conv->w};
-    args[n++] = {DNNL_ARG_DIFF_DST, conv->y};
+    args[n++] = {DNNL_ARG_SRC, conv->src};
+    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, conv->weights};
+    args[n++] = {DNNL_ARG_DIFF_DST, conv->dst};
     break;
   }
   if (conv->scratchpad)

@@ -12,8 +12,9 @@
 // bytes the optimum recomputes k layers (k * 155648 FLOPs), the model's
 // peak is the estimate of the rewritten step, and the budget strategy
 // matches it for every k <= 5 (for k = 5 both recompute layers in chains:
-// the budget strategy's measured descent finds them, the units ranked by
-// FLOPs per byte alone needed six layers). The smallest peak possible is
+// the budget strategy's peak-driven search, its units ranked by recompute
+// seconds per byte freed, finds them; ranked by FLOPs per byte it needed
+// six layers, and the measured descent found them). The smallest peak possible is
 // 147460 bytes, below the budget strategy's smallest step (157700). The budgets are the exact
 // steps, which CBC proves optimal in about a second; between them it takes
 // far longer (bench/ilp.py), too long for a test.
@@ -24,7 +25,7 @@
 // CHECK-NEXT: 206852 | optimal {{[0-9.]+}} 311296 206852 | 311296 206852 1.000
 // CHECK-NEXT: 190468 | optimal {{[0-9.]+}} 466944 190468 | 466944 190468 1.000
 // CHECK-NEXT: 174084 | optimal {{[0-9.]+}} 622592 174084 | 622592 174084 1.000
-// CHECK-NEXT: 157700 | optimal {{[0-9.]+}} 778240 157700 | 778240 157700 1.000 measured descent 5
+// CHECK-NEXT: 157700 | optimal {{[0-9.]+}} 778240 157700 | 778240 157700 1.000 peak-driven 6, pruned
 // CHECK-NEXT: 141316 | infeasible {{[0-9.]+}}{{ *}}
 // CHECK-NEXT: 147460 | optimal {{[0-9.]+}} 933888 147460 | does not fit
 
@@ -37,7 +38,7 @@
 // JSON: "budget_bytes": 157700,
 // JSON: "budget_at_ilp_bytes": {
 // JSON-NEXT: "budget_bytes": 157700,
-// JSON-NEXT: "candidate": "measured descent 5",
+// JSON-NEXT: "candidate": "peak-driven 6, pruned",
 // JSON-NEXT: "estimated_bytes": 157700,
 // JSON-NEXT: "recompute_flops": 778240,
 // JSON-NEXT: "recomputed_ops": 10
