@@ -90,8 +90,7 @@ static bool isStashed(const TrainingStep &step, Value value) {
   if (getValueCategory(step, value) == MemoryCategory::Activations)
     return true;
   for (Operation *user : value.getUsers())
-    if (user->hasTrait<echo::ViewResult>() &&
-        step.getTopLevel(user) == user &&
+    if (user->hasTrait<echo::ViewResult>() && step.getTopLevel(user) == user &&
         llvm::any_of(user->getResults(),
                      [&](Value view) { return isStashed(step, view); }))
       return true;

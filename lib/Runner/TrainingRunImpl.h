@@ -13,7 +13,6 @@
 #ifndef ECHO_LIB_RUNNER_TRAININGRUNIMPL_H
 #define ECHO_LIB_RUNNER_TRAININGRUNIMPL_H
 
-#include "echo/Runner/TrainingRun.h"
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Pipelines/Pipelines.h"
@@ -24,6 +23,7 @@
 #include "echo/Runner/Jit.h"
 #include "echo/Runner/Model.h"
 #include "echo/Runner/Npy.h"
+#include "echo/Runner/TrainingRun.h"
 #include "echo/Transforms/Passes.h"
 
 #include "EchoCountingAllocator.h"

@@ -65,40 +65,42 @@ bool mlir::echo::isStatefulOptimizer(Optimizer optimizer) {
   return !getOptimizerStateNames(optimizer).empty();
 }
 
-llvm::ArrayRef<llvm::StringLiteral>
-mlir::echo::getOptimizerStateNames(Optimizer optimizer) {
-  static constexpr llvm::StringLiteral momentum[] = {"momentum_buffer"};
-  static constexpr llvm::StringLiteral adam[] = {"exp_avg", "exp_avg_sq"};
+namespace {
+/// The names of an optimizer's state tensors per parameter and of its
+/// hyperparameters, in the order the step takes them.
+struct OptimizerNames {
+  llvm::ArrayRef<llvm::StringLiteral> states, hypers;
+};
+} // namespace
+
+static OptimizerNames getOptimizerNames(Optimizer optimizer) {
+  static constexpr llvm::StringLiteral momentumStates[] = {"momentum_buffer"};
+  static constexpr llvm::StringLiteral momentumHypers[] = {"lr", "momentum",
+                                                           "weight_decay"};
+  static constexpr llvm::StringLiteral adamStates[] = {"exp_avg", "exp_avg_sq"};
+  static constexpr llvm::StringLiteral adamHypers[] = {
+      "lr", "beta1", "beta2", "eps", "weight_decay", "step"};
   switch (optimizer) {
   case Optimizer::None:
   case Optimizer::Sgd:
     return {};
   case Optimizer::Momentum:
-    return momentum;
+    return {momentumStates, momentumHypers};
   case Optimizer::Adam:
   case Optimizer::AdamW:
-    return adam;
+    return {adamStates, adamHypers};
   }
   llvm_unreachable("unknown optimizer");
 }
 
 llvm::ArrayRef<llvm::StringLiteral>
+mlir::echo::getOptimizerStateNames(Optimizer optimizer) {
+  return getOptimizerNames(optimizer).states;
+}
+
+llvm::ArrayRef<llvm::StringLiteral>
 mlir::echo::getOptimizerHyperNames(Optimizer optimizer) {
-  static constexpr llvm::StringLiteral momentum[] = {"lr", "momentum",
-                                                     "weight_decay"};
-  static constexpr llvm::StringLiteral adam[] = {"lr",  "beta1",        "beta2",
-                                                 "eps", "weight_decay", "step"};
-  switch (optimizer) {
-  case Optimizer::None:
-  case Optimizer::Sgd:
-    return {};
-  case Optimizer::Momentum:
-    return momentum;
-  case Optimizer::Adam:
-  case Optimizer::AdamW:
-    return adam;
-  }
-  llvm_unreachable("unknown optimizer");
+  return getOptimizerNames(optimizer).hypers;
 }
 
 llvm::StringRef mlir::echo::stringifyArenaKind(ArenaKind arena) {

@@ -370,14 +370,52 @@ void destroy(DnnPrimitive &p) {
 
 /// The primitives made so far, by what identifies them; destroyed with the
 /// runtime (oneDNN's objects are not freed by the map's own destructor).
-template <typename Key>
-struct PrimitiveCache : std::map<Key, DnnPrimitive> {
+template <typename Key> struct PrimitiveCache : std::map<Key, DnnPrimitive> {
   ~PrimitiveCache() {
     for (auto &entry : *this)
       destroy(entry.second);
   }
 };
 PrimitiveCache<MatmulKey> matmulCache;
+
+/// Makes the primitive of `pd` (which it destroys) and its memory objects
+/// for the given source, weights and destination descriptors, plus its
+/// scratchpad's; false (with the error recorded) when oneDNN refuses.
+bool makePrimitive(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t &src,
+                   const dnnl_memory_desc_t &weights,
+                   const dnnl_memory_desc_t &dst, DnnPrimitive &p) {
+  Dnn &d = rt.dnn;
+  const dnnl_memory_desc_t *scratch =
+      d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
+  p.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
+  bool ok =
+      dnnOk(d.primitiveCreate(&p.primitive, pd), "oneDNN primitive") &&
+      dnnOk(d.memoryCreate(&p.src, &src, rt.engine, DNNL_MEMORY_NONE),
+            "oneDNN memory") &&
+      dnnOk(d.memoryCreate(&p.weights, &weights, rt.engine, DNNL_MEMORY_NONE),
+            "oneDNN memory") &&
+      dnnOk(d.memoryCreate(&p.dst, &dst, rt.engine, DNNL_MEMORY_NONE),
+            "oneDNN memory") &&
+      (!scratch || dnnOk(d.memoryCreate(&p.scratchpad, scratch, rt.engine,
+                                        DNNL_MEMORY_NONE),
+                         "oneDNN memory"));
+  d.pdDestroy(pd);
+  if (!ok)
+    destroy(p);
+  return ok;
+}
+
+/// Points `p`'s memory objects at this call's buffers and the shared
+/// scratchpad (grown to what `p` needs).
+bool bindPrimitive(DnnPrimitive &p, void *src, void *weights, void *dst) {
+  Dnn &d = rt.dnn;
+  return reserveScratchpad(p.scratchpadBytes) &&
+         dnnOk(d.memorySetHandle(p.src, src), "oneDNN memory") &&
+         dnnOk(d.memorySetHandle(p.weights, weights), "oneDNN memory") &&
+         dnnOk(d.memorySetHandle(p.dst, dst), "oneDNN memory") &&
+         (!p.scratchpad || dnnOk(d.memorySetHandle(p.scratchpad, rt.scratchpad),
+                                 "oneDNN memory"));
+}
 
 /// C (M×N) = op(A) · op(B) [+ C] on bf16 buffers, per batch (N = 3): oneDNN
 /// accumulates the products in f32 and rounds to bf16 once. A transposed
@@ -466,34 +504,13 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
     if (!ok)
       return;
     DnnPrimitive mm;
-    const dnnl_memory_desc_t *scratch =
-        d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
-    mm.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
-    ok = dnnOk(d.primitiveCreate(&mm.primitive, pd), "oneDNN primitive") &&
-         dnnOk(d.memoryCreate(&mm.src, &amd, rt.engine, DNNL_MEMORY_NONE),
-               "oneDNN memory") &&
-         dnnOk(d.memoryCreate(&mm.weights, &bmd, rt.engine, DNNL_MEMORY_NONE),
-               "oneDNN memory") &&
-         dnnOk(d.memoryCreate(&mm.dst, &cmd, rt.engine, DNNL_MEMORY_NONE),
-               "oneDNN memory") &&
-         (!scratch || dnnOk(d.memoryCreate(&mm.scratchpad, scratch, rt.engine,
-                                           DNNL_MEMORY_NONE),
-                            "oneDNN memory"));
-    d.pdDestroy(pd);
-    if (!ok) {
-      destroy(mm);
+    if (!makePrimitive(pd, amd, bmd, cmd, mm))
       return;
-    }
     it = matmulCache.emplace(key, mm).first;
   }
   DnnPrimitive &mm = it->second;
-  if (!reserveScratchpad(mm.scratchpadBytes))
-    return;
-  if (!dnnOk(d.memorySetHandle(mm.src, a->data + a->offset), "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(mm.weights, b->data + b->offset), "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(mm.dst, c->data + c->offset), "oneDNN memory") ||
-      (mm.scratchpad && !dnnOk(d.memorySetHandle(mm.scratchpad, rt.scratchpad),
-                               "oneDNN memory")))
+  if (!bindPrimitive(mm, a->data + a->offset, b->data + b->offset,
+                     c->data + c->offset))
     return;
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mm.src},
                              {DNNL_ARG_WEIGHTS, mm.weights},
@@ -548,9 +565,9 @@ bool describeFilter(const EchoMemRef4D &w, int64_t groups,
 /// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
 /// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups.
 DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
-                              const EchoMemRef4D &w, const EchoMemRef4D &y,
-                              int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                              int64_t groups) {
+                             const EchoMemRef4D &w, const EchoMemRef4D &y,
+                             int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                             int64_t groups) {
   std::array<int64_t, 24> shapes;
   for (int i = 0; i < 4; ++i) {
     shapes[i] = x.sizes[i];
@@ -615,24 +632,8 @@ DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
     return nullptr;
 
   DnnPrimitive conv;
-  const dnnl_memory_desc_t *scratch =
-      d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
-  conv.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
-  ok = dnnOk(d.primitiveCreate(&conv.primitive, pd), "oneDNN primitive") &&
-       dnnOk(d.memoryCreate(&conv.src, &xmd, rt.engine, DNNL_MEMORY_NONE),
-             "oneDNN memory") &&
-       dnnOk(d.memoryCreate(&conv.weights, &wmd, rt.engine, DNNL_MEMORY_NONE),
-             "oneDNN memory") &&
-       dnnOk(d.memoryCreate(&conv.dst, &ymd, rt.engine, DNNL_MEMORY_NONE),
-             "oneDNN memory") &&
-       (!scratch || dnnOk(d.memoryCreate(&conv.scratchpad, scratch, rt.engine,
-                                         DNNL_MEMORY_NONE),
-                          "oneDNN memory"));
-  d.pdDestroy(pd);
-  if (!ok) {
-    destroy(conv);
+  if (!makePrimitive(pd, xmd, wmd, ymd, conv))
     return nullptr;
-  }
   return &convCache.emplace(key, conv).first->second;
 }
 
@@ -676,21 +677,11 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
          y->sizes[1], groups);
     return;
   }
-  DnnPrimitive *conv =
-      getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
-  if (!conv || !reserveScratchpad(conv->scratchpadBytes))
+  DnnPrimitive *conv = getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
+  if (!conv || !bindPrimitive(*conv, x->data + x->offset, w->data + w->offset,
+                              y->data + y->offset))
     return;
   Dnn &d = rt.dnn;
-  if (!dnnOk(d.memorySetHandle(conv->src, x->data + x->offset),
-             "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(conv->weights, w->data + w->offset),
-             "oneDNN memory") ||
-      !dnnOk(d.memorySetHandle(conv->dst, y->data + y->offset),
-             "oneDNN memory") ||
-      (conv->scratchpad &&
-       !dnnOk(d.memorySetHandle(conv->scratchpad, rt.scratchpad),
-              "oneDNN memory")))
-    return;
   dnnl_exec_arg_t args[4];
   int n = 0;
   switch (kind) {
