@@ -1,0 +1,438 @@
+//===- EchoCpuDnn.cpp - oneDNN primitives behind echo_* calls ------------===//
+//
+// Part of the Echo project.
+//
+// The CPU runtime's oneDNN calls: bf16 GEMMs (oneDNN's matmul, a sum
+// post-op to accumulate) and convolutions on the step's own NCHW/FCHW
+// buffers. Each primitive is created once per shape and cached; their
+// scratchpad is one runtime-owned buffer, the largest any primitive asked
+// for (echoCpuWorkspaceBytes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "EchoCpuRuntimeImpl.h"
+
+#include <array>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+namespace echo_cpu_runtime {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// bf16 GEMM (oneDNN matmul)
+//===----------------------------------------------------------------------===//
+
+bool reserveScratchpad(size_t bytes);
+
+/// What identifies a bf16 matmul primitive: rank, sizes and strides of
+/// op(A), op(B) and C, and whether it accumulates.
+using MatmulKey = std::tuple<int, std::array<int64_t, 18>, int64_t>;
+
+/// A oneDNN primitive (a bf16 matmul, a convolution) and the memory objects
+/// it runs on: source, weights, destination (the matmul's A, B and C), and
+/// its scratchpad.
+struct DnnPrimitive {
+  dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_t src = nullptr, weights = nullptr, dst = nullptr,
+                scratchpad = nullptr;
+  size_t scratchpadBytes = 0;
+};
+
+/// Destroys the oneDNN objects of `p` (those it has).
+void destroy(DnnPrimitive &p) {
+  Dnn &d = rt.dnn;
+  if (p.primitive)
+    d.primitiveDestroy(p.primitive);
+  for (dnnl_memory_t m : {p.src, p.weights, p.dst, p.scratchpad})
+    if (m)
+      d.memoryDestroy(m);
+  p = DnnPrimitive();
+}
+
+/// The primitives made so far, by what identifies them; destroyed with the
+/// runtime (oneDNN's objects are not freed by the map's own destructor).
+template <typename Key> struct PrimitiveCache : std::map<Key, DnnPrimitive> {
+  ~PrimitiveCache() {
+    for (auto &entry : *this)
+      destroy(entry.second);
+  }
+};
+PrimitiveCache<MatmulKey> matmulCache;
+
+/// Makes the primitive of `pd` (which it destroys) and its memory objects
+/// for the given source, weights and destination descriptors, plus its
+/// scratchpad's; false (with the error recorded) when oneDNN refuses.
+bool makePrimitive(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t &src,
+                   const dnnl_memory_desc_t &weights,
+                   const dnnl_memory_desc_t &dst, DnnPrimitive &p) {
+  Dnn &d = rt.dnn;
+  const dnnl_memory_desc_t *scratch =
+      d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
+  p.scratchpadBytes = scratch ? d.mdGetSize(scratch) : 0;
+  bool ok =
+      dnnOk(d.primitiveCreate(&p.primitive, pd), "oneDNN primitive") &&
+      dnnOk(d.memoryCreate(&p.src, &src, rt.engine, DNNL_MEMORY_NONE),
+            "oneDNN memory") &&
+      dnnOk(d.memoryCreate(&p.weights, &weights, rt.engine, DNNL_MEMORY_NONE),
+            "oneDNN memory") &&
+      dnnOk(d.memoryCreate(&p.dst, &dst, rt.engine, DNNL_MEMORY_NONE),
+            "oneDNN memory") &&
+      (!scratch || dnnOk(d.memoryCreate(&p.scratchpad, scratch, rt.engine,
+                                        DNNL_MEMORY_NONE),
+                         "oneDNN memory"));
+  d.pdDestroy(pd);
+  if (!ok)
+    destroy(p);
+  return ok;
+}
+
+/// Points `p`'s memory objects at this call's buffers and the shared
+/// scratchpad (grown to what `p` needs).
+bool bindPrimitive(DnnPrimitive &p, void *src, void *weights, void *dst) {
+  Dnn &d = rt.dnn;
+  return reserveScratchpad(p.scratchpadBytes) &&
+         dnnOk(d.memorySetHandle(p.src, src), "oneDNN memory") &&
+         dnnOk(d.memorySetHandle(p.weights, weights), "oneDNN memory") &&
+         dnnOk(d.memorySetHandle(p.dst, dst), "oneDNN memory") &&
+         (!p.scratchpad || dnnOk(d.memorySetHandle(p.scratchpad, rt.scratchpad),
+                                 "oneDNN memory"));
+}
+
+/// C (M×N) = op(A) · op(B) [+ C] on bf16 buffers, per batch (N = 3): oneDNN
+/// accumulates the products in f32 and rounds to bf16 once. A transposed
+/// operand is described by swapping its strides, so no copy is made.
+template <int N>
+void gemmBF16(StridedMemRefType<uint16_t, N> *a,
+              StridedMemRefType<uint16_t, N> *b,
+              StridedMemRefType<uint16_t, N> *c, int64_t transA, int64_t transB,
+              int64_t accumulate) {
+  if (hasError || !dnnReady())
+    return;
+  constexpr int r = N - 2;
+  int64_t m = c->sizes[r], n = c->sizes[r + 1];
+  int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
+  int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
+  if (aM != m || bK != k || bN != n ||
+      (r == 1 && (a->sizes[0] != c->sizes[0] || b->sizes[0] != c->sizes[0]))) {
+    fail("echo_gemm_bf16: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
+         ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
+         aM, k, bK, bN, m, n);
+    return;
+  }
+  if (m == 0 || n == 0 || (r == 1 && c->sizes[0] == 0))
+    return;
+  // op(T)'s dims and strides: T's, with the last two swapped if transposed.
+  auto view = [](StridedMemRefType<uint16_t, N> *t, bool trans,
+                 dnnl_dims_t dims, dnnl_dims_t strides) {
+    for (int i = 0; i < N; ++i) {
+      dims[i] = t->sizes[i];
+      // A dimension of extent 1 may carry any stride; oneDNN wants one that
+      // keeps the descriptor dense-compatible.
+      strides[i] = t->strides[i];
+    }
+    if (trans) {
+      std::swap(dims[r], dims[r + 1]);
+      std::swap(strides[r], strides[r + 1]);
+    }
+  };
+  dnnl_dims_t ad, as, bd, bs, cd, cs;
+  view(a, transA, ad, as);
+  view(b, transB, bd, bs);
+  view(c, false, cd, cs);
+  std::array<int64_t, 18> shapes{};
+  for (int i = 0; i < N; ++i) {
+    shapes[i] = ad[i];
+    shapes[3 + i] = as[i];
+    shapes[6 + i] = bd[i];
+    shapes[9 + i] = bs[i];
+    shapes[12 + i] = cd[i];
+    shapes[15 + i] = cs[i];
+  }
+  MatmulKey key{N, shapes, accumulate};
+  Dnn &d = rt.dnn;
+  auto it = matmulCache.find(key);
+  if (it == matmulCache.end()) {
+    dnnl_memory_desc_t amd, bmd, cmd;
+    if (!dnnOk(d.mdInitByStrides(&amd, N, ad, dnnl_bf16, as),
+               "oneDNN memory descriptor") ||
+        !dnnOk(d.mdInitByStrides(&bmd, N, bd, dnnl_bf16, bs),
+               "oneDNN memory descriptor") ||
+        !dnnOk(d.mdInitByStrides(&cmd, N, cd, dnnl_bf16, cs),
+               "oneDNN memory descriptor"))
+      return;
+    dnnl_matmul_desc_t desc;
+    if (!dnnOk(d.matmulInit(&desc, &amd, &bmd, nullptr, &cmd),
+               "oneDNN matmul descriptor"))
+      return;
+    dnnl_primitive_attr_t attr;
+    if (!dnnOk(d.attrCreate(&attr), "oneDNN attributes"))
+      return;
+    bool ok = dnnOk(d.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user),
+                    "oneDNN scratchpad mode");
+    if (ok && accumulate) {
+      dnnl_post_ops_t ops;
+      ok = dnnOk(d.postOpsCreate(&ops), "oneDNN post-ops");
+      if (ok) {
+        ok = dnnOk(d.postOpsAppendSum(ops, 1.0f), "oneDNN sum post-op") &&
+             dnnOk(d.attrSetPostOps(attr, ops), "oneDNN post-ops");
+        d.postOpsDestroy(ops);
+      }
+    }
+    dnnl_primitive_desc_t pd = nullptr;
+    ok = ok && dnnOk(d.pdCreate(&pd, &desc, attr, rt.engine, nullptr),
+                     "oneDNN bf16 matmul");
+    d.attrDestroy(attr);
+    if (!ok)
+      return;
+    DnnPrimitive mm;
+    if (!makePrimitive(pd, amd, bmd, cmd, mm))
+      return;
+    it = matmulCache.emplace(key, mm).first;
+  }
+  DnnPrimitive &mm = it->second;
+  if (!bindPrimitive(mm, a->data + a->offset, b->data + b->offset,
+                     c->data + c->offset))
+    return;
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mm.src},
+                             {DNNL_ARG_WEIGHTS, mm.weights},
+                             {DNNL_ARG_DST, mm.dst},
+                             {DNNL_ARG_SCRATCHPAD, mm.scratchpad}};
+  if (dnnOk(d.primitiveExecute(mm.primitive, rt.stream, mm.scratchpad ? 4 : 3,
+                               args),
+            "oneDNN bf16 matmul"))
+    dnnOk(d.streamWait(rt.stream), "oneDNN stream");
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+enum class ConvKind { Forward, BackwardData, BackwardWeights };
+
+/// What identifies a convolution primitive: its kind, the x/w/y shapes and
+/// strides, the convolution's strides, padding and group count.
+using ConvKey =
+    std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 5>>;
+
+PrimitiveCache<ConvKey> convCache;
+
+/// A oneDNN memory descriptor of `m`'s shape and strides.
+bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
+  dnnl_dims_t dims, strides;
+  for (int i = 0; i < 4; ++i) {
+    dims[i] = m.sizes[i];
+    strides[i] = m.strides[i];
+  }
+  return dnnOk(rt.dnn.mdInitByStrides(&md, 4, dims, dnnl_f32, strides),
+               "oneDNN memory descriptor");
+}
+
+/// A oneDNN memory descriptor of the filter `w` [F, C/G, KH, KW] in `groups`
+/// groups: with more than one, the same bytes seen as oneDNN's grouped
+/// weights [G, F/G, C/G, KH, KW] (goihw), whose group dim steps over F/G
+/// filters.
+bool describeFilter(const EchoMemRef4D &w, int64_t groups,
+                    dnnl_memory_desc_t &md) {
+  if (groups == 1)
+    return describe(w, md);
+  dnnl_dims_t dims = {groups, w.sizes[0] / groups, w.sizes[1], w.sizes[2],
+                      w.sizes[3]};
+  dnnl_dims_t strides = {w.strides[0] * (w.sizes[0] / groups), w.strides[0],
+                         w.strides[1], w.strides[2], w.strides[3]};
+  return dnnOk(rt.dnn.mdInitByStrides(&md, 5, dims, dnnl_f32, strides),
+               "oneDNN grouped weights descriptor");
+}
+
+/// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
+/// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups.
+DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
+                             const EchoMemRef4D &w, const EchoMemRef4D &y,
+                             int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                             int64_t groups) {
+  std::array<int64_t, 24> shapes;
+  for (int i = 0; i < 4; ++i) {
+    shapes[i] = x.sizes[i];
+    shapes[4 + i] = x.strides[i];
+    shapes[8 + i] = w.sizes[i];
+    shapes[12 + i] = w.strides[i];
+    shapes[16 + i] = y.sizes[i];
+    shapes[20 + i] = y.strides[i];
+  }
+  ConvKey key{static_cast<int>(kind), shapes, {sh, sw, ph, pw, groups}};
+  auto it = convCache.find(key);
+  if (it != convCache.end())
+    return &it->second;
+
+  Dnn &d = rt.dnn;
+  dnnl_memory_desc_t xmd, wmd, ymd;
+  if (!describe(x, xmd) || !describeFilter(w, groups, wmd) || !describe(y, ymd))
+    return nullptr;
+  dnnl_dims_t strides = {sh, sw}, padL = {ph, pw};
+  // Zero padding on both sides; the bottom/right padding is what makes the
+  // output size come out (oneDNN checks it).
+  dnnl_dims_t padR = {
+      (y.sizes[2] - 1) * sh + w.sizes[2] - x.sizes[2] - ph,
+      (y.sizes[3] - 1) * sw + w.sizes[3] - x.sizes[3] - pw,
+  };
+  dnnl_convolution_desc_t forward, desc;
+  if (!dnnOk(d.convForwardInit(&forward, dnnl_forward_training,
+                               dnnl_convolution_direct, &xmd, &wmd, nullptr,
+                               &ymd, strides, padL, padR),
+             "oneDNN convolution descriptor"))
+    return nullptr;
+  dnnl_primitive_attr_t attr;
+  if (!dnnOk(d.attrCreate(&attr), "oneDNN attributes") ||
+      !dnnOk(d.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user),
+             "oneDNN scratchpad mode"))
+    return nullptr;
+  dnnl_primitive_desc_t hint = nullptr, pd = nullptr;
+  bool ok = dnnOk(d.pdCreate(&hint, &forward, attr, rt.engine, nullptr),
+                  "oneDNN convolution forward");
+  if (ok && kind == ConvKind::Forward) {
+    pd = hint;
+    hint = nullptr;
+  } else if (ok) {
+    ok =
+        kind == ConvKind::BackwardData
+            ? dnnOk(d.convBackwardDataInit(&desc, dnnl_convolution_direct, &xmd,
+                                           &wmd, &ymd, strides, padL, padR),
+                    "oneDNN convolution backward-data descriptor")
+            : dnnOk(d.convBackwardWeightsInit(&desc, dnnl_convolution_direct,
+                                              &xmd, &wmd, nullptr, &ymd,
+                                              strides, padL, padR),
+                    "oneDNN convolution backward-weights descriptor");
+    ok = ok && dnnOk(d.pdCreate(&pd, &desc, attr, rt.engine, hint),
+                     kind == ConvKind::BackwardData
+                         ? "oneDNN convolution backward data"
+                         : "oneDNN convolution backward weights");
+  }
+  d.attrDestroy(attr);
+  if (hint)
+    d.pdDestroy(hint);
+  if (!ok)
+    return nullptr;
+
+  DnnPrimitive conv;
+  if (!makePrimitive(pd, xmd, wmd, ymd, conv))
+    return nullptr;
+  return &convCache.emplace(key, conv).first->second;
+}
+
+/// Grows the shared scratchpad to `bytes`.
+bool reserveScratchpad(size_t bytes) {
+  if (bytes <= rt.scratchpadBytes)
+    return true;
+  // The old contents are not needed: free them first, so that the
+  // workspace never holds two scratchpads.
+  if (rt.release)
+    rt.release(rt.scratchpad);
+  else
+    free(rt.scratchpad);
+  rt.scratchpad = nullptr;
+  rt.scratchpadBytes = 0;
+  void *grown = nullptr;
+  if (rt.allocate)
+    grown = rt.allocate(64, bytes);
+  else if (posix_memalign(&grown, 64, bytes) != 0)
+    grown = nullptr;
+  if (!grown) {
+    fail("cannot allocate a %zu-byte oneDNN scratchpad", bytes);
+    return false;
+  }
+  rt.scratchpad = grown;
+  rt.scratchpadBytes = bytes;
+  return true;
+}
+
+void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
+              int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t groups) {
+  if (hasError || !dnnReady())
+    return;
+  if (groups < 1 || x->sizes[1] % groups != 0 || w->sizes[0] % groups != 0 ||
+      x->sizes[1] / groups != w->sizes[1] || y->sizes[1] != w->sizes[0] ||
+      x->sizes[0] != y->sizes[0]) {
+    fail("echo_conv2d: shapes do not agree: x %" PRId64 "x%" PRId64
+         "x.., w %" PRId64 "x%" PRId64 "x.., y %" PRId64 "x%" PRId64
+         "x.., %" PRId64 " groups",
+         x->sizes[0], x->sizes[1], w->sizes[0], w->sizes[1], y->sizes[0],
+         y->sizes[1], groups);
+    return;
+  }
+  DnnPrimitive *conv = getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
+  if (!conv || !bindPrimitive(*conv, x->data + x->offset, w->data + w->offset,
+                              y->data + y->offset))
+    return;
+  Dnn &d = rt.dnn;
+  dnnl_exec_arg_t args[4];
+  int n = 0;
+  switch (kind) {
+  case ConvKind::Forward:
+    args[n++] = {DNNL_ARG_SRC, conv->src};
+    args[n++] = {DNNL_ARG_WEIGHTS, conv->weights};
+    args[n++] = {DNNL_ARG_DST, conv->dst};
+    break;
+  case ConvKind::BackwardData:
+    args[n++] = {DNNL_ARG_DIFF_SRC, conv->src};
+    args[n++] = {DNNL_ARG_WEIGHTS, conv->weights};
+    args[n++] = {DNNL_ARG_DIFF_DST, conv->dst};
+    break;
+  case ConvKind::BackwardWeights:
+    args[n++] = {DNNL_ARG_SRC, conv->src};
+    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, conv->weights};
+    args[n++] = {DNNL_ARG_DIFF_DST, conv->dst};
+    break;
+  }
+  if (conv->scratchpad)
+    args[n++] = {DNNL_ARG_SCRATCHPAD, conv->scratchpad};
+  if (dnnOk(d.primitiveExecute(conv->primitive, rt.stream, n, args),
+            "oneDNN convolution"))
+    dnnOk(d.streamWait(rt.stream), "oneDNN stream");
+}
+
+} // namespace
+} // namespace echo_cpu_runtime
+
+using namespace echo_cpu_runtime;
+
+//===----------------------------------------------------------------------===//
+// Library calls (declared in echo/Runtime/EchoRuntimeABI.h)
+//===----------------------------------------------------------------------===//
+
+ECHO_EXPORT void _mlir_ciface_echo_gemm_bf16(EchoMemRef2DBF16 *a,
+                                             EchoMemRef2DBF16 *b,
+                                             EchoMemRef2DBF16 *c,
+                                             int64_t transA, int64_t transB,
+                                             int64_t accumulate) {
+  gemmBF16(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b,
+                                    EchoMemRef3DBF16 *c, int64_t transA,
+                                    int64_t transB, int64_t accumulate) {
+  gemmBF16(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(
+    EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW, groups);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
+    EchoMemRef4D *w, EchoMemRef4D *dy, EchoMemRef4D *dx, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW,
+           groups);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
+    EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW,
+           groups);
+}
