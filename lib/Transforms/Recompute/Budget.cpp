@@ -48,7 +48,7 @@ struct Candidate {
   RecomputePlan plan;
   int64_t recomputeFlops = 0;
   int64_t estimatedBytes = 0;
-  /// The two above are set (the candidate was estimated when it was made).
+  /// The estimate is set (when the candidate was made, or by estimateOn).
   bool estimated = false;
   /// The units (rankUnits) it recomputes, where it is made of units.
   UnitSet units = {};
@@ -56,6 +56,17 @@ struct Candidate {
   /// first key.
   double recomputeSeconds = 0;
 };
+
+/// Sets `c`'s estimate from `trial`, its plan applied to a detached clone of
+/// the step, and erases the clone.
+void estimateOn(func::FuncOp trial, Candidate &c) {
+  MemoryStats stats = computeMemoryStats(trial);
+  trial.erase();
+  c.recomputeFlops = stats.recomputeFlops;
+  c.recomputeSeconds = stats.recomputeSeconds;
+  c.estimatedBytes = stats.peakLiveBytes;
+  c.estimated = true;
+}
 
 /// Forward values that may be dropped from the stash, each with the ops that
 /// recompute it from values stashed anyway: the op producing it plus, back
@@ -522,14 +533,8 @@ Candidates makeCandidates(func::FuncOp func, const EchoPlanOptions &options) {
 
   // Each estimate rewrites its own detached clone: they run in parallel.
   parallelForEach(func.getContext(), out, [&](Candidate &c) {
-    if (c.estimated)
-      return;
-    func::FuncOp trial = applyToClone(func, c.plan);
-    MemoryStats stats = computeMemoryStats(trial);
-    trial.erase();
-    c.recomputeFlops = stats.recomputeFlops;
-    c.recomputeSeconds = stats.recomputeSeconds;
-    c.estimatedBytes = stats.peakLiveBytes;
+    if (!c.estimated)
+      estimateOn(applyToClone(func, c.plan), c);
   });
 
   // On steps small enough, the search on the estimate itself: a measured
@@ -595,12 +600,7 @@ void addOffloadCandidates(func::FuncOp func, const EchoPlanOptions &options,
     c.plan.offloads = selectOffloads(trial, madePolicies[i]);
     c.plan.offloadModel = options.offloadModel;
     offloadValues(trial, c.plan.offloads, c.plan.offloadModel);
-    MemoryStats stats = computeMemoryStats(trial);
-    trial.erase();
-    c.recomputeFlops = stats.recomputeFlops;
-    c.recomputeSeconds = stats.recomputeSeconds;
-    c.estimatedBytes = stats.peakLiveBytes;
-    c.estimated = true;
+    estimateOn(trial, c);
   });
   for (Candidate &c : made)
     if (!c.plan.offloads.empty())
@@ -640,13 +640,7 @@ void addChunkedCandidates(func::FuncOp func, const EchoPlanOptions &options,
   for (Candidate &c : made)
     c.plan.lossChunks = options.lossChunks;
   parallelForEach(func.getContext(), made, [&](Candidate &c) {
-    func::FuncOp trial = applyToClone(func, c.plan);
-    MemoryStats stats = computeMemoryStats(trial);
-    trial.erase();
-    c.recomputeFlops = stats.recomputeFlops;
-    c.recomputeSeconds = stats.recomputeSeconds;
-    c.estimatedBytes = stats.peakLiveBytes;
-    c.estimated = true;
+    estimateOn(applyToClone(func, c.plan), c);
   });
   for (Candidate &c : made)
     all.push_back(std::move(c));
