@@ -59,8 +59,8 @@ namespace mlir::echo {
 /// How a program is solved.
 struct RecomputeILPOptions {
   /// The solver stops after this many seconds (wall clock) with the best
-  /// solution it has. CBC does not interrupt its first LP relaxation, which
-  /// takes seconds on programs of a few hundred ops.
+  /// solution it has. CBC checks the limit at points of its own: the first LP
+  /// relaxation can overrun it by seconds on programs of a few hundred ops.
   double timeLimitSeconds = 60;
 };
 

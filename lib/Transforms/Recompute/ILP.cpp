@@ -402,8 +402,8 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
       Cbc_setInteger(model, i);
   Cbc_setLogLevel(model, 0);
   // The limit is wall-clock time (CBC counts CPU time by default, which
-  // runs slower than the clock on a busy machine). CBC checks it once the
-  // first LP relaxation is solved, not during that solve.
+  // runs slower than the clock on a busy machine). CBC checks it at points
+  // of its own, seldom during the first LP relaxation.
   Cbc_setParameter(model, "timeMode", "elapsed");
   Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
 
@@ -417,9 +417,18 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
   out.timeLimitReached = Cbc_isSecondsLimitReached(model);
   out.bestBound = Cbc_getBestPossibleObjValue(model);
   const double *solution = Cbc_bestSolution(model);
+  // When the limit stops the first LP relaxation, CBC 2.10 reports that
+  // relaxation infeasible (secondary status 1) with no time limit reached:
+  // a feasible budget read as proven infeasible. An infeasibility reported
+  // once the limit has passed is therefore the limit, not a proof.
+  bool infeasible = Cbc_isProvenInfeasible(model);
+  if (infeasible && out.solveSeconds >= options.timeLimitSeconds) {
+    infeasible = false;
+    out.timeLimitReached = true;
+  }
   if (Cbc_isProvenOptimal(model) && solution)
     out.status = RecomputeILPSolution::Status::Optimal;
-  else if (Cbc_isProvenInfeasible(model))
+  else if (infeasible)
     out.status = RecomputeILPSolution::Status::Infeasible;
   else if (solution)
     out.status = RecomputeILPSolution::Status::Feasible;
