@@ -267,14 +267,44 @@ struct EchoRecomputePass
   /// parallel (sibling modules are isolated from above).
   FailureOr<SmallVector<int64_t>>
   getPlannedStepBytes(ArrayRef<func::FuncOp> steps) {
-    numPlansLowered += steps.size();
+    // Candidates that differ in their plan may still be the same step (a
+    // reuse window no value needed): each distinct step is lowered once,
+    // told apart by its printed form (seconds less than a lowering).
+    SmallVector<size_t> lowerings;
+    SmallVector<size_t> distinct;
+    {
+      std::vector<std::string> texts;
+      DenseMap<llvm::hash_code, SmallVector<size_t, 1>> byHash;
+      OpPrintingFlags flags;
+      flags.printGenericOpForm().useLocalScope();
+      for (func::FuncOp step : steps) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        step->print(os, flags);
+        llvm::hash_code hash = llvm::hash_value(text);
+        SmallVector<size_t, 1> &same = byHash[hash];
+        auto it = llvm::find_if(
+            same, [&](size_t i) { return texts[distinct[i]] == text; });
+        if (it != same.end()) {
+          lowerings.push_back(*it);
+          texts.emplace_back();
+          continue;
+        }
+        same.push_back(distinct.size());
+        lowerings.push_back(distinct.size());
+        distinct.push_back(texts.size());
+        texts.push_back(std::move(text));
+      }
+    }
+    numPlansLowered += distinct.size();
     OpBuilder b(getOperation().getBodyRegion());
     b.setInsertionPointToEnd(getOperation().getBody());
     Location loc = getOperation().getLoc();
     auto container = ModuleOp::create(b, loc);
     llvm::scope_exit eraseContainer([&] { container.erase(); });
     SmallVector<ModuleOp> modules;
-    for (func::FuncOp step : steps) {
+    for (size_t i : distinct) {
+      func::FuncOp step = steps[i];
       b.setInsertionPointToEnd(container.getBody());
       modules.push_back(ModuleOp::create(b, step.getLoc()));
       modules.back().push_back(cast<func::FuncOp>(step->clone()));
@@ -285,8 +315,9 @@ struct EchoRecomputePass
       return func::FuncOp(steps.front()).emitError()
              << "echo-recompute: plan-pipeline failed on a candidate step";
     SmallVector<int64_t> bytes;
-    for (auto [constStep, module] : llvm::zip(steps, modules)) {
+    for (auto [constStep, lowering] : llvm::zip(steps, lowerings)) {
       func::FuncOp step = constStep;
+      ModuleOp module = modules[lowering];
       auto lowered = module.lookupSymbol<func::FuncOp>(step.getSymName());
       auto plan = lowered ? lowered->getAttrOfType<DictionaryAttr>(
                                 EchoDialect::getBufferPlanAttrName())
