@@ -17,10 +17,12 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -234,6 +236,15 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   // tanh/exp/log as polynomials the loop vectorizer handles (libm's are
   // scalar calls).
   pm.addPass(createEchoApproximateMath());
+  // bf16 on any x86-64: arithmetic and math on bf16 computed in f32 and
+  // rounded once per op (what LLVM's promotion does), then the conversions
+  // as integer arithmetic, so that no compiler-rt call (__truncsfbf2) is
+  // left on CPUs without AVX512-BF16.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  pm.addPass(createEchoExpandBF16());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));

@@ -13,6 +13,12 @@
 // RUN: echo-opt %s --echo-training-pipeline="strategy=none precision=f16 loss-scale=true" | FileCheck %s --check-prefix=F16
 // RUN: echo-opt %s --echo-pipeline="strategy=none report=-" -o /dev/null | FileCheck %s --check-prefix=BYTES32
 // RUN: echo-opt %s --echo-pipeline="strategy=none precision=bf16 report=-" -o /dev/null | FileCheck %s --check-prefix=BYTES16
+// The lowered bf16 step: no bf16 arithmetic or conversion left for LLVM,
+// which needs AVX512-BF16 or compiler-rt's __truncsfbf2 for them; bf16
+// stays as what is loaded and stored.
+// RUN: echo-opt %s --echo-pipeline="strategy=none precision=bf16" -o %t.bf16.mlir
+// RUN: not grep -E 'llvm\.(fadd|fsub|fmul|fdiv|fneg|fcmp|fptrunc|fpext|intr\.[a-z]+) .*bf16' %t.bf16.mlir
+// RUN: FileCheck %s --check-prefix=LLVM16 < %t.bf16.mlir
 // RUN: not echo-opt %s --echo-pipeline="precision=f8" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not echo-opt %s --echo-pipeline="precision=f16 target=nvvm" 2>&1 | FileCheck %s --check-prefix=NVVM
 
@@ -29,6 +35,7 @@
 // F16: echo.linear {{.*}} -> tensor<8x16xf16>
 // BYTES32: "feature_map_bytes": 1024,
 // BYTES16: "feature_map_bytes": 576,
+// LLVM16: llvm.store {{.*}} : bf16, !llvm.ptr
 // BAD: Cannot find option named 'f8'
 // NVVM: echo-pipeline: precision=f16 runs on target=cpu; the CUDA runtime's library calls and kernels are f32 only
 func.func @mlp(%x: tensor<8x4xf32>, %labels: tensor<8xi32>,

@@ -105,4 +105,25 @@ def EchoApproximateMath : Pass<"echo-approximate-math"> {
   ];
 }
 
+def EchoExpandBF16 : Pass<"echo-expand-bf16"> {
+  let summary = "bf16 conversions as integer arithmetic, on any x86-64";
+  let description = [{
+    `arith.extf` from bf16 and `arith.truncf` to bf16 lower to LLVM's
+    `fpext`/`fptrunc` on `bfloat`, which x86 code generation turns into
+    instructions only where the CPU has AVX512-BF16 and into calls to
+    compiler-rt's `__truncsfbf2` elsewhere: an AVX2 machine's JIT or a
+    shared step built there then needs a symbol that neither libgcc 12 nor
+    the step provides. This pass rewrites them (scalars and vectors) into
+    the integer arithmetic of MLIR's `populateExpandBFloat16Patterns`: a
+    shift to widen, round-to-nearest-even on the bits to narrow (NaN kept
+    quiet), which LLVM vectorizes on every x86-64 and which rounds as the
+    instructions do. A truncation from f64 first rounds to f32 to odd (the
+    f32 nearest toward zero, its last bit set when inexact), so that the
+    bf16 is the correctly rounded one. Run it on the CPU path before arith
+    is lowered to LLVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // ECHO_TARGET_CPU_PASSES_TD
