@@ -236,18 +236,18 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   // tanh/exp/log as polynomials the loop vectorizer handles (libm's are
   // scalar calls).
   pm.addPass(createEchoApproximateMath());
-  // bf16 on any x86-64: arithmetic and math on bf16 computed in f32 and
-  // rounded once per op (what LLVM's promotion does), then the conversions
-  // as integer arithmetic, so that no compiler-rt call (__truncsfbf2) is
-  // left on CPUs without AVX512-BF16.
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  // bf16 on any x86-64, once linalg bodies are loops: arithmetic and math
+  // on bf16 computed in f32 and rounded once per op (what LLVM's promotion
+  // does), then the conversions as integer arithmetic, so that no
+  // compiler-rt call (__truncsfbf2) is left on CPUs without AVX512-BF16.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(math::createMathExtendToSupportedTypes());
   pm.addPass(createEchoExpandBF16());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createConvertVectorToSCFPass(
-      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
