@@ -236,7 +236,7 @@ MemoryStats mlir::echo::computeMemoryStats(func::FuncOp func) {
       stats.optimizerStateBytes += getTensorBytes(arg.getType());
   stats.offload = computeOffloadStats(func, step);
 
-  int64_t lossIndex = step.getLossPosition();
+  int64_t lossIndex = step.getForwardEndPosition();
   RooflineModel model = getTimeModel(func);
   for (auto [at, opPtr] : llvm::enumerate(step.getOps())) {
     Operation &op = *opPtr;

@@ -6,6 +6,7 @@
 
 #include "echo/Analysis/TrainingStep.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -45,7 +46,24 @@ TrainingStep::TrainingStep(func::FuncOp func)
   if (!def || def->getBlock() != getBlock())
     return;
   lossOp = def;
-  lossPosition = getPosition(def);
+  forwardEnd = def;
+  forwardEndPosition = getPosition(def);
+  // A chunked loss forms the loss where its gradient is: the backward pass
+  // begins at its first op, and with the backward-pass ops placed right
+  // before it (recompute regions, fetches, unpacked masks).
+  for (auto [position, op] : llvm::enumerate(getOps())) {
+    if (!op->hasAttr(EchoDialect::getBackwardBeginAttrName()))
+      continue;
+    int64_t begin = position;
+    while (begin > 0 && isa<RecomputeOp, FetchOp, TransferWaitOp, UnpackMaskOp>(
+                            getOp(begin - 1)))
+      --begin;
+    if (begin <= forwardEndPosition) {
+      forwardEndPosition = begin - 1;
+      forwardEnd = begin > 0 ? getOp(begin - 1) : nullptr;
+    }
+    break;
+  }
 }
 
 bool TrainingStep::isForward(Operation *op) const {
@@ -53,14 +71,16 @@ bool TrainingStep::isForward(Operation *op) const {
   if (!top || !lossOp)
     return false;
   int64_t position = getPosition(top);
-  return position >= 0 ? position <= lossPosition
-                       : !lossOp->isBeforeInBlock(top);
+  if (position >= 0)
+    return position <= forwardEndPosition;
+  return forwardEnd && !forwardEnd->isBeforeInBlock(top);
 }
 
 bool TrainingStep::isBackwardUse(OpOperand &use) const {
   Operation *top = getTopLevel(use.getOwner());
-  return top && !isa<func::ReturnOp>(top) && lossOp &&
-         lossOp->isBeforeInBlock(top);
+  if (!top || isa<func::ReturnOp>(top) || !lossOp)
+    return false;
+  return !forwardEnd || forwardEnd->isBeforeInBlock(top);
 }
 
 bool TrainingStep::hasBackwardUse(Value v) const {
@@ -86,8 +106,10 @@ bool TrainingStep::isReadBack(Operation *op) const {
 
 SmallVector<Operation *> TrainingStep::getRecomputeCandidates() const {
   SmallVector<Operation *> out;
-  for (Operation *op : getOps()) {
-    if (op == lossOp)
+  for (auto [position, op] : llvm::enumerate(getOps())) {
+    // The loss itself is not recomputed; ops after the forward pass's last
+    // op are not forward.
+    if (op == lossOp || static_cast<int64_t>(position) > forwardEndPosition)
       break;
     if (isa<DifferentiableOpInterface>(op) && isPure(op))
       out.push_back(op);

@@ -131,16 +131,14 @@ struct EchoRecomputePass
       func->setAttr(EchoDialect::getTimeModelAttrName(),
                     timeModel.toAttr(&getContext()));
     // The chunked loss comes first: every strategy plans on its step. Under
-    // auto, echo chunks within its heavy budget, and the budget strategy
-    // adds candidates in the chunks the estimate picks (their FLOPs are
-    // weighed like any candidate's) after those with the loss whole.
+    // auto, echo chunks where that lowers the estimated peak, and the budget
+    // strategy adds candidates in the chunks the estimate picks after those
+    // with the loss whole.
     int64_t chunks = lossChunks, budgetChunks = 0;
     if (chunks == kAutoLossChunks) {
-      chunks = strategy == RecomputeStrategy::Echo
-                   ? chooseLossChunks(func, heavyBudget)
-                   : 0;
+      chunks = strategy == RecomputeStrategy::Echo ? chooseLossChunks(func) : 0;
       if (strategy == RecomputeStrategy::Budget)
-        budgetChunks = chooseLossChunks(func, /*heavyBudget=*/1.0);
+        budgetChunks = chooseLossChunks(func);
     }
     if (chunks > 0 && failed(echo::chunkLoss(func, chunks)) &&
         lossChunks != kAutoLossChunks)

@@ -239,7 +239,7 @@ static StringOpt budgetOpt(
 static StringOpt chunkLossOpt(
     "chunk-loss",
     cl::desc("Chunk the output layer and cross-entropy loss over row "
-             "chunks, recomputing each chunk's logits in the backward pass: "
+             "chunks, each chunk's logits formed once: "
              "auto (echo's cost model), off or a number of chunks "
              "(echo-pipeline's chunk-loss=)"),
     cl::init("auto"), cl::cat(runCategory));

@@ -11,8 +11,10 @@
 //   planner all measure lifetimes in these positions.
 // - `TrainingStep`: an `OpOrder` of the step's body plus its split into a
 //   forward pass (every op up to the one defining the loss, the first
-//   returned value) and a backward pass (the rest), and which forward values
-//   the backward pass reads (the feature maps).
+//   returned value, or up to the op marked `echo.backward_begin` where a
+//   chunked loss forms the loss with its gradient) and a backward pass (the
+//   rest), and which forward values the backward pass reads (the feature
+//   maps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,14 +68,18 @@ public:
   /// The top-level op defining the loss, or null when the first result is
   /// not computed by an op of the body.
   Operation *getLossOp() const { return lossOp; }
-  /// The loss op's position, or -1.
-  int64_t getLossPosition() const { return lossPosition; }
+  /// The position of the forward pass's last op: the loss op's, or, where a
+  /// chunked loss forms the loss with its gradient, that of the op before
+  /// the one marked `echo.backward_begin` (and before the recompute regions,
+  /// fetches and unpacked masks placed right before it); -1 without a loss.
+  int64_t getForwardEndPosition() const { return forwardEndPosition; }
 
   /// True when `op` (or its top-level ancestor) is in the forward pass: at or
-  /// before the loss.
+  /// before the forward pass's last op.
   bool isForward(Operation *op) const;
-  /// True when `use` reads a value in the backward pass (after the loss). The
-  /// return of the loss and of updated parameters does not count.
+  /// True when `use` reads a value in the backward pass (after the forward
+  /// pass's last op). The return of the loss and of updated parameters does
+  /// not count.
   bool isBackwardUse(OpOperand &use) const;
   /// True when the backward pass reads `v`.
   bool hasBackwardUse(Value v) const;
@@ -95,7 +101,10 @@ public:
 private:
   func::FuncOp func;
   Operation *lossOp = nullptr;
-  int64_t lossPosition = -1;
+  /// The forward pass's last op (null when it would be before the first op)
+  /// and its position.
+  Operation *forwardEnd = nullptr;
+  int64_t forwardEndPosition = -1;
 };
 
 } // namespace mlir::echo

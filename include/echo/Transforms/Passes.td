@@ -403,17 +403,15 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
 
     `chunk-loss=` chunks the output layer and cross-entropy loss over row
     chunks before the strategy plans (Liger-Kernel's fused linear
-    cross-entropy): the logits [R, C] are never whole, each chunk's logits
-    being recomputed in an `echo.recompute` region of the backward pass.
-    Re-running the output layer is compute-heavy: under `auto` (strategy
-    echo) it is done only when its seconds fit `heavy-budget` of the step's
-    estimated time
-    (which then leaves the rest of that share to echo's own re-runs) and
-    it lowers the estimated peak, with the fewest chunks within 1% of the
-    best saving of 2, 4, ..., 64 chunks; under strategy budget, `auto` adds
-    candidates with the loss so chunked after every candidate with it
-    whole (before those that offload); a number forces that many chunks
-    under any strategy. The step records `echo.chunked_loss`.
+    cross-entropy): the logits [R, C] are never whole; where their gradient
+    was formed, each chunk's logits are computed once and give the chunk's
+    terms of the loss and its gradient, read chunk by chunk. Nothing is
+    recomputed. Under `auto`, strategy echo chunks when that lowers the
+    estimated peak, with the fewest chunks within 1% of the best saving of
+    2, 4, ..., 64 chunks; under strategy budget, `auto` adds candidates with
+    the loss so chunked after every candidate with it whole (before those
+    that offload); a number forces that many chunks under any strategy. The
+    step records `echo.chunked_loss`.
 
     The strategy is recorded as `echo.recompute_strategy` on the function.
   }];
@@ -462,13 +460,12 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            /*default=*/"2000",
            "offload: the device memory's GB/s (op time from its bytes)">,
     Option<"chunkLoss", "chunk-loss", "std::string", /*default=*/"\"auto\"",
-           "chunk the output layer and cross-entropy loss over row chunks, "
-           "recomputing each chunk's logits in the backward pass: auto "
-           "(strategy echo: where the output layer's re-run fits "
-           "heavy-budget and lowers the estimated peak, with the chunks "
-           "the estimate picks; strategy budget: candidates so chunked "
-           "after those with the loss whole), off, or a number of chunks "
-           ">= 2 (any strategy)">,
+           "chunk the output layer and cross-entropy loss over row chunks "
+           "(each chunk's logits, loss terms and gradient at once): auto "
+           "(strategy echo: where it lowers the estimated peak, with the "
+           "chunks the estimate picks; strategy budget: candidates so "
+           "chunked after those with the loss whole), off, or a number of "
+           "chunks >= 2 (any strategy)">,
     Option<"plansCompared", "plans-compared", "int64_t", /*default=*/"3",
            "echo with plan-pipeline: how many candidates, the best "
            "estimated first, are lowered and compared (each costs a "

@@ -286,33 +286,22 @@ constexpr int64_t kMaxLossChunks = 64;
 /// matmul plus a bias broadcast along the rows (pairs of reshapes that give
 /// the logits' type back are looked through), read by nothing else but
 /// `echo.cross_entropy_grad`, whose result only ops with
-/// RowChunkOpInterface read. The forward pass computes each chunk's logits
-/// and `echo.cross_entropy_terms`, and the loss as their sum over R; the
-/// backward pass, where the logits gradient was formed, recomputes each
-/// chunk's logits in an `echo.recompute` region, forms the chunk's
-/// gradient (`total_rows` = R) and runs each reader on it (row-wise readers
-/// are concatenated, summing ones added up chunk by chunk). Chunks have
-/// ceil(R / chunks) rows, the last one fewer. Records
-/// `echo.chunked_loss`. Fails, leaving `func` as it was, when the step has
-/// no such loss or `chunks` < 2.
+/// RowChunkOpInterface read, and the loss read only after its gradient.
+/// Where the logits gradient was formed, each chunk's logits are computed
+/// once and give the chunk's `echo.cross_entropy_terms` and its gradient
+/// (`total_rows` = R), on which each reader runs (row-wise readers are
+/// concatenated, summing ones added up chunk by chunk); the loss is the
+/// terms' sum over R. Nothing is recomputed. Chunks have ceil(R / chunks)
+/// rows, the last one fewer. Records `echo.chunked_loss`. Fails, leaving
+/// `func` as it was, when the step has no such loss or `chunks` < 2.
 LogicalResult chunkLoss(func::FuncOp func, int64_t chunks);
 
-/// The FLOPs that chunking the loss of `func` re-runs (its output layer's,
-/// compute-heavy: they count against `heavy-budget`), or -1 when its loss
-/// cannot be chunked.
-int64_t getLossChunkingFlops(func::FuncOp func);
-
-/// The seconds, under the step's time model (getTimeModel), of what
-/// chunking the loss of `func` re-runs, or -1 when it cannot be chunked.
-double getLossChunkingSeconds(func::FuncOp func);
-
 /// The cost model of `chunk-loss=auto`: 0 (do not chunk) when the loss
-/// cannot be chunked, when the output layer's re-run costs more than
-/// `heavyBudget` of the step's estimated seconds (its time model), or when no
-/// chunking lowers the estimated peak; else the fewest chunks, of 2, 4, ...
-/// kMaxLossChunks, whose estimated peak is within 1% of the largest saving any
-/// of them makes (fewer chunks run larger GEMMs).
-int64_t chooseLossChunks(func::FuncOp func, double heavyBudget);
+/// cannot be chunked or when no chunking lowers the estimated peak; else the
+/// fewest chunks, of 2, 4, ... kMaxLossChunks, whose estimated peak is within
+/// 1% of the largest saving any of them makes (fewer chunks run larger
+/// GEMMs).
+int64_t chooseLossChunks(func::FuncOp func);
 
 //===----------------------------------------------------------------------===//
 // Building blocks shared by the strategies

@@ -7,13 +7,14 @@
 // logits live from the output layer to the loss's gradient, and the logits
 // gradient as large: at paper size the NMT's 6400 × 8000 logits are the
 // floor of every recompute plan. Chunking the rows (Liger-Kernel's fused
-// linear cross-entropy) keeps one chunk at a time: the forward pass keeps
-// each chunk's per-row terms of the loss (R floats) and the loss; the
-// backward pass recomputes each chunk's logits in an `echo.recompute`
-// region, forms its logits gradient (`cross_entropy_grad` scaled by the
-// rows of the whole loss) and runs the readers of the logits gradient on
-// the chunk (RowChunkOpInterface: dx's rows are written chunk by chunk, dW
-// and db are sums over the chunks).
+// linear cross-entropy) keeps one chunk at a time: where the logits
+// gradient was formed (the backward pass's first op, right after the loss),
+// each chunk's logits are computed once, give the chunk's per-row terms of
+// the loss and its logits gradient (`cross_entropy_grad` scaled by the rows
+// of the whole loss), and the readers of the logits gradient run on the
+// chunk (RowChunkOpInterface: dx's rows are written chunk by chunk, dW and
+// db are sums over the chunks). Nothing is recomputed: the output layer
+// runs once, in row chunks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +135,12 @@ std::optional<ChunkableLoss> findChunkableLoss(func::FuncOp func) {
         c.grad = grad;
   if (!c.grad)
     return std::nullopt;
+  // The loss is formed where its gradient is: what reads it comes after.
+  for (Operation *user : loss->getUsers()) {
+    Operation *ancestor = c.grad->getBlock()->findAncestorOpInBlock(*user);
+    if (!ancestor || !c.grad->isBeforeInBlock(ancestor))
+      return std::nullopt;
+  }
   allowed.insert(c.grad);
   if (logits != produced) {
     Operation *outer = logits.getDefiningOp();
@@ -215,70 +222,37 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
   if (parts.size() < 2)
     return failure();
 
+  // Where the logits gradient was formed: per chunk, the logits, their
+  // terms of the loss, their gradient and each reader on the chunk.
   Recorder recorder;
-  OpBuilder b(c.loss);
+  OpBuilder b(c.grad);
   b.setListener(&recorder);
-  Location loc = c.loss.getLoc();
+  Location loc = c.grad.getLoc();
   Value labels = c.loss.getLabels();
   auto f32 = cast<RankedTensorType>(c.loss.getType());
-
-  // Forward: the terms of each chunk; loss = Σ terms / R.
-  SmallVector<Value> terms;
-  for (auto [offset, rows] : parts) {
-    IRMapping mapping;
-    mapping.map(c.x, sliceRows(b, loc, c.x, offset, rows));
-    Value logits = cloneLayer(b, c.layer, mapping, rows);
-    terms.push_back(
-        CrossEntropyTermsOp::create(b, loc, f32.clone({rows}), logits,
-                                    sliceRows(b, loc, labels, offset, rows)));
-  }
-  Value all = ConcatOp::create(b, loc, f32.clone({c.rows}), terms,
-                               b.getI64IntegerAttr(0));
-  Value sum =
-      ReduceSumOp::create(b, loc, f32, all, b.getDenseI64ArrayAttr({0}));
-  Value count = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(f32,
-                             b.getFloatAttr(f32.getElementType(), c.rows)));
-  Value loss = DivOp::create(b, loc, sum, count);
-
-  // Backward, where the logits gradient was formed: per chunk, the logits
-  // recomputed, their gradient, and each reader on the chunk.
-  b.setInsertionPoint(c.grad);
-  SmallVector<Value> inputs;
-  for (Operation *op : c.layer)
-    for (Value operand : op->getOperands())
-      if (!llvm::is_contained(c.layer, operand.getDefiningOp()) &&
-          !operand.getDefiningOp<arith::ConstantOp>() &&
-          !llvm::is_contained(inputs, operand))
-        inputs.push_back(operand);
   struct Partial {
     Value sum;
     SmallVector<Value> rows;
     bool summed = false;
   };
   SmallVector<Partial> partials(c.readers.size());
+  SmallVector<Value> terms;
   for (auto [k, part] : llvm::enumerate(parts)) {
     auto [offset, rows] = part;
-    RankedTensorType chunkType =
-        cast<RankedTensorType>(c.grad.getType()).clone({rows, c.classes});
-    auto region = RecomputeOp::create(b, loc, TypeRange{chunkType}, inputs);
-    {
-      OpBuilder inner =
-          OpBuilder::atBlockEnd(&region.getBodyBlock(), &recorder);
-      IRMapping mapping;
-      for (auto [in, arg] :
-           llvm::zip(inputs, region.getBodyBlock().getArguments()))
-        mapping.map(in, arg);
-      mapping.map(c.x,
-                  sliceRows(inner, loc, mapping.lookup(c.x), offset, rows));
-      Value logits = cloneLayer(inner, c.layer, mapping, rows);
-      YieldOp::create(inner, loc, ValueRange{logits});
-    }
+    IRMapping mapping;
+    Value x = sliceRows(b, loc, c.x, offset, rows);
+    // The backward pass begins here, before the loss it forms.
+    if (k == 0)
+      x.getDefiningOp()->setAttr(EchoDialect::getBackwardBeginAttrName(),
+                                 b.getUnitAttr());
+    mapping.map(c.x, x);
+    Value logits = cloneLayer(b, c.layer, mapping, rows);
+    Value chunkLabels = sliceRows(b, loc, labels, offset, rows);
+    terms.push_back(CrossEntropyTermsOp::create(b, loc, f32.clone({rows}),
+                                                logits, chunkLabels));
     auto grad = CrossEntropyGradOp::create(
-        b, loc, chunkType, region.getResult(0),
-        sliceRows(b, loc, labels, offset, rows), c.grad.getDloss(),
-        b.getI64IntegerAttr(c.rows));
+        b, loc, cast<RankedTensorType>(logits.getType()), logits, chunkLabels,
+        c.grad.getDloss(), b.getI64IntegerAttr(c.rows));
     for (auto [use, partial] : llvm::zip(c.readers, partials)) {
       bool summed = false;
       Value v = cast<RowChunkOpInterface>(use->getOwner())
@@ -307,6 +281,16 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
                             .getResult();
     reader->getResult(0).replaceAllUsesWith(whole);
   }
+  // loss = Σ terms / R.
+  Value all = ConcatOp::create(b, loc, f32.clone({c.rows}), terms,
+                               b.getI64IntegerAttr(0));
+  Value sum =
+      ReduceSumOp::create(b, loc, f32, all, b.getDenseI64ArrayAttr({0}));
+  Value count = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(f32,
+                             b.getFloatAttr(f32.getElementType(), c.rows)));
+  Value loss = DivOp::create(b, loc, sum, count);
 
   // The unchunked layer, loss and gradient are left without readers.
   int64_t elementBytes =
@@ -343,35 +327,12 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
   return success();
 }
 
-int64_t mlir::echo::getLossChunkingFlops(func::FuncOp func) {
+int64_t mlir::echo::chooseLossChunks(func::FuncOp func) {
   std::optional<ChunkableLoss> found = findChunkableLoss(func);
   if (!found)
-    return -1;
-  int64_t flops = 0;
-  for (Operation *op : found->layer)
-    flops += estimateFlops(op);
-  return flops;
-}
-
-double mlir::echo::getLossChunkingSeconds(func::FuncOp func) {
-  std::optional<ChunkableLoss> found = findChunkableLoss(func);
-  if (!found)
-    return -1;
-  RooflineModel model = getTimeModel(func);
-  double seconds = 0;
-  for (Operation *op : found->layer)
-    seconds += model.estimateSeconds(op);
-  return seconds;
-}
-
-int64_t mlir::echo::chooseLossChunks(func::FuncOp func, double heavyBudget) {
-  double seconds = getLossChunkingSeconds(func);
-  if (seconds < 0)
     return 0;
-  MemoryStats base = computeMemoryStats(func);
-  if (seconds > heavyBudget * (base.forwardSeconds + base.backwardSeconds))
-    return 0;
-  int64_t rows = findChunkableLoss(func)->rows;
+  int64_t base = computePeakLiveBytes(func);
+  int64_t rows = found->rows;
   SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)
   for (int64_t chunks = 2; chunks <= kMaxLossChunks && chunks <= rows;
        chunks *= 2) {
@@ -385,11 +346,11 @@ int64_t mlir::echo::chooseLossChunks(func::FuncOp func, double heavyBudget) {
   int64_t best = llvm::min_element(peaks, [](auto &a, auto &b) {
                    return a.second < b.second;
                  })->second;
-  if (best >= base.peakLiveBytes)
+  if (best >= base)
     return 0;
   // The fewest chunks (the largest GEMMs) that get 99% of what chunking
   // can save.
-  int64_t enough = best + (base.peakLiveBytes - best) / 100;
+  int64_t enough = best + (base - best) / 100;
   for (auto [chunks, peak] : peaks)
     if (peak <= enough)
       return chunks;

@@ -105,7 +105,7 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
   TrainingStep step(work);
   MemoryStats stats = computeMemoryStats(work);
   ArrayRef<int64_t> base = stats.timeline;
-  int64_t n = step.size(), loss = step.getLossPosition();
+  int64_t n = step.size(), loss = step.getForwardEndPosition();
 
   ilp.baseBytes = stats.peakLiveBytes;
 

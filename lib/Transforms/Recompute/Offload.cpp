@@ -46,7 +46,7 @@ SmallVector<OffloadedValue> mlir::echo::selectOffloads(func::FuncOp func,
   TrainingStep step(func);
   if (!step.getLossOp())
     return values;
-  for (int64_t p = 0; p <= step.getLossPosition(); ++p) {
+  for (int64_t p = 0; p <= step.getForwardEndPosition(); ++p) {
     Operation *op = step.getOp(p);
     if (policy == OffloadPolicy::Heavy && !isComputeHeavy(op))
       continue;
@@ -179,7 +179,7 @@ OffloadSchedule mlir::echo::offloadValues(func::FuncOp func,
   SmallVector<Transfer> transfers;
   DenseSet<Value> seen;
   for (const OffloadedValue &request : values) {
-    if (request.position < 0 || request.position > step.getLossPosition())
+    if (request.position < 0 || request.position > step.getForwardEndPosition())
       continue;
     Operation *def = ops[request.position];
     if (request.result >= def->getNumResults())

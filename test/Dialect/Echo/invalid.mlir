@@ -2676,6 +2676,22 @@ func.func @arena_arg_not_unit(%a: memref<16xi8> {echo.arena = "x"}) {
 
 // -----
 
+func.func @backward_begin_not_unit(%x: tensor<4xf32>) -> tensor<4xf32> attributes {echo.train_step} {
+  // expected-error @+1 {{'echo.backward_begin' must be a unit attribute}}
+  %y = echo.tanh %x {echo.backward_begin = 1 : i64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @backward_begin_outside_step(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'echo.backward_begin' may only mark an op of a training step's body}}
+  %y = echo.tanh %x {echo.backward_begin} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 // reshape: an element count that wraps around int64 (2^62+1 x 4 = 2^64+4)
 // must not pass for the input's 4: every Echo op bounds its tensors.
 func.func @reshape_overflow(%x: tensor<4xf32>) {

@@ -108,6 +108,17 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                                 "statically shaped memref<Nxi8>";
     return success();
   }
+  if (attr.getName() == getBackwardBeginAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getBackwardBeginAttrName()
+                             << "' must be a unit attribute";
+    auto func = dyn_cast_or_null<func::FuncOp>(op->getParentOp());
+    if (!func || !func->hasAttr(getTrainStepAttrName()))
+      return op->emitError() << "'" << getBackwardBeginAttrName()
+                             << "' may only mark an op of a training step's "
+                                "body";
+    return success();
+  }
   return op->emitError() << "unknown echo attribute '"
                          << attr.getName().getValue() << "' on an operation";
 }

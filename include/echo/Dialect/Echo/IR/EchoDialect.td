@@ -86,6 +86,12 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getChunkedLossAttrName() {
       return ::llvm::StringLiteral("echo.chunked_loss");
     }
+    /// Unit attribute on the first op of a chunked loss (`chunk-loss=`),
+    /// which forms the loss where its gradient is: the backward pass begins
+    /// there, before the loss (TrainingStep's forward/backward split).
+    static constexpr ::llvm::StringLiteral getBackwardBeginAttrName() {
+      return ::llvm::StringLiteral("echo.backward_begin");
+    }
     /// Dictionary attribute on a training step echo-recompute planned with
     /// another time model than the defaults (kept on the function as it is
     /// lowered): the roofline its recompute decisions were priced with
