@@ -14,7 +14,10 @@ Writes bench/results/cpu_paper.json; bench/recompute.py puts the tables in
 docs/results.md.
 
 Usage: bench/cpu_paper.py [--build build] [--models nmt,...]
-       [--strategies none,echo] [--steps 3] [--no-scaling]
+       [--strategies none,echo,"echo bf16",...] [--steps 3] [--no-scaling]
+       (the strategies, and the variants of VARIANTS: the loss whole, bf16,
+       the budget strategy with both; a run that fails is recorded with its
+       error)
 """
 import argparse
 import json
@@ -32,6 +35,16 @@ import recompute  # noqa: E402
 
 MODELS = ["nmt", "transformer", "resnet", "deepspeech2"]
 STRATEGIES = ["none", "mirror", "sublinear", "echo"]
+# The memory levers beyond the paper, as rows beside the strategies: a
+# strategy and echo-run's flags. echo chunks the loss by default
+# (chunk-loss=auto); "echo loss whole" keeps it whole, "echo bf16" runs in
+# bf16 (mixed precision), "budget+both" is the budget strategy at 50% of
+# none's bytes with the loss chunked where it picks it, in bf16.
+VARIANTS = {
+    "echo loss whole": ("echo", ["--chunk-loss=off"]),
+    "echo bf16": ("echo", ["--precision=bf16"]),
+    "budget+both": ("budget", ["--budget=0.5", "--precision=bf16"]),
+}
 KEYS = ["compile_ms", "compile_mlir_ms", "compile_llvm_ms", "step_time_ms",
         "losses", "peak_live_bytes", "planned_bytes", "step_bytes",
         "measured_peak_bytes", "library_workspace_bytes", "recompute_flops",
@@ -39,11 +52,15 @@ KEYS = ["compile_ms", "compile_mlir_ms", "compile_llvm_ms", "step_time_ms",
 
 
 def echo_run(echo_run_bin, model, strategy, steps):
+    strategy, flags = VARIANTS.get(strategy, (strategy, []))
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
-        subprocess.run([echo_run_bin, model, f"--strategy={strategy}",
-                        f"--steps={steps}", "--quiet", f"--report={report}"],
-                       check=True)
+        run = subprocess.run([echo_run_bin, model, f"--strategy={strategy}",
+                              f"--steps={steps}", "--quiet",
+                              f"--report={report}"] + flags,
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            return {"error": run.stderr.strip().splitlines()[0]}
         r = json.load(open(report))[0]
         return {k: r.get(k) for k in KEYS}
 
@@ -72,6 +89,18 @@ def main():
     if os.path.exists(args.out):  # keep rows of models not re-run
         results = json.load(open(args.out))
         results["steps"] = args.steps
+        # Rows kept from an earlier run keep their machine: stamped with
+        # its record's key (and the record kept) before this run's replaces
+        # it.
+        earlier = results.get("machine")
+        if isinstance(earlier, dict):
+            key = earlier.get("key", "earlier")
+            results.setdefault("machines", {}).setdefault(key, earlier)
+            rows = [r for e in results["models"].values()
+                    for r in e.values() if isinstance(r, dict)]
+            for row in rows + results.get("scaling", []):
+                if "measured_peak_bytes" in row or "seq_len" in row:
+                    row.setdefault("machine_key", key)
     record = machine.for_bench()
     measured = []  # the rows of this run, stamped with its machine
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,10 +113,10 @@ def main():
                 r = echo_run(run_bin, path, strategy, args.steps)
                 entry[strategy] = r
                 measured.append(r)
-                print(name, strategy, {k: r[k] for k in
+                print(name, strategy, {k: r.get(k) for k in
                                        ("compile_ms", "step_time_ms",
                                         "peak_live_bytes",
-                                        "measured_peak_bytes")},
+                                        "measured_peak_bytes", "error")},
                       file=sys.stderr, flush=True)
             if "none" in entry and "echo" in entry:
                 entry["echo_step_over_none"] = (entry["echo"]["step_time_ms"] /

@@ -322,6 +322,24 @@ def load_result(name):
         return json.load(f)
 
 
+def paper_machines_text(c):
+    """The machines of bench/cpu_paper.py's rows: one, or each model's
+    (rows are stamped with their machine's key when runs of some models
+    were made on another machine than the others)."""
+    machines = c.get("machines") or {}
+    keys = {}
+    for name, e in c["models"].items():
+        for r in e.values():
+            if isinstance(r, dict) and r.get("machine_key"):
+                keys.setdefault(r["machine_key"], []).append(name)
+    if len(keys) < 2:
+        return machine_text(c)
+    return "; ".join(
+        "%s: %s" % (", ".join(sorted(set(names))),
+                    machine_text({"machine": machines.get(key)}))
+        for key, names in keys.items())
+
+
 def cpu_paper_markdown():
     """The paper-size CPU runs of bench/cpu_paper.py, if measured."""
     c = load_result("cpu_paper")
@@ -338,16 +356,21 @@ def cpu_paper_markdown():
              "none's measured bytes over the strategy's, the tensor-level "
              "estimate (`peak_live_bytes`) and the planned arena; "
              "recompute FLOPs as a share of the step's FLOPs. Measured on "
-             "%s." % (c["cores"], c["steps"], machine_text(c)), "",
+             "%s." % (c["cores"], c["steps"], paper_machines_text(c)), "",
              "| model | strategy | compile s (MLIR + LLVM) | step s | "
              "step / none | measured MiB | none / this | estimate MiB | "
              "arena MiB | recompute % | first loss |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, e in c["models"].items():
         none = e.get("none")
-        for strategy in STRATEGIES:
+        for strategy in STRATEGIES + ["echo loss whole", "echo bf16",
+                                      "budget+both"]:
             r = e.get(strategy)
             if not r:
+                continue
+            if "error" in r:
+                lines.append("| %s | %s | %s |" % (name, strategy,
+                                                   r["error"]) + " |" * 8)
                 continue
             measured = r.get("measured_peak_bytes")
             lines.append("| %s | %s | %.1f (%.1f + %.1f) | %.2f | %s | %s |"
@@ -429,101 +452,99 @@ def cpu_paper_markdown():
 def chunk_loss_markdown():
     """The chunked loss at paper size (bench/chunk_loss.py), if measured."""
     c = load_result("chunk_loss")
-    if c is None:
+    if c is None or "models" not in c:
         return []
     mib = 1 << 20
-    runs = c["runs"]
-    none = runs["none"]
-    auto = c["auto"]
     lines = [
         "", "## Chunked output layer and loss (`chunk-loss=`, "
         "`bench/chunk_loss.py`)", "",
-        "The paper-size NMT (%s) computes logits [6400, 8000] f32 "
-        "(204.8 MB) at its loss. `chunk-loss=` computes them in row chunks "
-        "and recomputes each chunk's in the backward pass: its re-run of "
-        "the output GEMM is %.1f%% of the step's FLOPs, so `auto` under the "
-        "default `heavy-budget` (1%%) leaves the loss whole; at "
-        "`heavy-budget=0.2` it picks %d chunks (estimate %.0f MiB → %.0f "
-        "MiB). The runs below force those %d chunks (`echo-run "
-        "--chunk-loss=%d`); echo's own compute-heavy re-runs then get no "
-        "budget left. Real executions (`echo-run`, JIT, OpenBLAS; %d "
-        "cores, machine `%s`, load average %.1f before and %.1f after, "
-        "other work sharing the cores: step times are noisy); each run "
-        "%d times, alternating, its step time the fastest of the medians "
-        "of %d steps; results against none's: the loss and every gradient, "
-        "how many are bitwise equal and the largest relative difference "
-        "(on the norm) of the others." % (
-            ", ".join("%s=%s" % kv for kv in c["config"].items()),
-            100 * runs["none+chunked"]["recompute_flops"] /
-            (runs["none+chunked"]["forward_flops"] +
-             runs["none+chunked"]["backward_flops"]),
-            auto["0.2"]["loss_chunks"],
-            auto["0.01"]["peak_live_bytes"] / mib,
-            auto["0.2"]["peak_live_bytes"] / mib,
-            auto["0.2"]["loss_chunks"], auto["0.2"]["loss_chunks"],
-            c["cores"], c["machine"], c["load_before"][0],
-            c["load_after"][0], len(none["step_times_ms"]),
-            len(none["losses"])),
-        "",
-        "| run | chunks | logits bytes saved | estimate MiB | planned step "
-        "MiB | measured MiB | none / this | step s | step / none | "
-        "recompute % | compile s | against none |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, r in runs.items():
-        step = r["forward_flops"] + r["backward_flops"]
-        against = r.get("against_none")
-        if "budget_bytes" in r:
-            name = "`--budget=%d` (budget strategy)" % r["budget_bytes"]
-        lines.append(
-            "| %s | %d | %d | %.0f | %.1f | %.1f | %.2f× | %.2f | %.2f | "
-            "%.2f | %.1f | %s |" % (
-                name, r["loss_chunks"], r["logits_bytes_saved"],
-                r["peak_live_bytes"] / mib, r["step_bytes"] / mib,
-                r["measured_peak_bytes"] / mib,
-                none["measured_peak_bytes"] / r["measured_peak_bytes"],
-                r["step_time_ms"] / 1e3,
-                r["step_time_ms"] / none["step_time_ms"],
-                100 * r["recompute_flops"] / step, r["compile_ms"] / 1e3,
-                "—" if against is None else "%d of %d bitwise, worst %.1e" % (
-                    against["bitwise"], against["results"],
-                    against["worst_relative"])))
-    echo, chunked = runs["echo"], runs["echo+chunked"]
-    times = [runs[n]["step_time_ms"] for n in
-             ["none", "echo", "none+chunked", "echo+chunked"]]
-    lines += [
-        "", "echo with the loss chunked measures %.0f MiB, %.1f%% below "
-        "echo's %.0f MiB (%.2f× below none, from %.2f×); the logits it "
-        "keeps from being live at once are %.0f MiB, and the chunks add "
-        "buffers of their own (a chunk's logits and gradient, dW's and db's "
-        "partial sums, dx's rows before their concatenation); where the "
-        "rest of the difference goes is not yet profiled. The step times "
-        "are within %.0f%% of each other, and the machine ran at about "
-        "twice its quiet step time (none: 5.10 s in the table above): the "
-        "chunked steps' re-run of the output GEMM (%.1f%% of the step's "
-        "FLOPs) is not resolved at this noise." % (
-            chunked["measured_peak_bytes"] / mib,
-            100 * (1 - chunked["measured_peak_bytes"] /
-                   echo["measured_peak_bytes"]),
-            echo["measured_peak_bytes"] / mib,
-            none["measured_peak_bytes"] / chunked["measured_peak_bytes"],
-            none["measured_peak_bytes"] / echo["measured_peak_bytes"],
-            chunked["logits_bytes_saved"] / mib,
-            100 * (max(times) / min(times) - 1),
-            100 * runs["none+chunked"]["recompute_flops"] /
-            (runs["none+chunked"]["forward_flops"] +
-             runs["none+chunked"]["backward_flops"]))]
-    budget = runs.get("budget")
-    if budget:
+        "The paper-size NMT computes logits [6400, 8000] f32 (204.8 MB) at "
+        "its loss, the Transformer [4096, 8000] (131.1 MB); whole, they and "
+        "their gradient are the floor of every recompute plan. "
+        "`chunk-loss=` computes them in row chunks where their gradient is "
+        "formed: each chunk's logits give the chunk's terms of the loss and "
+        "its gradient, read chunk by chunk (dx by rows, dW and db summed), "
+        "so the output layer runs once and nothing is recomputed. echo "
+        "chunks by default (`auto`: where the estimated peak drops, in the "
+        "fewest chunks within 1%% of the best saving); `echo, loss whole` is "
+        "echo with `--chunk-loss=off`, `none, chunked` none in echo's "
+        "chunks. Real executions (`echo-run`, JIT, OpenBLAS) on %s; each "
+        "run %d times, alternating, its step time the fastest of the "
+        "medians of %d steps; results against none's: the loss and every "
+        "gradient after one step, how many are bitwise equal and the "
+        "largest difference of the others, relative to the result's norm "
+        "or, for a gradient that is zero up to rounding (an attention "
+        "key's bias), to 1%% of the step's RMS gradient." % (
+            machine_text(c), c["repeats"], c["steps"]), ""]
+    for name, m in c["models"].items():
+        runs = m["runs"]
+        none = runs["none"]
         lines += [
-            "", "The last row is the budget strategy (`chunk-loss=auto`) at "
-            "%d B (one run), 5%% below the smallest step it had with the "
-            "loss whole "
-            "(%d B, `bench/results/budget.json`, where nothing smaller "
-            "had a plan): it takes a candidate with the loss in %d "
-            "chunks. Budgets a whole-loss plan meets get the plans they got "
-            "before." % (budget["budget_bytes"],
-                         budget["whole_loss_smallest_bytes"],
-                         budget["loss_chunks"])]
+            "%s (%s):" % (name, ", ".join("%s=%s" % kv
+                                         for kv in m["config"].items())),
+            "",
+            "| run | chunks | logits bytes saved | estimate MiB | planned "
+            "step MiB | measured MiB | none / this | step s | step / none | "
+            "recompute % | compile s | against none |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for run in ["none", "none, chunked", "echo, loss whole", "echo"]:
+            r = runs.get(run)
+            if not r:
+                continue
+            step = r["forward_flops"] + r["backward_flops"]
+            against = r.get("against_none")
+            lines.append(
+                "| %s | %d | %d | %.0f | %.1f | %.1f | %.2f× | %.2f | %.2f | "
+                "%.2f | %.1f | %s |" % (
+                    run, r["loss_chunks"], r["logits_bytes_saved"],
+                    r["peak_live_bytes"] / mib, r["step_bytes"] / mib,
+                    r["measured_peak_bytes"] / mib,
+                    none["measured_peak_bytes"] / r["measured_peak_bytes"],
+                    r["step_time_ms"] / 1e3,
+                    r["step_time_ms"] / none["step_time_ms"],
+                    100 * r["recompute_flops"] / step, r["compile_ms"] / 1e3,
+                    "—" if against is None else
+                    "%d of %d bitwise, worst %.1e" % (
+                        against["bitwise"], against["results"],
+                        against["worst_relative"])))
+        echo, whole = runs["echo"], runs["echo, loss whole"]
+        cats = echo.get("categories") or {}
+        lines += [
+            "", "%s: echo measures %.1f MiB with the loss chunked against "
+            "%.1f MiB with it whole (%.2f× below none, from %.2f×), at %.2f%% "
+            "recompute FLOPs and %.2f× none's step time. At echo's measured "
+            "peak: %s." % (
+                name, echo["measured_peak_bytes"] / mib,
+                whole["measured_peak_bytes"] / mib,
+                none["measured_peak_bytes"] / echo["measured_peak_bytes"],
+                none["measured_peak_bytes"] / whole["measured_peak_bytes"],
+                100 * echo["recompute_flops"] /
+                (echo["forward_flops"] + echo["backward_flops"]),
+                echo["step_time_ms"] / none["step_time_ms"],
+                ", ".join("%s %.1f MiB" % (k, v / mib)
+                          for k, v in sorted(cats.items(),
+                                             key=lambda kv: -(kv[1] or 0))
+                          if v))]
+        target = {"nmt": 3.5, "transformer": 1.8}.get(name)
+        if (cats.get("parameters") and target and
+                none["measured_peak_bytes"] / echo["measured_peak_bytes"] <
+                target):
+            # What no plan of this step can go below: the parameters, the
+            # data, and the gradients the step returns (the caller's
+            # buffers, as large as the parameters, live for the whole step).
+            fixed = 2 * cats["parameters"] + (cats.get("data") or 0)
+            lines[-1] += (
+                " The target, %.1f× below none, would be %.1f MiB; the "
+                "parameters, the "
+                "data and the gradients the step returns (the caller's "
+                "buffers, live for the whole step) take %.1f MiB of any "
+                "plan, which leaves %.1f MiB for what the backward pass "
+                "holds at its start, against %.1f MiB in echo's plan." % (
+                    target, none["measured_peak_bytes"] / target / mib,
+                    fixed / mib,
+                    (none["measured_peak_bytes"] / target - fixed) / mib,
+                    (echo["measured_peak_bytes"] - fixed) / mib))
+        lines.append("")
     return lines
 
 
@@ -933,18 +954,23 @@ def recompute_time_markdown():
              "`recompute_seconds` over none's `forward_seconds + "
              "backward_seconds` (the memory report's). "
              "Measured: echo's median step time over none's, less one, both "
-             "in one run of the bench (the steps column). Bytes: "
+             "in one run of the bench (the steps column), with the "
+             "libraries' threads of the threads column (all: every core; "
+             "one: the step on one core, the other left to other "
+             "processes). Bytes: "
              "`measured_peak_bytes`." % machine_text(r), "",
-             "| model | steps | recomputed ops | recompute share of FLOPs | "
+             "| model | steps | threads | recomputed ops | "
+             "recompute share of FLOPs | "
              "predicted time overhead | measured time overhead | none ms | "
              "echo ms | none MB | echo MB | none / echo bytes |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, row in r["models"].items():
         e, n = row["echo"], row["none"]
         lines.append(
-            "| %s | %d | %d | %.2f%% | %.1f%% | %.1f%% | %.0f | %.0f | %.1f | "
-            "%.1f | %.2f× |" % (
-                name, row["steps"], e["recomputed_ops"],
+            "| %s | %d | %s | %d | %.2f%% | %.1f%% | %.1f%% | %.0f | %.0f | "
+            "%.1f | %.1f | %.2f× |" % (
+                name, row["steps"], row.get("threads") or "all",
+                e["recomputed_ops"],
                 100 * e["recompute_flops"] / (e["forward_flops"] +
                                               e["backward_flops"]),
                 100 * row["predicted_overhead"],

@@ -47,14 +47,20 @@ KEYS = ["step_time_ms", "measured_peak_bytes", "step_bytes",
         "forward_seconds", "backward_seconds", "compile_ms", "losses"]
 
 
-def run(echo_run, model, strategy, steps, machine_file):
+def run(echo_run, model, strategy, steps, machine_file, threads):
+    env = dict(os.environ)
+    if threads:
+        # OpenBLAS's and oneDNN's threads (one: the step on one core, the
+        # other left to other processes).
+        env.update(OPENBLAS_NUM_THREADS=str(threads),
+                   OMP_NUM_THREADS=str(threads))
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         command = [echo_run, model, f"--strategy={strategy}",
                    f"--steps={steps}", "--quiet", f"--report={report}"]
         if machine_file:
             command.append(f"--machine={machine_file}")
-        subprocess.run(command, check=True)
+        subprocess.run(command, check=True, env=env)
         r = json.load(open(report))[0]
         return {k: r.get(k) for k in KEYS}
 
@@ -67,6 +73,9 @@ def main():
                     help="steps of the NMT-like model (median)")
     ap.add_argument("--paper-steps", type=int, default=3,
                     help="steps of each paper-size model (median)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="library threads of each step (0: the libraries' "
+                    "default, every core)")
     ap.add_argument("--no-section", action="store_true",
                     help="do not touch docs/results.md")
     ap.add_argument("--out", default=os.path.join(
@@ -90,10 +99,11 @@ def main():
             path = os.path.join(tmp, name + ".mlir")
             recompute.build_model(builder, kwargs, path)
             steps = args.steps if name in MID else args.paper_steps
-            row = {"config": kwargs, "steps": steps}
+            row = {"config": kwargs, "steps": steps,
+                   "threads": args.threads or None}
             for strategy in ("none", "echo"):
                 row[strategy] = run(echo_run, path, strategy, steps,
-                                    machine_file)
+                                    machine_file, args.threads)
             e, n = row["echo"], row["none"]
             row["predicted_overhead"] = e["recompute_seconds"] / (
                 n["forward_seconds"] + n["backward_seconds"])
