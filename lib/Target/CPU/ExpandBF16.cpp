@@ -61,9 +61,8 @@ struct TruncF64ToBF16 : OpRewritePattern<arith::TruncFOp> {
                                           arith::CmpFPredicate::ONE, back, x);
     Value absBack = math::AbsFOp::create(rewriter, loc, back);
     Value absX = math::AbsFOp::create(rewriter, loc, x);
-    Value above = arith::CmpFOp::create(rewriter, loc,
-                                        arith::CmpFPredicate::OGT, absBack,
-                                        absX);
+    Value above = arith::CmpFOp::create(
+        rewriter, loc, arith::CmpFPredicate::OGT, absBack, absX);
     Value bits = arith::BitcastOp::create(rewriter, loc, i32, t);
     Value one = splat(i32, rewriter.getI32IntegerAttr(1));
     // Toward zero: one step down in magnitude where t rounded away.
@@ -87,9 +86,9 @@ struct ExtBF16ToF64 : OpRewritePattern<arith::ExtFOp> {
     Type from = op.getIn().getType();
     if (!elementOf(from).isBF16() || !elementOf(op.getType()).isF64())
       return failure();
-    Value f = arith::ExtFOp::create(
-        rewriter, op.getLoc(), withElement(from, rewriter.getF32Type()),
-        op.getIn());
+    Value f = arith::ExtFOp::create(rewriter, op.getLoc(),
+                                    withElement(from, rewriter.getF32Type()),
+                                    op.getIn());
     rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), f);
     return success();
   }
