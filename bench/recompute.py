@@ -201,6 +201,7 @@ def write_markdown(results):
     lines += recompute_time_markdown()
     lines += chunk_loss_markdown()
     lines += side_by_side_markdown()
+    lines += conv_side_by_side_markdown()
     lines += memory_side_by_side_markdown()
     lines += budget_markdown()
     lines += numerics_markdown()
@@ -573,6 +574,56 @@ def side_by_side_markdown():
                         t["torch_eager"]["step_time_ms"] / 1e3,
                         e["echo_over_torch"], e["echo_strategy_over_none"],
                         t["echo_none"]["compile_ms"] / 1e3))
+    return lines
+
+
+def conv_side_by_side_markdown():
+    """Convolutional steps beside PyTorch (bench/peers/conv_side_by_side.py)."""
+    c = load_result("conv_side_by_side")
+    if c is None:
+        return []
+    mib = 1 << 20
+    runs = c["runs"]
+    lines = ["", "## Convolutions beside PyTorch on the CPU "
+             "(`bench/peers/conv_side_by_side.py`)", "",
+             "%s (%d classes), batch %d of 3×%d×%d, imported into Echo with "
+             "its initial weights and one batch; PyTorch %s eager on the same "
+             "module and data; forward, cross-entropy, backward and SGD per "
+             "step on both sides, %d threads each, on %s. Step: the fastest "
+             "of %d runs' median of %d steps, the runs alternating. Echo's "
+             "convolutions run in the layouts oneDNN chooses (its direct "
+             "kernels on blocked copies, reordered at each call: the "
+             "default) or on the step's plain NCHW buffers "
+             "(`ECHO_CPU_CONV_LAYOUT=plain`, where oneDNN picks im2col GEMMs "
+             "for most)." % (c["model"], c["classes"], c["batch"],
+                             c["image"], c["image"], c["torch"], c["threads"],
+                             machine_text(c), c["repeats"], c["steps"]), "",
+             "| run | step ms | / PyTorch eager | measured MiB | library "
+             "workspace MiB | first loss |", "|---|---|---|---|---|---|"]
+    for name, r in runs.items():
+        lines.append("| %s | %.0f | %.2f | %s | %s | %.6f |" % (
+            name, r["step_time_ms"], r["over_pytorch"],
+            "%.1f" % (r["measured_peak_bytes"] / mib)
+            if r.get("measured_peak_bytes") else "—",
+            "%.1f" % (r["library_workspace_bytes"] / mib)
+            if r.get("library_workspace_bytes") is not None else "—",
+            r["losses"][0]))
+    b = c.get("onednn_breakdown")
+    if b:
+        prims = sorted(b["primitives"].items(),
+                       key=lambda kv: -kv[1]["ms_per_step"])
+        total = sum(p["ms_per_step"] for _, p in prims)
+        lines += ["", "Where Echo's step (none, chosen layouts) spends its "
+                  "time: oneDNN's own execution times (`ONEDNN_VERBOSE=1`, "
+                  "one more run, its median step %.0f ms): %s; %.0f ms in "
+                  "all, the rest (%.0f ms) is Echo's generated kernels "
+                  "(batch norm, ReLU, residual adds, pooling, the loss) and "
+                  "the OpenBLAS GEMM of the classifier." % (
+                      b["step_time_ms"],
+                      ", ".join("%s %.0f ms (%.0f calls)" % (
+                          k, p["ms_per_step"], p["calls_per_step"])
+                          for k, p in prims),
+                      total, b["step_time_ms"] - total)]
     return lines
 
 
@@ -1000,11 +1051,13 @@ SECTIONS = {"gpu": gpu_markdown, "chunk_loss": chunk_loss_markdown,
             "memory_categories": memory_categories_markdown,
             "recompute_time": recompute_time_markdown,
             "compile_scaling": compile_scaling_markdown,
-            "cpu_paper": cpu_paper_markdown}
+            "cpu_paper": cpu_paper_markdown,
+            "conv_side_by_side": conv_side_by_side_markdown}
 # Where a section goes the first time it is written (else at the end).
 SECTION_AFTER = {
     "memory_categories": "## Paper-size steps on the CPU",
-    "compile_scaling": "## echo-recompute compile time"}
+    "compile_scaling": "## echo-recompute compile time",
+    "conv_side_by_side": "## Echo beside PyTorch on the CPU"}
 
 
 if __name__ == "__main__":

@@ -3,10 +3,13 @@
 // Part of the Echo project.
 //
 // The CPU runtime's oneDNN calls: bf16 GEMMs (oneDNN's matmul, a sum
-// post-op to accumulate) and convolutions on the step's own NCHW/FCHW
-// buffers. Each primitive is created once per shape and cached; their
-// scratchpad is one runtime-owned buffer, the largest any primitive asked
-// for (echoCpuWorkspaceBytes).
+// post-op to accumulate) and convolutions of the step's NCHW/FCHW buffers,
+// computed in the layouts oneDNN chooses (format_tag::any: blocked ones
+// where its direct kernels want them, reordered in and out at the call)
+// or on the buffers themselves. Each primitive is created once per shape
+// and cached; their scratchpad, which also holds the reordered copies, is
+// one runtime-owned buffer, the largest any call asked for
+// (echoCpuWorkspaceBytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +19,9 @@
 #include <array>
 #include <cinttypes>
 #include <climits>
-#include <cstring>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -58,7 +61,8 @@ void destroy(DnnPrimitive &p) {
 
 /// The primitives made so far, by what identifies them; destroyed with the
 /// runtime (oneDNN's objects are not freed by the map's own destructor).
-template <typename Key> struct PrimitiveCache : std::map<Key, DnnPrimitive> {
+template <typename Key, typename Value = DnnPrimitive>
+struct PrimitiveCache : std::map<Key, Value> {
   ~PrimitiveCache() {
     for (auto &entry : *this)
       destroy(entry.second);
@@ -318,12 +322,54 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
 
 enum class ConvKind { Forward, BackwardData, BackwardWeights };
 
+/// An operand of a convolution that oneDNN computes on in another layout
+/// than the step's buffer (a blocked one, nChw8c/nChw16c): the primitive's
+/// memory object points at a copy in that layout at `offset` in the
+/// scratchpad, and `reorder` copies between it and the step's buffer
+/// (`user`): in before the call for an operand it reads, out after it for
+/// the one it writes. A null `reorder`: the primitive works on the step's
+/// buffer itself.
+struct Relayout {
+  dnnl_primitive_t reorder = nullptr;
+  dnnl_memory_t user = nullptr;
+  size_t offset = 0;
+};
+
+/// A convolution primitive and the relayouts of x, w and y.
+struct ConvPrimitive {
+  DnnPrimitive p;
+  std::array<Relayout, 3> relayout;
+  /// The scratchpad it needs: the primitive's own, then the copies.
+  size_t workspaceBytes = 0;
+};
+
+void destroy(ConvPrimitive &c) {
+  for (Relayout &r : c.relayout) {
+    if (r.reorder)
+      rt.dnn.primitiveDestroy(r.reorder);
+    if (r.user)
+      rt.dnn.memoryDestroy(r.user);
+  }
+  destroy(c.p);
+  c = ConvPrimitive();
+}
+
 /// What identifies a convolution primitive: its kind, the x/w/y shapes and
 /// strides, the convolution's strides, padding and group count.
 using ConvKey =
     std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 5>>;
 
-PrimitiveCache<ConvKey> convCache;
+PrimitiveCache<ConvKey, ConvPrimitive> convCache;
+
+/// True unless ECHO_CPU_CONV_LAYOUT=plain: convolutions run in the layouts
+/// oneDNN chooses (format_tag::any), reordered at the call.
+bool convLayoutsChosen() {
+  static const bool chosen = [] {
+    const char *how = std::getenv("ECHO_CPU_CONV_LAYOUT");
+    return !how || std::strcmp(how, "plain") != 0;
+  }();
+  return chosen;
+}
 
 /// A oneDNN memory descriptor of `m`'s shape and strides.
 bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
@@ -352,12 +398,152 @@ bool describeFilter(const EchoMemRef4D &w, int64_t groups,
                "oneDNN grouped weights descriptor");
 }
 
+/// `md`'s dims with any layout (oneDNN picks the one its fastest
+/// implementation wants).
+bool anyLayout(const dnnl_memory_desc_t &md, dnnl_memory_desc_t &any) {
+  return rt.dnn.mdInitByTag(&any, md.ndims, md.dims, dnnl_f32,
+                            dnnl_format_tag_any) == dnnl_success;
+}
+
+/// The primitive descriptor of a convolution of `kind` on the descriptors
+/// x, w, y (null, with the error recorded unless `quiet`, when oneDNN
+/// refuses).
+dnnl_primitive_desc_t
+convolutionPd(ConvKind kind, const dnnl_memory_desc_t &xmd,
+              const dnnl_memory_desc_t &wmd, const dnnl_memory_desc_t &ymd,
+              const dnnl_dims_t strides, const dnnl_dims_t padL,
+              const dnnl_dims_t padR, bool quiet) {
+  Dnn &d = rt.dnn;
+  auto ok = [&](dnnl_status_t status, const char *what) {
+    return quiet ? status == dnnl_success : dnnOk(status, what);
+  };
+  dnnl_convolution_desc_t forward, desc;
+  if (!ok(d.convForwardInit(&forward, dnnl_forward_training,
+                            dnnl_convolution_direct, &xmd, &wmd, nullptr, &ymd,
+                            strides, padL, padR),
+          "oneDNN convolution descriptor"))
+    return nullptr;
+  dnnl_primitive_attr_t attr;
+  if (!dnnOk(d.attrCreate(&attr), "oneDNN attributes"))
+    return nullptr;
+  if (!dnnOk(d.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user),
+             "oneDNN scratchpad mode")) {
+    d.attrDestroy(attr);
+    return nullptr;
+  }
+  dnnl_primitive_desc_t hint = nullptr, pd = nullptr;
+  bool done = ok(d.pdCreate(&hint, &forward, attr, rt.engine, nullptr),
+                 "oneDNN convolution forward");
+  if (done && kind == ConvKind::Forward) {
+    pd = hint;
+    hint = nullptr;
+  } else if (done) {
+    done = kind == ConvKind::BackwardData
+               ? ok(d.convBackwardDataInit(&desc, dnnl_convolution_direct, &xmd,
+                                           &wmd, &ymd, strides, padL, padR),
+                    "oneDNN convolution backward-data descriptor")
+               : ok(d.convBackwardWeightsInit(&desc, dnnl_convolution_direct,
+                                              &xmd, &wmd, nullptr, &ymd,
+                                              strides, padL, padR),
+                    "oneDNN convolution backward-weights descriptor");
+    done = done && ok(d.pdCreate(&pd, &desc, attr, rt.engine, hint),
+                      kind == ConvKind::BackwardData
+                          ? "oneDNN convolution backward data"
+                          : "oneDNN convolution backward weights");
+  }
+  d.attrDestroy(attr);
+  if (hint)
+    d.pdDestroy(hint);
+  return done ? pd : nullptr;
+}
+
+/// Rounds `bytes` up to the scratchpad's 64-byte alignment.
+size_t align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// The convolution of `kind` in the layouts oneDNN chooses, with a
+/// relayout of each operand whose layout differs from the step's buffer
+/// (`user`: x, w, y); false (nothing recorded, `conv` empty) where oneDNN
+/// has no such primitive or a reorder that needs a scratchpad of its own.
+bool makeChosenLayoutConvolution(ConvKind kind,
+                                 const std::array<dnnl_memory_desc_t, 3> &user,
+                                 const dnnl_dims_t strides,
+                                 const dnnl_dims_t padL, const dnnl_dims_t padR,
+                                 ConvPrimitive &conv) {
+  Dnn &d = rt.dnn;
+  std::array<dnnl_memory_desc_t, 3> any;
+  for (int i = 0; i < 3; ++i)
+    if (!anyLayout(user[i], any[i]))
+      return false;
+  dnnl_primitive_desc_t pd = convolutionPd(kind, any[0], any[1], any[2],
+                                           strides, padL, padR, /*quiet=*/true);
+  if (!pd)
+    return false;
+  // What the primitive computes on, and which operand it writes.
+  std::array<dnnl_query_t, 3> queries;
+  int written = 2;
+  switch (kind) {
+  case ConvKind::Forward:
+    queries = {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md};
+    written = 2;
+    break;
+  case ConvKind::BackwardData:
+    queries = {dnnl_query_diff_src_md, dnnl_query_weights_md,
+               dnnl_query_diff_dst_md};
+    written = 0;
+    break;
+  case ConvKind::BackwardWeights:
+    queries = {dnnl_query_src_md, dnnl_query_diff_weights_md,
+               dnnl_query_diff_dst_md};
+    written = 1;
+    break;
+  }
+  std::array<dnnl_memory_desc_t, 3> chosen;
+  const dnnl_memory_desc_t *scratch =
+      d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
+  size_t bytes = align64(scratch ? d.mdGetSize(scratch) : 0);
+  bool ok = true;
+  for (int i = 0; i < 3 && ok; ++i) {
+    const dnnl_memory_desc_t *md = d.pdQueryMd(pd, queries[i], 0);
+    ok = md != nullptr;
+    if (!ok)
+      break;
+    chosen[i] = *md;
+    if (d.mdEqual(&chosen[i], &user[i]))
+      continue;
+    Relayout &r = conv.relayout[i];
+    r.offset = bytes;
+    bytes += align64(d.mdGetSize(&chosen[i]));
+    const dnnl_memory_desc_t &from = i == written ? chosen[i] : user[i];
+    const dnnl_memory_desc_t &to = i == written ? user[i] : chosen[i];
+    dnnl_primitive_desc_t rpd = nullptr;
+    ok = d.reorderPdCreate(&rpd, &from, rt.engine, &to, rt.engine, nullptr) ==
+         dnnl_success;
+    if (ok) {
+      const dnnl_memory_desc_t *rs =
+          d.pdQueryMd(rpd, dnnl_query_scratchpad_md, 0);
+      ok = (!rs || d.mdGetSize(rs) == 0) &&
+           d.primitiveCreate(&r.reorder, rpd) == dnnl_success &&
+           d.memoryCreate(&r.user, &user[i], rt.engine, DNNL_MEMORY_NONE) ==
+               dnnl_success;
+      d.pdDestroy(rpd);
+    }
+  }
+  if (!ok || !makePrimitive(pd, chosen[0], chosen[1], chosen[2], conv.p)) {
+    if (!ok)
+      d.pdDestroy(pd);
+    destroy(conv);
+    return false;
+  }
+  conv.workspaceBytes = bytes;
+  return true;
+}
+
 /// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
 /// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups.
-DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
-                             const EchoMemRef4D &w, const EchoMemRef4D &y,
-                             int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                             int64_t groups) {
+ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
+                              const EchoMemRef4D &w, const EchoMemRef4D &y,
+                              int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                              int64_t groups) {
   std::array<int64_t, 24> shapes;
   for (int i = 0; i < 4; ++i) {
     shapes[i] = x.sizes[i];
@@ -372,9 +558,9 @@ DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
   if (it != convCache.end())
     return &it->second;
 
-  Dnn &d = rt.dnn;
-  dnnl_memory_desc_t xmd, wmd, ymd;
-  if (!describe(x, xmd) || !describeFilter(w, groups, wmd) || !describe(y, ymd))
+  std::array<dnnl_memory_desc_t, 3> user;
+  if (!describe(x, user[0]) || !describeFilter(w, groups, user[1]) ||
+      !describe(y, user[2]))
     return nullptr;
   dnnl_dims_t strides = {sh, sw}, padL = {ph, pw};
   // Zero padding on both sides; the bottom/right padding is what makes the
@@ -383,47 +569,16 @@ DnnPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
       (y.sizes[2] - 1) * sh + w.sizes[2] - x.sizes[2] - ph,
       (y.sizes[3] - 1) * sw + w.sizes[3] - x.sizes[3] - pw,
   };
-  dnnl_convolution_desc_t forward, desc;
-  if (!dnnOk(d.convForwardInit(&forward, dnnl_forward_training,
-                               dnnl_convolution_direct, &xmd, &wmd, nullptr,
-                               &ymd, strides, padL, padR),
-             "oneDNN convolution descriptor"))
+  ConvPrimitive conv;
+  if (convLayoutsChosen() &&
+      makeChosenLayoutConvolution(kind, user, strides, padL, padR, conv))
+    return &convCache.emplace(key, conv).first->second;
+  dnnl_primitive_desc_t pd =
+      convolutionPd(kind, user[0], user[1], user[2], strides, padL, padR,
+                    /*quiet=*/false);
+  if (!pd || !makePrimitive(pd, user[0], user[1], user[2], conv.p))
     return nullptr;
-  dnnl_primitive_attr_t attr;
-  if (!dnnOk(d.attrCreate(&attr), "oneDNN attributes") ||
-      !dnnOk(d.attrSetScratchpadMode(attr, dnnl_scratchpad_mode_user),
-             "oneDNN scratchpad mode"))
-    return nullptr;
-  dnnl_primitive_desc_t hint = nullptr, pd = nullptr;
-  bool ok = dnnOk(d.pdCreate(&hint, &forward, attr, rt.engine, nullptr),
-                  "oneDNN convolution forward");
-  if (ok && kind == ConvKind::Forward) {
-    pd = hint;
-    hint = nullptr;
-  } else if (ok) {
-    ok =
-        kind == ConvKind::BackwardData
-            ? dnnOk(d.convBackwardDataInit(&desc, dnnl_convolution_direct, &xmd,
-                                           &wmd, &ymd, strides, padL, padR),
-                    "oneDNN convolution backward-data descriptor")
-            : dnnOk(d.convBackwardWeightsInit(&desc, dnnl_convolution_direct,
-                                              &xmd, &wmd, nullptr, &ymd,
-                                              strides, padL, padR),
-                    "oneDNN convolution backward-weights descriptor");
-    ok = ok && dnnOk(d.pdCreate(&pd, &desc, attr, rt.engine, hint),
-                     kind == ConvKind::BackwardData
-                         ? "oneDNN convolution backward data"
-                         : "oneDNN convolution backward weights");
-  }
-  d.attrDestroy(attr);
-  if (hint)
-    d.pdDestroy(hint);
-  if (!ok)
-    return nullptr;
-
-  DnnPrimitive conv;
-  if (!makePrimitive(pd, xmd, wmd, ymd, conv))
-    return nullptr;
+  conv.workspaceBytes = conv.p.scratchpadBytes;
   return &convCache.emplace(key, conv).first->second;
 }
 
@@ -467,34 +622,69 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
          y->sizes[1], groups);
     return;
   }
-  DnnPrimitive *conv = getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
-  if (!conv || !bindPrimitive(*conv, x->data + x->offset, w->data + w->offset,
-                              y->data + y->offset))
+  ConvPrimitive *conv =
+      getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
+  if (!conv || !reserveScratchpad(conv->workspaceBytes))
     return;
   Dnn &d = rt.dnn;
+  char *scratch = static_cast<char *>(rt.scratchpad);
+  std::array<void *, 3> buffers = {x->data + x->offset, w->data + w->offset,
+                                   y->data + y->offset};
+  std::array<dnnl_memory_t, 3> memories = {conv->p.src, conv->p.weights,
+                                           conv->p.dst};
+  for (int i = 0; i < 3; ++i) {
+    Relayout &r = conv->relayout[i];
+    if (!dnnOk(d.memorySetHandle(memories[i],
+                                 r.reorder ? scratch + r.offset : buffers[i]),
+               "oneDNN memory") ||
+        (r.user &&
+         !dnnOk(d.memorySetHandle(r.user, buffers[i]), "oneDNN memory")))
+      return;
+  }
+  if (conv->p.scratchpad &&
+      !dnnOk(d.memorySetHandle(conv->p.scratchpad, scratch), "oneDNN memory"))
+    return;
+  // The operand the primitive writes: x's gradient, w's, or y.
+  int written = kind == ConvKind::Forward        ? 2
+                : kind == ConvKind::BackwardData ? 0
+                                                 : 1;
+  auto relayout = [&](int i) {
+    Relayout &r = conv->relayout[i];
+    if (!r.reorder)
+      return true;
+    bool out = i == written;
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, out ? memories[i] : r.user},
+                               {DNNL_ARG_TO, out ? r.user : memories[i]}};
+    return dnnOk(d.primitiveExecute(r.reorder, rt.stream, 2, args),
+                 "oneDNN reorder");
+  };
+  for (int i = 0; i < 3; ++i)
+    if (i != written && !relayout(i))
+      return;
   dnnl_exec_arg_t args[4];
   int n = 0;
   switch (kind) {
   case ConvKind::Forward:
-    args[n++] = {DNNL_ARG_SRC, conv->src};
-    args[n++] = {DNNL_ARG_WEIGHTS, conv->weights};
-    args[n++] = {DNNL_ARG_DST, conv->dst};
+    args[n++] = {DNNL_ARG_SRC, memories[0]};
+    args[n++] = {DNNL_ARG_WEIGHTS, memories[1]};
+    args[n++] = {DNNL_ARG_DST, memories[2]};
     break;
   case ConvKind::BackwardData:
-    args[n++] = {DNNL_ARG_DIFF_SRC, conv->src};
-    args[n++] = {DNNL_ARG_WEIGHTS, conv->weights};
-    args[n++] = {DNNL_ARG_DIFF_DST, conv->dst};
+    args[n++] = {DNNL_ARG_DIFF_SRC, memories[0]};
+    args[n++] = {DNNL_ARG_WEIGHTS, memories[1]};
+    args[n++] = {DNNL_ARG_DIFF_DST, memories[2]};
     break;
   case ConvKind::BackwardWeights:
-    args[n++] = {DNNL_ARG_SRC, conv->src};
-    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, conv->weights};
-    args[n++] = {DNNL_ARG_DIFF_DST, conv->dst};
+    args[n++] = {DNNL_ARG_SRC, memories[0]};
+    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, memories[1]};
+    args[n++] = {DNNL_ARG_DIFF_DST, memories[2]};
     break;
   }
-  if (conv->scratchpad)
-    args[n++] = {DNNL_ARG_SCRATCHPAD, conv->scratchpad};
-  if (dnnOk(d.primitiveExecute(conv->primitive, rt.stream, n, args),
-            "oneDNN convolution"))
+  if (conv->p.scratchpad)
+    args[n++] = {DNNL_ARG_SCRATCHPAD, conv->p.scratchpad};
+  if (dnnOk(d.primitiveExecute(conv->p.primitive, rt.stream, n, args),
+            "oneDNN convolution") &&
+      relayout(written))
     dnnOk(d.streamWait(rt.stream), "oneDNN stream");
 }
 

@@ -4,15 +4,15 @@
 //
 // GEMMs map row-major C = op(A)·op(B) [+ C] onto cblas_sgemm directly (a
 // batch is a loop). Convolutions are oneDNN primitives on the step's own
-// NCHW/FCHW buffers (plain layouts: no reorders, no copies), created once
-// per shape and cached (grouped weights through a 5-D view of the same
-// buffer, oneDNN's goihw); their scratchpad is one runtime-owned buffer, the
-// largest any primitive asked for, so that the runtime knows every byte it
-// holds. OpenBLAS and oneDNN are opened with dlopen on first use; their
-// prototypes come from their headers (cblas.h, dnnl.h). This file holds the
-// errors, the libraries' loading, the f32 GEMMs, the host offload pool and
-// the host API; EchoCpuDnn.cpp the oneDNN primitives (bf16 GEMMs,
-// convolutions) and their scratchpad.
+// NCHW/FCHW buffers, in the layouts oneDNN prefers (blocked copies made in
+// the call) or on the buffers themselves, created once per shape and cached
+// (grouped weights through a 5-D view of the same buffer, oneDNN's goihw);
+// their scratchpad is one runtime-owned buffer, the largest any primitive
+// asked for, so that the runtime knows every byte it holds. OpenBLAS and oneDNN
+// are opened with dlopen on first use; their prototypes come from their headers
+// (cblas.h, dnnl.h). This file holds the errors, the libraries' loading, the
+// f32 GEMMs, the host offload pool and the host API; EchoCpuDnn.cpp the oneDNN
+// primitives (bf16 GEMMs, convolutions) and their scratchpad.
 //
 //===----------------------------------------------------------------------===//
 
@@ -196,7 +196,11 @@ bool dnnReady() {
       resolve(lib, d.postOpsCreate, "dnnl_post_ops_create", from) &&
       resolve(lib, d.postOpsAppendSum, "dnnl_post_ops_append_sum", from) &&
       resolve(lib, d.postOpsDestroy, "dnnl_post_ops_destroy", from) &&
-      resolve(lib, d.attrSetPostOps, "dnnl_primitive_attr_set_post_ops", from);
+      resolve(lib, d.attrSetPostOps, "dnnl_primitive_attr_set_post_ops",
+              from) &&
+      resolve(lib, d.mdEqual, "dnnl_memory_desc_equal", from) &&
+      resolve(lib, d.reorderPdCreate, "dnnl_reorder_primitive_desc_create",
+              from);
   ok = ok && dnnOk(d.engineCreate(&rt.engine, dnnl_cpu, 0), "oneDNN engine") &&
        dnnOk(d.streamCreate(&rt.stream, rt.engine, dnnl_stream_default_flags),
              "oneDNN stream");

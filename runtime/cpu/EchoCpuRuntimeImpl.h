@@ -72,6 +72,9 @@ struct Dnn {
   decltype(&::dnnl_post_ops_append_sum) postOpsAppendSum = nullptr;
   decltype(&::dnnl_post_ops_destroy) postOpsDestroy = nullptr;
   decltype(&::dnnl_primitive_attr_set_post_ops) attrSetPostOps = nullptr;
+  // Convolutions in the layouts oneDNN prefers, reordered at the call.
+  decltype(&::dnnl_memory_desc_equal) mdEqual = nullptr;
+  decltype(&::dnnl_reorder_primitive_desc_create) reorderPdCreate = nullptr;
 };
 
 struct Runtime {
