@@ -13,6 +13,10 @@
 #            $ECHO_NCU_SECONDS, default 100, per model)
 # Files go to $OUT (the device tool's output folder), else bench/results;
 # every stage is bounded in time and the later ones run when one fails.
+# The bounds, in seconds: $ECHO_CHECK_SECONDS (300); $ECHO_BENCH_SECONDS
+# (420), and $ECHO_RUN_SECONDS (120) for each bundle's run of
+# $ECHO_BENCH_STEPS (5) steps in it; $ECHO_RESNET_SECONDS (60);
+# $ECHO_NCU_SECONDS (100, per model).
 #
 # Usage: bench/gpu/device.sh [BUNDLES]   (default: gpu-bundles/; a .tar.xz
 # of make-bundles.sh is unpacked first)
@@ -41,7 +45,7 @@ status=0
 stage() { [[ "$stages" == *" $1 "* ]] && echo "== $1 ($(date +%T))"; }
 
 if stage check; then
-  timeout 300 python3 "$bundles/check_cuda.py" --bundles "$bundles/check" \
+  timeout "${ECHO_CHECK_SECONDS:-300}" python3 "$bundles/check_cuda.py" --bundles "$bundles/check" \
     2>&1 | tee "$out/check.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   tar -C "$bundles/check" -cf "$out/cuda-reports.tar" \
@@ -49,8 +53,8 @@ if stage check; then
 fi
 
 if stage bench; then
-  timeout 420 python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
-    --models transformer,nmt --steps 5 --timeout 120 --output "$out/gpu.json" \
+  timeout "${ECHO_BENCH_SECONDS:-420}" python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
+    --models transformer,nmt --steps "${ECHO_BENCH_STEPS:-5}" --timeout "${ECHO_RUN_SECONDS:-120}" --output "$out/gpu.json" \
     2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
@@ -59,14 +63,14 @@ fi
 if stage faults; then
   step=$(find "$bundles/check" -name echo-step | head -n 1)
   for f in device-bytes=4096 fail-launch=1 no-cublas compute-capability=8.0; do
-    if ECHO_CUDA_FAULTS=$f timeout 60 "$step" --quiet > /tmp/fault.txt 2>&1
+    if ECHO_CUDA_FAULTS=$f timeout 20 "$step" --quiet > /tmp/fault.txt 2>&1
     then
       echo "fault $f: FAILED (exit 0)"
     else
       echo "fault $f: $(tail -n 1 /tmp/fault.txt)"
     fi
   done 2>&1 | tee "$out/faults.txt"
-  grep -q FAILED "$out/faults.txt" && status=1
+  grep -q ": FAILED (exit 0)" "$out/faults.txt" && status=1
 fi
 
 # Echo's generated kernels against HBM bandwidth: one step of each echo
@@ -94,7 +98,7 @@ fi
 
 if stage resnet && [ -x "$bundles/resnet-paper-echo/echo-step" ]; then
   SECONDS=0
-  timeout 60 "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \
+  timeout "${ECHO_RESNET_SECONDS:-60}" "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \
     --report="$out/resnet.json" > /tmp/resnet.txt 2>&1
   rc=$?
   echo "resnet paper echo: exit $rc after $SECONDS s"
@@ -102,7 +106,7 @@ if stage resnet && [ -x "$bundles/resnet-paper-echo/echo-step" ]; then
   [ $rc = 0 ] || status=1
   # Where its time goes: the slowest of its first generated kernels.
   if command -v ncu > /dev/null; then
-    timeout 90 ncu --clock-control none --print-units base --csv \
+    timeout "${ECHO_NCU_SECONDS:-100}" ncu --clock-control none --print-units base --csv \
       -k regex:_train_kernel_ --launch-count 150 --metrics \
 gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed \
