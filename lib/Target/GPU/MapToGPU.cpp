@@ -11,6 +11,8 @@
 
 #include "echo/Target/GPU/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
 
@@ -40,6 +43,13 @@ bool staysOnHost(Operation *op) {
     return true;
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }
+
+/// Reductions with at most this many outputs and at least this many values
+/// folded into each run a block per output (reduceAcrossBlock): a thread
+/// per output leaves most of an H100's 132 multiprocessors idle below about
+/// 8k outputs (32 blocks of 256 threads).
+constexpr int64_t kMaxBlockReductionOutputs = 8192;
+constexpr int64_t kMinBlockReductionInputs = 1024;
 
 struct EchoMapToGPUPass
     : public echo::impl::EchoMapToGPUBase<EchoMapToGPUPass> {
@@ -80,12 +90,183 @@ struct EchoMapToGPUPass
     for (linalg::LinalgOp op : linalgOps) {
       if (!op.hasPureBufferSemantics())
         return op.emitOpError("echo-map-to-gpu: expects bufferized IR");
+      if (succeeded(reduceAcrossBlock(op, rewriter)))
+        continue;
       op = parallelDimsFirst(op, rewriter);
       rewriter.setInsertionPoint(op);
       if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
         return op.emitOpError("echo-map-to-gpu: cannot lower to loops");
       rewriter.eraseOp(op);
     }
+    return success();
+  }
+
+  /// The all-reduce of a combiner (the op that folds a value into a
+  /// reduction's accumulator), if the GPU dialect has one.
+  static std::optional<gpu::AllReduceOperation> allReduceOf(Operation *op) {
+    using K = gpu::AllReduceOperation;
+    return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+        .Case([](arith::AddFOp) { return K::ADD; })
+        .Case([](arith::AddIOp) { return K::ADD; })
+        .Case([](arith::MulFOp) { return K::MUL; })
+        .Case([](arith::MulIOp) { return K::MUL; })
+        .Case([](arith::MaximumFOp) { return K::MAXIMUMF; })
+        .Case([](arith::MinimumFOp) { return K::MINIMUMF; })
+        .Case([](arith::MaxNumFOp) { return K::MAXNUMF; })
+        .Case([](arith::MinNumFOp) { return K::MINNUMF; })
+        .Case([](arith::MaxSIOp) { return K::MAXSI; })
+        .Case([](arith::MinSIOp) { return K::MINSI; })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+  /// A top-level reduction with few outputs and many inputs each (a
+  /// batch-norm statistic: 64 channels of 32x112x112 values; a loss chunk's
+  /// row sums over the vocabulary) would map one thread to each output, and
+  /// a few hundred threads would each add up 10^4-10^5 values. It becomes
+  /// one gpu.launch with one block per output: the block's threads each fold
+  /// a strided share of the reduced values (the op's own body, from the
+  /// combiner's neutral element), gpu.all_reduce folds the threads' values
+  /// in a fixed tree, and thread 0 folds that into the output. The sums come
+  /// in another order than a sequential loop's (not bitwise the same, as
+  /// with any parallel reduction), the same on every run. Applies to
+  /// generic ops whose outputs are all f32/i32 reductions of one combiner
+  /// op each (arith add, mul, min, max), with static bounds; others stay.
+  LogicalResult reduceAcrossBlock(linalg::LinalgOp op, IRRewriter &rewriter) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic || op->getParentOp() != op->getParentOfType<func::FuncOp>())
+      return failure();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t outputs = 1, reduced = 1;
+    SmallVector<unsigned> parallelDims, reductionDims;
+    for (auto [d, iterator] : llvm::enumerate(iterators)) {
+      if (ShapedType::isDynamic(ranges[d]))
+        return failure();
+      if (linalg::isParallelIterator(iterator)) {
+        parallelDims.push_back(d);
+        outputs *= ranges[d];
+      } else {
+        reductionDims.push_back(d);
+        reduced *= ranges[d];
+      }
+    }
+    if (reductionDims.empty() || outputs > kMaxBlockReductionOutputs ||
+        reduced < kMinBlockReductionInputs)
+      return failure();
+    Block *body = generic.getBody();
+    SmallVector<BlockArgument> outArgs =
+        llvm::to_vector(generic.getRegionOutputArgs());
+    SmallVector<Operation *> combiners;
+    for (unsigned i = 0; i < outArgs.size(); ++i) {
+      SmallVector<Operation *> chain;
+      if (!matchReduction(outArgs, i, chain) || chain.size() != 1 ||
+          !allReduceOf(chain.front()) ||
+          !arith::getNeutralElement(chain.front()))
+        return failure();
+      Type type = outArgs[i].getType();
+      if (!type.isF32() && !type.isInteger(32))
+        return failure();
+      // Each output is indexed by the parallel dimensions alone.
+      AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(i));
+      for (unsigned d : reductionDims)
+        if (map.isFunctionOfDim(d))
+          return failure();
+      combiners.push_back(chain.front());
+    }
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (!isa<MemRefType>(input->get().getType()) &&
+          isa<ShapedType>(input->get().getType()))
+        return failure();
+
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value one = index(1);
+    auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs), one,
+                                        one, index(blockSize), one, one);
+    Block &launchBody = launch.getBody().front();
+    rewriter.setInsertionPointToEnd(&launchBody);
+    auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPoint(terminator);
+    Value blockId = launch.getBlockIds().x;
+    Value threadId = launch.getThreadIds().x;
+    Value threads = launch.getBlockSize().x;
+
+    // The loop indices, in the op's dimension order: the parallel ones
+    // from the block, the reduction ones (inside the loop) from `r`.
+    SmallVector<Value> ivs(iterators.size());
+    auto delinearize = [&](Value linear, ArrayRef<unsigned> dims) {
+      for (unsigned d : llvm::reverse(dims)) {
+        Value extent = index(ranges[d]);
+        ivs[d] = arith::RemUIOp::create(rewriter, loc, linear, extent);
+        linear = arith::DivUIOp::create(rewriter, loc, linear, extent);
+      }
+    };
+    delinearize(blockId, parallelDims);
+
+    SmallVector<Value> neutral;
+    for (Operation *combiner : combiners)
+      neutral.push_back(arith::ConstantOp::create(
+          rewriter, loc, *arith::getNeutralElement(combiner)));
+    auto loop = scf::ForOp::create(rewriter, loc, threadId, index(reduced),
+                                   threads, neutral);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      delinearize(loop.getInductionVar(), reductionDims);
+      IRMapping mapping;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        Value value = input->get();
+        if (isa<MemRefType>(value.getType())) {
+          std::optional<SmallVector<Value, 8>> indices = affine::expandAffineMap(
+              rewriter, loc, op.getMatchingIndexingMap(input), ivs);
+          value = memref::LoadOp::create(rewriter, loc, value, *indices);
+        }
+        mapping.map(op.getMatchingBlockArgument(input), value);
+      }
+      mapping.map(outArgs, loop.getRegionIterArgs());
+      for (Operation &inner : body->without_terminator()) {
+        if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+          mapping.map(idx.getResult(), ivs[idx.getDim()]);
+          continue;
+        }
+        rewriter.clone(inner, mapping);
+      }
+      SmallVector<Value> next;
+      for (Value v : body->getTerminator()->getOperands())
+        next.push_back(mapping.lookup(v));
+      scf::YieldOp::create(rewriter, loc, next);
+    }
+
+    // Every thread takes part in the block's all-reduce; thread 0 folds the
+    // block's value into the output.
+    SmallVector<Value> blockValues;
+    for (auto [combiner, partial] : llvm::zip(combiners, loop.getResults()))
+      blockValues.push_back(gpu::AllReduceOp::create(
+          rewriter, loc, partial,
+          gpu::AllReduceOperationAttr::get(&getContext(),
+                                           *allReduceOf(combiner)),
+          rewriter.getUnitAttr()));
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        threadId, index(0));
+    auto ifFirst = scf::IfOp::create(rewriter, loc, first);
+    rewriter.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    for (auto [i, combiner] : llvm::enumerate(combiners)) {
+      OpOperand *init = op.getDpsInitOperand(i);
+      std::optional<SmallVector<Value, 8>> indices = affine::expandAffineMap(
+          rewriter, loc, op.getMatchingIndexingMap(init), ivs);
+      // The reduction ivs are not defined here; outputs do not use them.
+      Value old = memref::LoadOp::create(rewriter, loc, init->get(), *indices);
+      IRMapping mapping;
+      for (Value operand : combiner->getOperands())
+        mapping.map(operand, operand == outArgs[i] ? old : blockValues[i]);
+      Operation *folded = rewriter.clone(*combiner, mapping);
+      memref::StoreOp::create(rewriter, loc, folded->getResult(0),
+                              init->get(), *indices);
+    }
+    rewriter.eraseOp(op);
     return success();
   }
 
@@ -128,6 +309,11 @@ struct EchoMapToGPUPass
                << "echo-map-to-gpu: a GPU step's memory is its arguments "
                   "and the planned arena; run echo-plan-buffers first (this "
                   "buffer would live in host memory)";
+      if (isa<gpu::LaunchOp>(op)) { // a reduction across a block
+        if (failed(wrapSequential(run, rewriter)))
+          return failure();
+        continue;
+      }
       if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
         if (failed(wrapSequential(run, rewriter)) ||
             failed(mapParallelLoop(loop, rewriter)))

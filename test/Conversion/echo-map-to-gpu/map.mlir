@@ -145,7 +145,8 @@ func.func @scalar_sum(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>) {
 // -----
 
 // A reduction over the outer dimension (a bias gradient: the column sums of
-// a [rows, cols] matrix) is interchanged first: its parallel dimension goes
+// a [rows, cols] matrix, with more columns than reduceAcrossBlock takes) is
+// interchanged first: its parallel dimension goes
 // outermost and to blocks and threads, each thread summing its column in
 // order (the same order of additions as before), not one thread for all.
 // CHECK-LABEL: func.func @column_sums
@@ -157,13 +158,125 @@ func.func @scalar_sum(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>) {
 // CHECK:         arith.addf
 // CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
 // CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
-func.func @column_sums(%x: memref<4096x8000xf32>, %y: memref<8000xf32>) {
+func.func @column_sums(%x: memref<4096x10000xf32>, %y: memref<10000xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d1)>],
                   iterator_types = ["reduction", "parallel"]}
-      ins(%x : memref<4096x8000xf32>) outs(%y : memref<8000xf32>) {
+      ins(%x : memref<4096x10000xf32>) outs(%y : memref<10000xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Few outputs, many values each (a batch-norm statistic: the sum over batch
+// and pixels of each of 64 channels): one block per output. Each thread
+// folds a strided share of the 32 x 8 x 8 = 2048 values from the neutral
+// element, gpu.all_reduce folds the block's, thread 0 adds that to the
+// output. The channel comes from the block id, batch and pixel from the
+// loop index (pixels fastest: consecutive threads, consecutive addresses).
+// CHECK-LABEL: func.func @channel_sums
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C64]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%[[NT:.*]] = %[[C256]],
+// CHECK:   %[[ZERO:.*]] = arith.constant {{-?}}0.000000e+00 : f32
+// CHECK:   %[[PART:.*]] = scf.for %[[R:.*]] = %[[T]] to %{{.*}} step %[[NT]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK:     memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<32x64x8x8xf32>
+// CHECK:     arith.mulf
+// CHECK:     %[[NEXT:.*]] = arith.addf %[[ACC]],
+// CHECK:     scf.yield %[[NEXT]] : f32
+// CHECK:   %[[SUM:.*]] = gpu.all_reduce add %[[PART]] uniform {
+// CHECK:   scf.if
+// CHECK:     %[[OLD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
+// CHECK:     %[[NEW:.*]] = arith.addf %[[OLD]], %[[SUM]] : f32
+// CHECK:     memref.store %[[NEW]], %{{.*}}[%{{.*}}] : memref<64xf32>
+// CHECK:   gpu.terminator
+// CHECK-NOT: scf.parallel
+// LAUNCH-LABEL: func.func @channel_sums
+// LAUNCH: gpu.all_reduce add
+func.func @channel_sums(%x: memref<32x64x8x8xf32>, %y: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (c)>],
+                  iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : memref<32x64x8x8xf32>) outs(%y : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %acc, %sq : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Two outputs (a row's maximum and its sum), each with its own combiner
+// and all-reduce; linalg.index reads the loop indices (the row from the
+// block, the column from the loop).
+// CHECK-LABEL: func.func @row_max_and_sum
+// CHECK: gpu.launch
+// CHECK:   arith.constant 0xFF800000 : f32
+// CHECK:   scf.for {{.*}} -> (f32, f32)
+// CHECK:     arith.index_cast
+// CHECK:     arith.maximumf
+// CHECK:     arith.addf
+// CHECK:   gpu.all_reduce maximumf
+// CHECK:   gpu.all_reduce add
+// CHECK:   scf.if
+// CHECK:     arith.maximumf
+// CHECK:     memref.store
+// CHECK:     arith.addf
+// CHECK:     memref.store
+func.func @row_max_and_sum(%x: memref<16x4096xf32>, %m: memref<16xf32>, %s: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x4096xf32>) outs(%m, %s : memref<16xf32>, memref<16xf32>) {
+  ^bb0(%a: f32, %mx: f32, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %w = arith.mulf %a, %jf : f32
+    %m2 = arith.maximumf %mx, %a : f32
+    %s2 = arith.addf %acc, %w : f32
+    linalg.yield %m2, %s2 : f32, f32
+  }
+  return
+}
+
+// -----
+
+// Not across a block: too few values per output (1000 < 1024), and a body
+// that is no single combiner (the accumulator is read twice); each maps a
+// thread to an output as before.
+// CHECK-LABEL: func.func @short_rows
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.parallel
+// CHECK-LABEL: func.func @not_a_combiner
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.parallel
+func.func @short_rows(%x: memref<16x1000xf32>, %y: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x1000xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @not_a_combiner(%x: memref<16x4096xf32>, %y: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x4096xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %p = arith.mulf %acc, %a : f32
+    %s = arith.addf %p, %acc : f32
     linalg.yield %s : f32
   }
   return

@@ -56,9 +56,16 @@ def EchoMapToGPU : Pass<"echo-map-to-gpu", "::mlir::func::FuncOp"> {
     do (views and casts of device buffers, scalar arithmetic, library
     calls):
 
-    1. `memref.copy` becomes `linalg.copy`, and every linalg op becomes a
-       nest of `scf.parallel` (its parallel dimensions) around `scf.for`
-       (its reductions).
+    1. `memref.copy` becomes `linalg.copy`. A top-level reduction with few
+       outputs (at most 8192) of many values each (at least 1024: a
+       batch-norm statistic, a loss chunk's row sums) whose outputs are each
+       folded by one arith add/mul/min/max of f32 or i32 becomes a
+       `gpu.launch` of one block of `block-size` threads per output: each
+       thread folds a strided share of the values, `gpu.all_reduce` folds
+       the block's, thread 0 folds that into the output (a fixed order,
+       though not a sequential loop's). Every other linalg op becomes a
+       nest of `scf.parallel` (its parallel dimensions, first: a reduction
+       over rows is interchanged) around `scf.for` (its reductions).
     2. Each top-level `scf.parallel` is collapsed to one dimension, tiled by
        `block-size` and mapped to `blockIdx.x` × `threadIdx.x`: consecutive
        threads touch consecutive elements of row-major buffers.
