@@ -129,7 +129,7 @@ struct EchoMapToGPUPass
   /// in a fixed tree, and thread 0 folds that into the output. The sums come
   /// in another order than a sequential loop's (not bitwise the same, as
   /// with any parallel reduction), the same on every run. Applies to
-  /// generic ops whose outputs are all f32/i32 reductions of one combiner
+  /// generic ops whose outputs are all f32/f64/i32 reductions of one combiner
   /// op each (arith add, mul, min, max), with static bounds; others stay.
   LogicalResult reduceAcrossBlock(linalg::LinalgOp op, IRRewriter &rewriter) {
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
@@ -163,8 +163,10 @@ struct EchoMapToGPUPass
           !allReduceOf(chain.front()) ||
           !arith::getNeutralElement(chain.front()))
         return failure();
+      // The types gpu.all_reduce lowers to shuffles for (f64 in two 32-bit
+      // halves): f32 statistics accumulate in f64.
       Type type = outArgs[i].getType();
-      if (!type.isF32() && !type.isInteger(32))
+      if (!type.isF32() && !type.isF64() && !type.isInteger(32))
         return failure();
       // Each output is indexed by the parallel dimensions alone.
       AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(i));

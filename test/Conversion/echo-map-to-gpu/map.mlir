@@ -172,8 +172,8 @@ func.func @column_sums(%x: memref<4096x10000xf32>, %y: memref<10000xf32>) {
 
 // -----
 
-// Few outputs, many values each (a batch-norm statistic: the sum over batch
-// and pixels of each of 64 channels): one block per output. Each thread
+// Few outputs, many values each (a batch-norm statistic: the f64 sum over
+// batch and pixels of each of 64 channels): one block per output. Each thread
 // folds a strided share of the 32 x 8 x 8 = 2048 values from the neutral
 // element, gpu.all_reduce folds the block's, thread 0 adds that to the
 // output. The channel comes from the block id, batch and pixel from the
@@ -182,30 +182,32 @@ func.func @column_sums(%x: memref<4096x10000xf32>, %y: memref<10000xf32>) {
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C64]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%[[NT:.*]] = %[[C256]],
-// CHECK:   %[[ZERO:.*]] = arith.constant {{-?}}0.000000e+00 : f32
-// CHECK:   %[[PART:.*]] = scf.for %[[R:.*]] = %[[T]] to %{{.*}} step %[[NT]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK:   %[[ZERO:.*]] = arith.constant {{-?}}0.000000e+00 : f64
+// CHECK:   %[[PART:.*]] = scf.for %[[R:.*]] = %[[T]] to %{{.*}} step %[[NT]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f64)
 // CHECK:     memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<32x64x8x8xf32>
 // CHECK:     arith.mulf
+// CHECK:     arith.extf
 // CHECK:     %[[NEXT:.*]] = arith.addf %[[ACC]],
-// CHECK:     scf.yield %[[NEXT]] : f32
+// CHECK:     scf.yield %[[NEXT]] : f64
 // CHECK:   %[[SUM:.*]] = gpu.all_reduce add %[[PART]] uniform {
 // CHECK:   scf.if
-// CHECK:     %[[OLD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
-// CHECK:     %[[NEW:.*]] = arith.addf %[[OLD]], %[[SUM]] : f32
-// CHECK:     memref.store %[[NEW]], %{{.*}}[%{{.*}}] : memref<64xf32>
+// CHECK:     %[[OLD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf64>
+// CHECK:     %[[NEW:.*]] = arith.addf %[[OLD]], %[[SUM]] : f64
+// CHECK:     memref.store %[[NEW]], %{{.*}}[%{{.*}}] : memref<64xf64>
 // CHECK:   gpu.terminator
 // CHECK-NOT: scf.parallel
 // LAUNCH-LABEL: func.func @channel_sums
 // LAUNCH: gpu.all_reduce add
-func.func @channel_sums(%x: memref<32x64x8x8xf32>, %y: memref<64xf32>) {
+func.func @channel_sums(%x: memref<32x64x8x8xf32>, %y: memref<64xf64>) {
   linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
                                    affine_map<(n, c, h, w) -> (c)>],
                   iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
-      ins(%x : memref<32x64x8x8xf32>) outs(%y : memref<64xf32>) {
-  ^bb0(%a: f32, %acc: f32):
+      ins(%x : memref<32x64x8x8xf32>) outs(%y : memref<64xf64>) {
+  ^bb0(%a: f32, %acc: f64):
     %sq = arith.mulf %a, %a : f32
-    %s = arith.addf %acc, %sq : f32
-    linalg.yield %s : f32
+    %e = arith.extf %sq : f32 to f64
+    %s = arith.addf %acc, %e : f64
+    linalg.yield %s : f64
   }
   return
 }

@@ -59,7 +59,7 @@ def EchoMapToGPU : Pass<"echo-map-to-gpu", "::mlir::func::FuncOp"> {
     1. `memref.copy` becomes `linalg.copy`. A top-level reduction with few
        outputs (at most 8192) of many values each (at least 1024: a
        batch-norm statistic, a loss chunk's row sums) whose outputs are each
-       folded by one arith add/mul/min/max of f32 or i32 becomes a
+       folded by one arith add/mul/min/max of f32, f64 or i32 becomes a
        `gpu.launch` of one block of `block-size` threads per output: each
        thread folds a strided share of the values, `gpu.all_reduce` folds
        the block's, thread 0 folds that into the output (a fixed order,
