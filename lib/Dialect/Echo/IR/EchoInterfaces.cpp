@@ -10,7 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -167,12 +167,11 @@ std::optional<int64_t> mlir::echo::getCheckedTensorBytes(Type type) {
       !isa<RankedTensorType, MemRefType>(type))
     return 0;
   int64_t bytes = (shaped.getElementTypeBitWidth() + 7) / 8;
-  for (int64_t d : shaped.getShape()) {
-    std::optional<int64_t> next = llvm::checkedMul(bytes, d);
-    if (!next)
+  // llvm::MulOverflow, not llvm::checkedMul: the estimates ask for every
+  // value's bytes many times, and checkedMul goes through APInt.
+  for (int64_t d : shaped.getShape())
+    if (llvm::MulOverflow(bytes, d, bytes))
       return std::nullopt;
-    bytes = *next;
-  }
   return bytes;
 }
 
