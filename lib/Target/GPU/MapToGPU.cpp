@@ -186,8 +186,8 @@ struct EchoMapToGPUPass
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
     Value one = index(1);
-    auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs), one,
-                                        one, index(blockSize), one, one);
+    auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs), one, one,
+                                        index(blockSize), one, one);
     Block &launchBody = launch.getBody().front();
     rewriter.setInsertionPointToEnd(&launchBody);
     auto terminator = gpu::TerminatorOp::create(rewriter, loc);
@@ -197,7 +197,7 @@ struct EchoMapToGPUPass
     Value threads = launch.getBlockSize().x;
 
     // The loop indices, in the op's dimension order: the parallel ones
-    // from the block, the reduction ones (inside the loop) from `r`.
+    // from the block id, the reduction ones (inside the loop) from its index.
     SmallVector<Value> ivs(iterators.size());
     auto delinearize = [&](Value linear, ArrayRef<unsigned> dims) {
       for (unsigned d : llvm::reverse(dims)) {
@@ -222,8 +222,9 @@ struct EchoMapToGPUPass
       for (OpOperand *input : op.getDpsInputOperands()) {
         Value value = input->get();
         if (isa<MemRefType>(value.getType())) {
-          std::optional<SmallVector<Value, 8>> indices = affine::expandAffineMap(
-              rewriter, loc, op.getMatchingIndexingMap(input), ivs);
+          std::optional<SmallVector<Value, 8>> indices =
+              affine::expandAffineMap(rewriter, loc,
+                                      op.getMatchingIndexingMap(input), ivs);
           value = memref::LoadOp::create(rewriter, loc, value, *indices);
         }
         mapping.map(op.getMatchingBlockArgument(input), value);
@@ -246,11 +247,11 @@ struct EchoMapToGPUPass
     // block's value into the output.
     SmallVector<Value> blockValues;
     for (auto [combiner, partial] : llvm::zip(combiners, loop.getResults()))
-      blockValues.push_back(gpu::AllReduceOp::create(
-          rewriter, loc, partial,
-          gpu::AllReduceOperationAttr::get(&getContext(),
-                                           *allReduceOf(combiner)),
-          rewriter.getUnitAttr()));
+      blockValues.push_back(
+          gpu::AllReduceOp::create(rewriter, loc, partial,
+                                   gpu::AllReduceOperationAttr::get(
+                                       &getContext(), *allReduceOf(combiner)),
+                                   rewriter.getUnitAttr()));
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         threadId, index(0));
     auto ifFirst = scf::IfOp::create(rewriter, loc, first);
@@ -265,8 +266,8 @@ struct EchoMapToGPUPass
       for (Value operand : combiner->getOperands())
         mapping.map(operand, operand == outArgs[i] ? old : blockValues[i]);
       Operation *folded = rewriter.clone(*combiner, mapping);
-      memref::StoreOp::create(rewriter, loc, folded->getResult(0),
-                              init->get(), *indices);
+      memref::StoreOp::create(rewriter, loc, folded->getResult(0), init->get(),
+                              *indices);
     }
     rewriter.eraseOp(op);
     return success();
