@@ -7,9 +7,9 @@
 # ECHO_SAN_ALL_TESTS=1), then runs each libFuzzer
 # target for ${ECHO_FUZZ_SECONDS:-60} s from a seed corpus of the bundled
 # models and the tests' inputs. Fails on any report, crash, leak or hang
-# (over 30 s for one input: the slowest seed, the bundled NMT under an
+# (over 60 s for one input: the slowest seed, the bundled NMT under an
 # infeasible budget, plans and estimates every candidate in 3.5 s on one
-# core of the plain build and about 4x that instrumented). Crash inputs are
+# core of the plain build and in 13-16 s instrumented). Crash inputs are
 # left in
 # ${BUILD_DIR}/fuzz/<target>/ as crash-*: add each as a regression test.
 set -euo pipefail
@@ -81,7 +81,7 @@ for target in compile npy; do
   echo "echo fuzz: echo-$target-fuzzer for ${SECONDS_PER_TARGET} s"
   if ! (cd "$FUZZ_DIR/$target" &&
         "$OLDPWD/$BUILD_DIR/bin/echo-$target-fuzzer" corpus seeds \
-          "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 \
+          "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=60 \
           -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
           2>&1 | tail -n 25); then
     status=1
