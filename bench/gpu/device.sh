@@ -45,17 +45,18 @@ status=0
 stage() { [[ "$stages" == *" $1 "* ]] && echo "== $1 ($(date +%T))"; }
 
 if stage check; then
-  timeout "${ECHO_CHECK_SECONDS:-300}" python3 "$bundles/check_cuda.py" --bundles "$bundles/check" \
-    2>&1 | tee "$out/check.txt"
+  timeout "${ECHO_CHECK_SECONDS:-300}" python3 "$bundles/check_cuda.py" \
+    --bundles "$bundles/check" 2>&1 | tee "$out/check.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   tar -C "$bundles/check" -cf "$out/cuda-reports.tar" \
     $(cd "$bundles/check" && ls *.cuda.json 2>/dev/null)
 fi
 
 if stage bench; then
-  timeout "${ECHO_BENCH_SECONDS:-420}" python3 "$root/bench/gpu/run.py" --bundles "$bundles" \
-    --models transformer,nmt --steps "${ECHO_BENCH_STEPS:-5}" --timeout "${ECHO_RUN_SECONDS:-120}" --output "$out/gpu.json" \
-    2>&1 | tee "$out/bench.txt"
+  timeout "${ECHO_BENCH_SECONDS:-420}" python3 "$root/bench/gpu/run.py" \
+    --bundles "$bundles" --models transformer,nmt \
+    --steps "${ECHO_BENCH_STEPS:-5}" --timeout "${ECHO_RUN_SECONDS:-120}" \
+    --output "$out/gpu.json" 2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 
@@ -98,7 +99,8 @@ fi
 
 if stage resnet && [ -x "$bundles/resnet-paper-echo/echo-step" ]; then
   SECONDS=0
-  timeout "${ECHO_RESNET_SECONDS:-60}" "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \
+  timeout "${ECHO_RESNET_SECONDS:-60}" \
+    "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \
     --report="$out/resnet.json" > /tmp/resnet.txt 2>&1
   rc=$?
   echo "resnet paper echo: exit $rc after $SECONDS s"
@@ -106,8 +108,9 @@ if stage resnet && [ -x "$bundles/resnet-paper-echo/echo-step" ]; then
   [ $rc = 0 ] || status=1
   # Where its time goes: the slowest of its first generated kernels.
   if command -v ncu > /dev/null; then
-    timeout "${ECHO_NCU_SECONDS:-100}" ncu --clock-control none --print-units base --csv \
-      -k regex:_train_kernel_ --launch-count 150 --metrics \
+    timeout "${ECHO_NCU_SECONDS:-100}" ncu --clock-control none \
+      --print-units base --csv -k regex:_train_kernel_ --launch-count 150 \
+      --metrics \
 gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed \
       "$bundles/resnet-paper-echo/echo-step" --steps=1 --quiet \

@@ -322,6 +322,35 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
 
 enum class ConvKind { Forward, BackwardData, BackwardWeights };
 
+/// What x, w and y are to a convolution of one kind: their execution
+/// arguments, the queries of the layouts its primitive computes them in,
+/// and which of the three it writes (y, x's gradient or w's).
+struct ConvRoles {
+  std::array<int, 3> args;
+  std::array<dnnl_query_t, 3> queries;
+  int written;
+};
+
+ConvRoles rolesOf(ConvKind kind) {
+  switch (kind) {
+  case ConvKind::Forward:
+    return {{DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST},
+            {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md},
+            2};
+  case ConvKind::BackwardData:
+    return {
+        {DNNL_ARG_DIFF_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_DST},
+        {dnnl_query_diff_src_md, dnnl_query_weights_md, dnnl_query_diff_dst_md},
+        0};
+  case ConvKind::BackwardWeights:
+    return {
+        {DNNL_ARG_SRC, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_DST},
+        {dnnl_query_src_md, dnnl_query_diff_weights_md, dnnl_query_diff_dst_md},
+        1};
+  }
+  return {};
+}
+
 /// An operand of a convolution that oneDNN computes on in another layout
 /// than the step's buffer (a blocked one, nChw8c/nChw16c): the primitive's
 /// memory object points at a copy in that layout at `offset` in the
@@ -478,32 +507,14 @@ bool makeChosenLayoutConvolution(ConvKind kind,
                                            strides, padL, padR, /*quiet=*/true);
   if (!pd)
     return false;
-  // What the primitive computes on, and which operand it writes.
-  std::array<dnnl_query_t, 3> queries;
-  int written = 2;
-  switch (kind) {
-  case ConvKind::Forward:
-    queries = {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md};
-    written = 2;
-    break;
-  case ConvKind::BackwardData:
-    queries = {dnnl_query_diff_src_md, dnnl_query_weights_md,
-               dnnl_query_diff_dst_md};
-    written = 0;
-    break;
-  case ConvKind::BackwardWeights:
-    queries = {dnnl_query_src_md, dnnl_query_diff_weights_md,
-               dnnl_query_diff_dst_md};
-    written = 1;
-    break;
-  }
+  ConvRoles roles = rolesOf(kind);
   std::array<dnnl_memory_desc_t, 3> chosen;
   const dnnl_memory_desc_t *scratch =
       d.pdQueryMd(pd, dnnl_query_scratchpad_md, 0);
   size_t bytes = align64(scratch ? d.mdGetSize(scratch) : 0);
   bool ok = true;
   for (int i = 0; i < 3 && ok; ++i) {
-    const dnnl_memory_desc_t *md = d.pdQueryMd(pd, queries[i], 0);
+    const dnnl_memory_desc_t *md = d.pdQueryMd(pd, roles.queries[i], 0);
     ok = md != nullptr;
     if (!ok)
       break;
@@ -513,8 +524,8 @@ bool makeChosenLayoutConvolution(ConvKind kind,
     Relayout &r = conv.relayout[i];
     r.offset = bytes;
     bytes += align64(d.mdGetSize(&chosen[i]));
-    const dnnl_memory_desc_t &from = i == written ? chosen[i] : user[i];
-    const dnnl_memory_desc_t &to = i == written ? user[i] : chosen[i];
+    const dnnl_memory_desc_t &from = i == roles.written ? chosen[i] : user[i];
+    const dnnl_memory_desc_t &to = i == roles.written ? user[i] : chosen[i];
     dnnl_primitive_desc_t rpd = nullptr;
     ok = d.reorderPdCreate(&rpd, &from, rt.engine, &to, rt.engine, nullptr) ==
          dnnl_success;
@@ -644,47 +655,29 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
   if (conv->p.scratchpad &&
       !dnnOk(d.memorySetHandle(conv->p.scratchpad, scratch), "oneDNN memory"))
     return;
-  // The operand the primitive writes: x's gradient, w's, or y.
-  int written = kind == ConvKind::Forward        ? 2
-                : kind == ConvKind::BackwardData ? 0
-                                                 : 1;
+  ConvRoles roles = rolesOf(kind);
   auto relayout = [&](int i) {
     Relayout &r = conv->relayout[i];
     if (!r.reorder)
       return true;
-    bool out = i == written;
+    bool out = i == roles.written;
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, out ? memories[i] : r.user},
                                {DNNL_ARG_TO, out ? r.user : memories[i]}};
     return dnnOk(d.primitiveExecute(r.reorder, rt.stream, 2, args),
                  "oneDNN reorder");
   };
   for (int i = 0; i < 3; ++i)
-    if (i != written && !relayout(i))
+    if (i != roles.written && !relayout(i))
       return;
   dnnl_exec_arg_t args[4];
   int n = 0;
-  switch (kind) {
-  case ConvKind::Forward:
-    args[n++] = {DNNL_ARG_SRC, memories[0]};
-    args[n++] = {DNNL_ARG_WEIGHTS, memories[1]};
-    args[n++] = {DNNL_ARG_DST, memories[2]};
-    break;
-  case ConvKind::BackwardData:
-    args[n++] = {DNNL_ARG_DIFF_SRC, memories[0]};
-    args[n++] = {DNNL_ARG_WEIGHTS, memories[1]};
-    args[n++] = {DNNL_ARG_DIFF_DST, memories[2]};
-    break;
-  case ConvKind::BackwardWeights:
-    args[n++] = {DNNL_ARG_SRC, memories[0]};
-    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, memories[1]};
-    args[n++] = {DNNL_ARG_DIFF_DST, memories[2]};
-    break;
-  }
+  for (int i = 0; i < 3; ++i)
+    args[n++] = {roles.args[i], memories[i]};
   if (conv->p.scratchpad)
     args[n++] = {DNNL_ARG_SCRATCHPAD, conv->p.scratchpad};
   if (dnnOk(d.primitiveExecute(conv->p.primitive, rt.stream, n, args),
             "oneDNN convolution") &&
-      relayout(written))
+      relayout(roles.written))
     dnnOk(d.streamWait(rt.stream), "oneDNN stream");
 }
 

@@ -175,10 +175,6 @@ struct EchoMapToGPUPass
           return failure();
       combiners.push_back(chain.front());
     }
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (!isa<MemRefType>(input->get().getType()) &&
-          isa<ShapedType>(input->get().getType()))
-        return failure();
 
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
