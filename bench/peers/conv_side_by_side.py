@@ -49,13 +49,17 @@ import machine  # noqa: E402
 from echo.frontend import import_module  # noqa: E402
 
 
+# Echo's step: gradients returned, SGD (lr 0.1) applied by echo-run.
+TRAINING = ["--optimizer=none", "--lr=0.1", "--quiet"]
+
+
 def echo_step(echo_run, model, data, strategy, steps, env):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         subprocess.run([echo_run, model, "--inputs=" + data,
-                        "--strategy=" + strategy, "--optimizer=none",
-                        "--lr=0.1", "--steps=%d" % (steps + 1), "--quiet",
-                        "--report=" + report], check=True, env=env)
+                        "--strategy=" + strategy, "--steps=%d" % (steps + 1),
+                        "--report=" + report] + TRAINING, check=True,
+                       env=env)
         r = json.load(open(report))[0]
     return {k: r.get(k) for k in ["step_time_ms", "measured_peak_bytes",
                                   "library_workspace_bytes", "compile_ms",
@@ -69,7 +73,7 @@ def onednn_breakdown(echo_run, model, data, steps, env):
         report = os.path.join(tmp, "r.json")
         run = subprocess.run([echo_run, model, "--inputs=" + data,
                               "--strategy=none", "--steps=%d" % steps,
-                              "--quiet", "--report=" + report],
+                              "--report=" + report] + TRAINING,
                              check=True, capture_output=True, text=True,
                              env=dict(env, ONEDNN_VERBOSE="1"))
         step_ms = json.load(open(report))[0]["step_time_ms"]
