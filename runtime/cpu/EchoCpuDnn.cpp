@@ -59,6 +59,20 @@ void destroy(DnnPrimitive &p) {
   p = DnnPrimitive();
 }
 
+/// True when the environment variable `name` is `value`, false when it is
+/// unset or empty; any other value is an error (recorded, the step fails)
+/// rather than read as the default.
+bool envSelects(const char *name, const char *value) {
+  const char *set = std::getenv(name);
+  if (!set || !*set)
+    return false;
+  if (std::strcmp(set, value) == 0)
+    return true;
+  fail("%s=%s: the only value it takes is '%s' (unset: the default)", name, set,
+       value);
+  return false;
+}
+
 /// The primitives made so far, by what identifies them; destroyed with the
 /// runtime (oneDNN's objects are not freed by the map's own destructor).
 template <typename Key, typename Value = DnnPrimitive>
@@ -247,10 +261,7 @@ void gemmBF16(StridedMemRefType<uint16_t, N> *a,
   }
   // ECHO_CPU_BF16_GEMM=f32 takes the f32 path on every CPU (to compare
   // the two where oneDNN has a bf16 matmul).
-  static const bool forceF32 = [] {
-    const char *how = std::getenv("ECHO_CPU_BF16_GEMM");
-    return how && std::strcmp(how, "f32") == 0;
-  }();
+  static const bool forceF32 = envSelects("ECHO_CPU_BF16_GEMM", "f32");
   if (forceF32)
     return gemmBF16ByF32(a, b, c, transA, transB, accumulate, m, n, k);
   MatmulKey key{N, shapes, accumulate};
@@ -393,10 +404,7 @@ PrimitiveCache<ConvKey, ConvPrimitive> convCache;
 /// True unless ECHO_CPU_CONV_LAYOUT=plain: convolutions run in the layouts
 /// oneDNN chooses (format_tag::any), reordered at the call.
 bool convLayoutsChosen() {
-  static const bool chosen = [] {
-    const char *how = std::getenv("ECHO_CPU_CONV_LAYOUT");
-    return !how || std::strcmp(how, "plain") != 0;
-  }();
+  static const bool chosen = !envSelects("ECHO_CPU_CONV_LAYOUT", "plain");
   return chosen;
 }
 
