@@ -8,6 +8,10 @@
 #   resnet   the paper-size ResNet (echo): step time, device peak and
 #            cuDNN's algorithm for each convolution (resnet.json), and its
 #            slowest generated kernels (resnet-kernels.json)
+#   profile  where each paper-size step's device time goes: every bundle
+#            run with ECHO_CUDA_PROFILE=1 for 2 steps, summed per kernel
+#            and library call by bench/gpu/profile.py (profile.txt,
+#            profile.json; at most $ECHO_PROFILE_SECONDS, default 60, each)
 #   kernels  the generated kernels' share of HBM bandwidth under Nsight
 #            Compute, when ncu is there (kernels.txt, kernels.json; at most
 #            $ECHO_NCU_SECONDS, default 100, per model)
@@ -30,7 +34,7 @@ if [ -f "$bundles" ]; then
   bundles=/tmp/echo-bundles
 fi
 out=${OUT:-$root/bench/results}
-stages=" ${ECHO_GPU_STAGES:-check bench faults resnet kernels} "
+stages=" ${ECHO_GPU_STAGES:-check bench faults resnet profile kernels} "
 mkdir -p "$out"
 # cuBLAS and cuDNN: the toolkit's, else those of PyTorch's nvidia-* wheels.
 dirs=$(find /usr/local/cuda/lib64 /usr/local/cuda/targets /opt/torch \
@@ -72,6 +76,21 @@ if stage faults; then
     fi
   done 2>&1 | tee "$out/faults.txt"
   grep -q ": FAILED (exit 0)" "$out/faults.txt" && status=1
+fi
+
+if stage profile; then
+  reports=()
+  for step in "$bundles"/*/echo-step; do
+    name=$(basename "$(dirname "$step")")
+    [ "$name" = check ] && continue
+    ECHO_CUDA_PROFILE=1 timeout "${ECHO_PROFILE_SECONDS:-60}" "$step" \
+      --steps=2 --quiet --report="/tmp/profile-$name.json" ||
+      { echo "$name: profiled run failed"; status=1; continue; }
+    reports+=("/tmp/profile-$name.json")
+  done
+  [ ${#reports[@]} -gt 0 ] &&
+    python3 "$root/bench/gpu/profile.py" "${reports[@]}" \
+      --output "$out/profile.json" 2>&1 | tee "$out/profile.txt"
 fi
 
 # Echo's generated kernels against HBM bandwidth: one step of each echo

@@ -272,6 +272,8 @@ def main():
                     help="seconds for each run of a step's --steps")
     ap.add_argument("--models", default="nmt,transformer",
                     help="comma-separated: nmt, transformer")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES),
+                    help="comma-separated, of: " + ", ".join(STRATEGIES))
     ap.add_argument("--make-bundles", metavar="DIR",
                     help="only compile the steps ahead of time into "
                          "DIR/<model>-<strategy> (echo-run --emit-aot; no "
@@ -286,6 +288,10 @@ def main():
     for m in names:
         if m not in TORCH:
             ap.error(f"unknown model '{m}' (nmt, transformer)")
+    strategies = [s for s in args.strategies.split(",") if s]
+    for s in strategies:
+        if s not in STRATEGIES:
+            ap.error(f"unknown strategy '{s}' ({', '.join(STRATEGIES)})")
     results = {"models": {}}
     if args.make_bundles:
         os.makedirs(args.make_bundles, exist_ok=True)
@@ -307,7 +313,8 @@ def main():
             model = os.path.join(tmp, f"{name}.mlir")
             with open(model, "w") as f:
                 f.write(getattr(models, builder)(**cfg))
-            for s, flags in STRATEGIES.items():
+            for s in strategies:
+                flags = STRATEGIES[s]
                 bundle = f"{name}-{s}"
                 if args.make_bundles:
                     subprocess.run([echo_run, model, "--target=cuda"] +

@@ -29,6 +29,7 @@ struct CudaRuntime::Api {
   decltype(&echoCudaHostPoolBytes) hostPoolBytes;
   decltype(&echoCudaHostPoolPeakBytes) hostPoolPeakBytes;
   decltype(&echoCudaConvAlgorithms) convAlgorithms;
+  decltype(&echoCudaKernelProfile) kernelProfile;
   decltype(&echoCudaReleaseWorkspaces) releaseWorkspaces;
   decltype(&echoCudaTimerStart) timerStart;
   decltype(&echoCudaTimerStop) timerStop;
@@ -58,6 +59,7 @@ LogicalResult CudaRuntime::load(StringRef path, StringRef chip) {
       !get(a.hostPoolBytes, "echoCudaHostPoolBytes") ||
       !get(a.hostPoolPeakBytes, "echoCudaHostPoolPeakBytes") ||
       !get(a.convAlgorithms, "echoCudaConvAlgorithms") ||
+      !get(a.kernelProfile, "echoCudaKernelProfile") ||
       !get(a.releaseWorkspaces, "echoCudaReleaseWorkspaces") ||
       !get(a.timerStart, "echoCudaTimerStart") ||
       !get(a.timerStop, "echoCudaTimerStop")) {
@@ -89,6 +91,9 @@ size_t CudaRuntime::getHostPoolPeakBytes() const {
 }
 const char *CudaRuntime::getConvAlgorithms() const {
   return api->convAlgorithms();
+}
+const char *CudaRuntime::getKernelProfile() const {
+  return api->kernelProfile();
 }
 void CudaRuntime::releaseWorkspaces() const {
   if (api)

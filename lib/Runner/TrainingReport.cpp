@@ -116,6 +116,14 @@ LogicalResult TrainingRun::writeReport() {
       return error("the CUDA runtime's convolution algorithms are not JSON: " +
                    llvm::toString(algorithms.takeError()));
     entry["conv_algorithms"] = std::move(*algorithms);
+    // ECHO_CUDA_PROFILE=1: where the device time went.
+    if (const char *profile = cuda.getKernelProfile()) {
+      llvm::Expected<llvm::json::Value> kernels = llvm::json::parse(profile);
+      if (!kernels)
+        return error("the CUDA runtime's kernel profile is not JSON: " +
+                     llvm::toString(kernels.takeError()));
+      entry["kernel_profile"] = std::move(*kernels);
+    }
   } else {
     // Every host byte of the step: the caller's buffers, the step's
     // allocations and the CPU runtime's workspace.

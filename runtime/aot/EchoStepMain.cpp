@@ -68,6 +68,7 @@
 #pragma weak echoCudaTimerStart
 #pragma weak echoCudaTimerStop
 #pragma weak echoCudaConvAlgorithms
+#pragma weak echoCudaKernelProfile
 // Absent from CUDA bundles and from CPU steps without library calls.
 #pragma weak echoCpuInit
 #pragma weak echoCpuGetError
@@ -464,6 +465,10 @@ int main(int argc, char **argv) {
       // cuDNN's choices (algorithm, workspace) for each convolution.
       if (echoCudaConvAlgorithms)
         json += std::string(",\"conv_algorithms\":") + echoCudaConvAlgorithms();
+      // ECHO_CUDA_PROFILE=1: device time per kernel and library call.
+      if (const char *profile =
+              echoCudaKernelProfile ? echoCudaKernelProfile() : nullptr)
+        json += std::string(",\"kernel_profile\":") + profile;
     } else {
       json += ",\"measured_peak_bytes\":" + std::to_string(measuredPeak);
       json +=

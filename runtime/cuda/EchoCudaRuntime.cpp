@@ -289,12 +289,21 @@ ECHO_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   size_t /*paramsCount*/) {
   if (!function || hasError)
     return;
+  bool timed = profiling();
+  if (timed)
+    profileBegin("kernel", rt.kernelNames[function],
+                 "grid " + std::to_string(gridX) + "x" + std::to_string(gridY) +
+                     "x" + std::to_string(gridZ) + " block " +
+                     std::to_string(blockX) + "x" + std::to_string(blockY) +
+                     "x" + std::to_string(blockZ));
   CUresult result =
       ++rt.launches == rt.faults.failLaunch
           ? CUDA_ERROR_LAUNCH_FAILED
           : rt.cu.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                                  blockZ, smem, stream ? stream : rt.stream,
                                  params, extra);
+  if (timed)
+    profileEnd();
   if (result == CUDA_SUCCESS && rt.syncEachLaunch)
     result = rt.cu.cuStreamSynchronize(stream ? stream : rt.stream);
   if (result != CUDA_SUCCESS)
@@ -423,6 +432,8 @@ ECHO_EXPORT int echoCudaSynchronize(void) {
          errorName(result));
     return 1;
   }
+  if (profiling())
+    profileCollect();
   return hasError ? 1 : 0;
 }
 

@@ -78,6 +78,13 @@ size_t echoCudaHostPoolBytes(void);
 /// device bytes free when it was chosen, whether it fit them, and how many
 /// calls used it. Valid until the next call.
 const char *echoCudaConvAlgorithms(void);
+/// With ECHO_CUDA_PROFILE=1 the runtime times each kernel launch and each
+/// cuBLAS/cuDNN call on the device (events around it; Profile.cpp). The
+/// totals so far, as a JSON array slowest first: per kernel (kind "kernel",
+/// its name, shape "grid XxYxZ block XxYxZ") or library call (kind
+/// "library", the function, its sizes), the calls and their milliseconds.
+/// NULL when not profiling. Valid until the next call.
+const char *echoCudaKernelProfile(void);
 /// Frees what the runtime holds between steps: the library workspace and
 /// the pinned host pool (both grow again if another step runs). A driver
 /// calls it when it is done with the step, before the process exits.

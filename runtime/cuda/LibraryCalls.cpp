@@ -145,6 +145,11 @@ void gemm(const StridedMemRefType<float, N> *a,
     return std::max({x->strides[r], x->sizes[r + 1], int64_t(1)});
   };
   int64_t lda = ld(a), ldb = ld(b), ldc = ld(c);
+  ProfileScope timed(
+      "library", N == 2 ? "cublasSgemm" : "cublasSgemmStridedBatched",
+      (N == 2 ? "" : std::to_string(c->sizes[0]) + "x") + std::to_string(m) +
+          "x" + std::to_string(n) + "x" + std::to_string(k) +
+          (transA ? " A^T" : "") + (transB ? " B^T" : ""));
   if (N == 2) {
     blasOk(rt.blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
                                elements(*b), ldb, elements(*a), lda, &beta,
@@ -323,6 +328,8 @@ void convolve(const Convolution &c, const char *direction,
   if (bytes && !ws)
     return;
   const float alpha = 1.0f, beta = 0.0f;
+  ProfileScope timed("library", call.c_str(),
+                     shape + ", algorithm " + std::to_string(algo.algo));
   dnnOk(run(algo.algo, ws, bytes, &alpha, &beta), call.c_str());
 }
 

@@ -218,6 +218,37 @@ void release(void *ptr);
 /// Frees the pinned host pool of offloaded values (HostPool.cpp).
 void releaseHostPool();
 
+//===----------------------------------------------------------------------===//
+// Profile (Profile.cpp; ECHO_CUDA_PROFILE=1)
+//===----------------------------------------------------------------------===//
+
+/// True when ECHO_CUDA_PROFILE asks for device times.
+bool profiling();
+/// Brackets one launch or library call on the runtime's stream: `kind`
+/// ("kernel" or "library"), its `name` and the `shape` it ran on (a
+/// kernel's grid and block, a call's sizes) key its totals.
+void profileBegin(const std::string &kind, const std::string &name,
+                  const std::string &shape);
+void profileEnd();
+/// Adds the brackets' times to their totals; the stream must be idle.
+void profileCollect();
+
+/// A bracket around the calls in its scope when profiling.
+class ProfileScope {
+public:
+  ProfileScope(const char *kind, const char *name, const std::string &shape) {
+    if ((active = profiling()))
+      profileBegin(kind, name, shape);
+  }
+  ~ProfileScope() {
+    if (active)
+      profileEnd();
+  }
+
+private:
+  bool active;
+};
+
 } // namespace echo::cuda
 
 #endif // ECHO_RUNTIME_CUDA_RUNTIMESTATE_H

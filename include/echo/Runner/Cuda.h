@@ -45,6 +45,9 @@ public:
   /// The convolution algorithms chosen so far (echoCudaConvAlgorithms: a
   /// JSON array).
   const char *getConvAlgorithms() const;
+  /// Device time per kernel and library call (echoCudaKernelProfile: a JSON
+  /// array), or null unless ECHO_CUDA_PROFILE=1.
+  const char *getKernelProfile() const;
   /// Frees the runtime's library workspace and pinned host pool.
   void releaseWorkspaces() const;
 
