@@ -198,6 +198,10 @@ void mlir::echo::buildEchoBufferizationPipeline(
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Buffers are values no more: CSE merges the identical subviews that an
+  // in-place tensor.insert_slice bufferizes to (a row updated in a loop:
+  // the embedding gradient), so that its copy onto itself folds away.
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
   // A step with an optimizer inside writes its new parameters and state
   // into the arguments' buffers; those results are dropped (upstream's
   // drop-equivalent-buffer-results), so only the loss is returned.

@@ -217,10 +217,14 @@ struct EmbeddingGradLowering : OpRewritePattern<EmbeddingGradOp> {
                                                    sizes, strides);
           Value cur = tensor::ExtractSliceOp::create(b, l, rowType, iter[0],
                                                      dst, sizes, strides);
-          Value sum = buildElementwise(
-              b, l, rowType, ValueRange{cur, g},
+          // The row accumulates in place (outs is the row itself), so
+          // that bufferization writes the table's row directly: no
+          // temporary row and copy per token.
+          AffineMap rowMap = b.getMultiDimIdentityMap(2);
+          Value sum = buildGeneric(
+              b, l, ValueRange{g}, {rowMap, rowMap}, cur,
               [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::AddFOp::create(nb, nl, a[0], a[1]);
+                return arith::AddFOp::create(nb, nl, a[1], a[0]);
               });
           Value next = tensor::InsertSliceOp::create(b, l, sum, iter[0], dst,
                                                      sizes, strides);

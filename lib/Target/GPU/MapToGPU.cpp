@@ -50,6 +50,14 @@ bool staysOnHost(Operation *op) {
 /// 8k outputs (32 blocks of 256 threads).
 constexpr int64_t kMaxBlockReductionOutputs = 8192;
 constexpr int64_t kMinBlockReductionInputs = 1024;
+/// Reductions along rows (the values of one output are consecutive in
+/// memory: a layer norm's statistics, a softmax's row sums) of at least
+/// this many values each also run a block per output, however many outputs
+/// there are: a thread per output would read rows apart (one cache line per
+/// thread and load), and a few thousand outputs are a few SMs' threads.
+/// Such a block has a thread per 4 values, at least a warp, at most
+/// block-size.
+constexpr int64_t kMinRowReductionInputs = 32;
 
 struct EchoMapToGPUPass
     : public echo::impl::EchoMapToGPUBase<EchoMapToGPUPass> {
@@ -150,9 +158,28 @@ struct EchoMapToGPUPass
         reduced *= ranges[d];
       }
     }
-    if (reductionDims.empty() || outputs > kMaxBlockReductionOutputs ||
-        reduced < kMinBlockReductionInputs)
+    if (reductionDims.empty())
       return failure();
+    bool few = outputs <= kMaxBlockReductionOutputs &&
+               reduced >= kMinBlockReductionInputs;
+    // Along rows: an input's last (fastest-varying) index is reduced.
+    bool alongRows =
+        reduced >= kMinRowReductionInputs &&
+        llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+          AffineMap map = op.getMatchingIndexingMap(input);
+          if (map.getNumResults() == 0)
+            return false;
+          auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+          return last &&
+                 !linalg::isParallelIterator(iterators[last.getPosition()]);
+        });
+    if (!few && !alongRows)
+      return failure();
+    int64_t blockThreads =
+        few ? int64_t(blockSize)
+            : std::clamp<int64_t>(
+                  int64_t(llvm::bit_floor(uint64_t(reduced / 4))),
+                  std::min<int64_t>(32, blockSize), blockSize);
     Block *body = generic.getBody();
     SmallVector<BlockArgument> outArgs =
         llvm::to_vector(generic.getRegionOutputArgs());
@@ -183,7 +210,7 @@ struct EchoMapToGPUPass
     };
     Value one = index(1);
     auto launch = gpu::LaunchOp::create(rewriter, loc, index(outputs), one, one,
-                                        index(blockSize), one, one);
+                                        index(blockThreads), one, one);
     Block &launchBody = launch.getBody().front();
     rewriter.setInsertionPointToEnd(&launchBody);
     auto terminator = gpu::TerminatorOp::create(rewriter, loc);
@@ -319,6 +346,14 @@ struct EchoMapToGPUPass
           return failure();
         continue;
       }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (scf::ParallelOp columns = threadsOverColumns(loop, rewriter)) {
+          if (failed(wrapSequential(run, rewriter)) ||
+              failed(mapParallelLoop(columns, rewriter)))
+            return failure();
+          continue;
+        }
+      }
       // A scalar computed from device results (a 0-d op's loads: the sum
       // of two scalar losses) is device code too; a runtime call stays on
       // the host (reading such a scalar is an error, below).
@@ -330,6 +365,176 @@ struct EchoMapToGPUPass
       run.push_back(&op);
     }
     return wrapSequential(run, rewriter);
+  }
+
+  /// The buffer a view-like op (subview, reshape, cast) looks into, through
+  /// any number of them; a memref.view of the arena is a buffer of its own
+  /// (the planner keeps buffers live at once apart).
+  static Value rootBuffer(Value memref) {
+    while (Operation *def = memref.getDefiningOp()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view || isa<memref::ViewOp>(def))
+        break;
+      memref = view.getViewSource();
+    }
+    return memref;
+  }
+
+  /// A sequential top-level loop whose iterations each run elementwise
+  /// loops over one index space P and touch, at each point p of P, only
+  /// elements at p of their buffers (an embedding gradient: for each token
+  /// i, table[ids[i], p] += dy[i, p]). Iterations depend on each other
+  /// (two tokens may share a row), points of P never do, so the loop can
+  /// run in one thread per point, each thread running all iterations in
+  /// their order (the same sums, bitwise, as the one sequential thread).
+  /// Returns that `scf.parallel` over P around the loop, in place of
+  /// `loop`, or null when the loop is not of this form:
+  /// - its body holds only pure ops without regions, loads of buffers the
+  ///   loop does not write (the ids), subviews of buffers defined before
+  ///   the loop, and `scf.parallel` loops over the same constant P;
+  /// - inside those, only pure ops, and loads and stores whose last
+  ///   indices are the loop's ivs, into buffers defined before the loop or
+  ///   subviews of them that keep those dimensions whole (offset 0, full
+  ///   size, stride 1) where P spans more than one index, so that each
+  ///   point p of P reaches the same
+  ///   elements of a buffer, whichever view reaches them; different views
+  ///   into one buffer must come from one base.
+  scf::ParallelOp threadsOverColumns(scf::ForOp loop, IRRewriter &rewriter) {
+    if (loop.getNumResults() != 0)
+      return nullptr;
+    auto outside = [&](Value v) {
+      return !loop->isAncestor(v.getParentBlock()->getParentOp());
+    };
+    SmallVector<scf::ParallelOp> inner;
+    SmallVector<Value> loaded;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+        inner.push_back(parallel);
+        continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        loaded.push_back(load.getMemRef());
+        continue;
+      }
+      if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+        if (!outside(subview.getSource()))
+          return nullptr;
+        continue;
+      }
+      if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+        return nullptr;
+    }
+    if (inner.empty())
+      return nullptr;
+    // One index space, constant, from 0 by 1.
+    SmallVector<int64_t> space;
+    for (scf::ParallelOp parallel : inner) {
+      SmallVector<int64_t> ubs;
+      for (auto [lb, ub, step] :
+           llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                     parallel.getStep())) {
+        std::optional<int64_t> u = getConstantIntValue(ub);
+        if (!isConstantIntValue(lb, 0) || !isConstantIntValue(step, 1) || !u)
+          return nullptr;
+        ubs.push_back(*u);
+      }
+      if (parallel.getNumResults() != 0 || (!space.empty() && space != ubs))
+        return nullptr;
+      space = ubs;
+    }
+    unsigned rank = space.size();
+    // Each buffer reached inside: the base it is reached through.
+    llvm::DenseMap<Value, Value> baseOfRoot;
+    llvm::DenseSet<Value> written;
+    auto reach = [&](Value memref, ValueRange indices, ValueRange ivs) {
+      auto type = cast<MemRefType>(memref.getType());
+      // linalg's loops index through identity affine.applys.
+      auto plain = [](Value index) {
+        auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+        return apply && apply.getAffineMap().isIdentity() ? apply.getOperand(0)
+                                                          : index;
+      };
+      if (indices.size() < rank ||
+          !llvm::equal(llvm::map_range(indices.take_back(rank), plain), ivs))
+        return false;
+      Value base = memref;
+      if (!outside(memref)) {
+        auto subview = memref.getDefiningOp<memref::SubViewOp>();
+        if (!subview)
+          return false;
+        base = subview.getSource();
+        auto source = cast<MemRefType>(base.getType());
+        if (source.getRank() != type.getRank())
+          return false;
+        unsigned first = type.getRank() - rank;
+        for (unsigned d = first; d < type.getRank(); ++d)
+          if (space[d - first] != 1 &&
+              (subview.getStaticOffsets()[d] != 0 ||
+               subview.getStaticStrides()[d] != 1 || source.isDynamicDim(d) ||
+               subview.getStaticSizes()[d] != source.getDimSize(d)))
+            return false;
+      }
+      Value &known = baseOfRoot[rootBuffer(base)];
+      if (known && known != base)
+        return false;
+      known = base;
+      return true;
+    };
+    for (scf::ParallelOp parallel : inner) {
+      SmallVector<Value> ivs(parallel.getInductionVars());
+      WalkResult walk = parallel.getBody()->walk([&](Operation *op) {
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          return reach(load.getMemRef(), load.getIndices(), ivs)
+                     ? WalkResult::advance()
+                     : WalkResult::interrupt();
+        if (auto store = dyn_cast<memref::StoreOp>(op)) {
+          written.insert(rootBuffer(store.getMemRef()));
+          return reach(store.getMemRef(), store.getIndices(), ivs)
+                     ? WalkResult::advance()
+                     : WalkResult::interrupt();
+        }
+        if (isa<scf::ReduceOp>(op) && op->getNumOperands() == 0)
+          return WalkResult::advance();
+        return op->getNumRegions() == 0 && isMemoryEffectFree(op)
+                   ? WalkResult::advance()
+                   : WalkResult::interrupt();
+      });
+      if (walk.wasInterrupted())
+        return nullptr;
+    }
+    for (Value memref : loaded)
+      if (written.contains(rootBuffer(memref)))
+        return nullptr;
+
+    // scf.parallel over P { scf.for { the body, each inner loop's body at
+    // the thread's point } }.
+    Location loc = loop.getLoc();
+    rewriter.setInsertionPoint(loop);
+    SmallVector<Value> zeros(rank), ones(rank), ubs;
+    for (unsigned d = 0; d < rank; ++d) {
+      zeros[d] = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      ones[d] = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, space[d]));
+    }
+    auto columns = scf::ParallelOp::create(rewriter, loc, zeros, ubs, ones);
+    rewriter.setInsertionPointToStart(columns.getBody());
+    auto sequential = scf::ForOp::create(rewriter, loc, loop.getLowerBound(),
+                                         loop.getUpperBound(), loop.getStep());
+    rewriter.setInsertionPointToStart(sequential.getBody());
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), sequential.getInductionVar());
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto parallel = dyn_cast<scf::ParallelOp>(op);
+      if (!parallel) {
+        rewriter.clone(op, mapping);
+        continue;
+      }
+      mapping.map(parallel.getInductionVars(), columns.getInductionVars());
+      for (Operation &inside : parallel.getBody()->without_terminator())
+        rewriter.clone(inside, mapping);
+    }
+    rewriter.eraseOp(loop);
+    return columns;
   }
 
   /// True when an operand of `op` is a result of an op in `run` (the

@@ -51,19 +51,27 @@ func.func @small_copy(%x: memref<10xf32>, %arena: memref<64xi8>) {
   return
 }
 
-// A sequential scatter (an embedding gradient; rows may repeat an id): the
-// loop and the store before it go into one single-thread launch, the row
-// loop inside made sequential.
+// A sequential scatter (an embedding gradient; rows may repeat an id):
+// tokens depend on each other, columns never do, so each thread runs every
+// token of its own column, in order (threads over the columns, the token
+// loop inside). The store before it gets a single-thread launch.
 // CHECK-LABEL: func.func @scatter
 // CHECK: arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]])
 // CHECK:   memref.store
-// CHECK:   scf.for
-// CHECK:     memref.load
-// CHECK:     scf.for
-// CHECK-NOT: scf.parallel
 // CHECK:   gpu.terminator
+// CHECK:   scf.parallel
+// CHECK:     scf.parallel (%[[T:.*]]) =
+// CHECK:       %[[J:.*]] = arith.addi %[[T]],
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:         %[[ID:.*]] = memref.load %{{.*}}[%[[I]]] : memref<4xi32>
+// CHECK:         %[[ROW:.*]] = arith.index_cast %[[ID]]
+// CHECK:         memref.load %{{.*}}[%[[I]], %[[J]]] : memref<4x16xf32>
+// CHECK:         memref.load %{{.*}}[%[[ROW]], %[[J]]] : memref<10x16xf32>
+// CHECK:         memref.store %{{.*}}, %{{.*}}[%[[ROW]], %[[J]]] : memref<10x16xf32>
+// CHECK:     } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = block_x
 func.func @scatter(%ids: memref<4xi32>, %dy: memref<4x16xf32>, %table: memref<10x16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -79,6 +87,109 @@ func.func @scatter(%ids: memref<4xi32>, %dy: memref<4x16xf32>, %table: memref<10
       %t = memref.load %table[%row, %j] : memref<10x16xf32>
       %s = arith.addf %g, %t : f32
       memref.store %s, %table[%row, %j] : memref<10x16xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// The embedding gradient as bufferization leaves it: an in-place
+// elementwise op on row subviews (whole rows: offset 0, all 16 columns).
+// CHECK-LABEL: func.func @scatter_rows
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     scf.for
+// CHECK:       memref.subview
+// CHECK:       memref.subview
+// CHECK:       memref.store
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
+func.func @scatter_rows(%ids: memref<4xi32>, %dy: memref<4x16xf32>, %table: memref<10x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %id = memref.load %ids[%i] : memref<4xi32>
+    %row = arith.index_cast %id : i32 to index
+    %g = memref.subview %dy[%i, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %t = memref.subview %table[%row, 0] [1, 16] [1, 1] : memref<10x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    scf.parallel (%r, %j) = (%c0, %c0) to (%c1, %c16) step (%c1, %c1) {
+      %a = memref.load %g[%r, %j] : memref<1x16xf32, strided<[16, 1], offset: ?>>
+      %b = memref.load %t[%r, %j] : memref<1x16xf32, strided<[16, 1], offset: ?>>
+      %s = arith.addf %b, %a : f32
+      memref.store %s, %t[%r, %j] : memref<1x16xf32, strided<[16, 1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// Loops whose columns meet stay in one thread: a row read from where the
+// loop writes (the ids themselves), a view that shifts the columns (thread
+// j would write column j + 1, which thread j + 1 reads), an access at a
+// column other than the thread's.
+// CHECK-LABEL: func.func @reads_what_it_writes
+// CHECK: gpu.launch
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @reads_what_it_writes(%table: memref<10x16xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %id = memref.load %table[%i, %c0] : memref<10x16xi32>
+    %row = arith.index_cast %id : i32 to index
+    scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+      %t = memref.load %table[%row, %j] : memref<10x16xi32>
+      %s = arith.addi %t, %id : i32
+      memref.store %s, %table[%row, %j] : memref<10x16xi32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @shifted_columns
+// CHECK: gpu.launch
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @shifted_columns(%dy: memref<4x16xf32>, %table: memref<10x17xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t = memref.subview %table[%i, 1] [1, 16] [1, 1] : memref<10x17xf32> to memref<1x16xf32, strided<[17, 1], offset: ?>>
+    scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+      %a = memref.load %dy[%i, %j] : memref<4x16xf32>
+      memref.store %a, %t[%c0, %j] : memref<1x16xf32, strided<[17, 1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @other_column
+// CHECK: gpu.launch
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @other_column(%table: memref<10x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+      %a = memref.load %table[%i, %c0] : memref<10x16xf32>
+      memref.store %a, %table[%i, %j] : memref<10x16xf32>
       scf.reduce
     }
   }
@@ -251,20 +362,59 @@ func.func @row_max_and_sum(%x: memref<16x4096xf32>, %m: memref<16xf32>, %s: memr
 
 // -----
 
-// Not across a block: too few values per output (1000 < 1024), and a body
-// that is no single combiner (the accumulator is read twice); each maps a
-// thread to an output as before.
+// Rows of fewer than 1024 values (a layer norm's statistics over 1000
+// features) go across a block too, since a thread per row would read rows
+// apart: a thread per 4 values, rounded down to a power of 2 (128).
 // CHECK-LABEL: func.func @short_rows
-// CHECK-NOT: gpu.all_reduce
-// CHECK: scf.parallel
-// CHECK-LABEL: func.func @not_a_combiner
-// CHECK-NOT: gpu.all_reduce
-// CHECK: scf.parallel
+// CHECK: %[[T:.*]] = arith.constant 128 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.*}} = %[[T]],
+// CHECK:   gpu.all_reduce add
 func.func @short_rows(%x: memref<16x1000xf32>, %y: memref<16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
                                    affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<16x1000xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A softmax's rows of 64: a warp per row.
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK: %[[W:.*]] = arith.constant 32 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.*}} = %[[W]],
+// CHECK:   gpu.all_reduce maximumf
+func.func @softmax_rows(%x: memref<512x64xf32>, %y: memref<512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<512x64xf32>) outs(%y : memref<512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// Left to a thread per output: rows of fewer than 32 values, a body that
+// is no single combiner (the accumulator is read twice), and many column
+// sums of few values each (consecutive threads read consecutive columns).
+// CHECK-LABEL: func.func @tiny_rows
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.parallel
+// CHECK-LABEL: func.func @not_a_combiner
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.parallel
+// CHECK-LABEL: func.func @many_columns
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.parallel
+func.func @tiny_rows(%x: memref<512x16xf32>, %y: memref<512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<512x16xf32>) outs(%y : memref<512xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32
@@ -279,6 +429,17 @@ func.func @not_a_combiner(%x: memref<16x4096xf32>, %y: memref<16xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %p = arith.mulf %acc, %a : f32
     %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @many_columns(%x: memref<64x20000xf32>, %y: memref<20000xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<64x20000xf32>) outs(%y : memref<20000xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32
   }
   return

@@ -56,11 +56,14 @@ def EchoMapToGPU : Pass<"echo-map-to-gpu", "::mlir::func::FuncOp"> {
     do (views and casts of device buffers, scalar arithmetic, library
     calls):
 
-    1. `memref.copy` becomes `linalg.copy`. A top-level reduction with few
+    1. `memref.copy` becomes `linalg.copy`. A top-level reduction whose
+       outputs are each folded by one arith add/mul/min/max of f32, f64 or
+       i32 becomes a `gpu.launch` of one block per output when it has few
        outputs (at most 8192) of many values each (at least 1024: a
-       batch-norm statistic, a loss chunk's row sums) whose outputs are each
-       folded by one arith add/mul/min/max of f32, f64 or i32 becomes a
-       `gpu.launch` of one block of `block-size` threads per output: each
+       batch-norm statistic, a loss chunk's row sums; `block-size` threads),
+       or when it reduces along rows (an input's last index is reduced: a
+       layer norm's statistics, a softmax's sums) at least 32 values each
+       (a thread per 4 values, a power of 2 from 32 to `block-size`): each
        thread folds a strided share of the values, `gpu.all_reduce` folds
        the block's, thread 0 folds that into the output (a fixed order,
        though not a sequential loop's). Every other linalg op becomes a
@@ -69,10 +72,15 @@ def EchoMapToGPU : Pass<"echo-map-to-gpu", "::mlir::func::FuncOp"> {
     2. Each top-level `scf.parallel` is collapsed to one dimension, tiled by
        `block-size` and mapped to `blockIdx.x` × `threadIdx.x`: consecutive
        threads touch consecutive elements of row-major buffers.
-    3. Each run of consecutive top-level ops that reads or writes memory
-       any other way (the `scf.for` of an embedding gradient's scatter) is
-       wrapped in one single-thread `gpu.launch`, with the parallel loops
-       inside it made sequential.
+    3. A top-level `scf.for` whose iterations depend on each other but
+       whose elementwise loops touch, at each point of their one index
+       space, only that point's elements (the scatter of an embedding
+       gradient: table[ids[i], j] += dy[i, j], ids read-only) runs a thread
+       per point, each thread running every iteration in order: the same
+       sums as one thread, in parallel over the columns.
+    4. Each run of consecutive top-level ops that reads or writes memory
+       any other way is wrapped in one single-thread `gpu.launch`, with the
+       parallel loops inside it made sequential.
 
     Allocations left in the function (buffers the planner did not place)
     and global memrefs are errors: a GPU step's memory is its arguments and
