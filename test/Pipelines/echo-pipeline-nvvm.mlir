@@ -45,3 +45,20 @@
 // FORMAT: for the --gpu-format option: Cannot find option named 'elf'!
 // RUN: not echo-opt %echo_src/models/mlp.mlir --echo-pipeline="target=nvvm gpu-block-size=2048" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: echo-pipeline: gpu-block-size must be in [1, 1024]
+
+// Kernels compute their indices in 32-bit unsigned arithmetic, dividing by
+// constants: the launch's constants are sunk into it before outlining, and
+// each kernel's thread and block ids are bounded by its launch
+// (known_block_size, known_grid_size), which integer range analysis
+// carries to every div/rem of a collapsed loop's delinearization. The
+// transformer's embedding over [2, 8, 16] divides by 16 and by 8.
+// RUN: echo-opt %echo_src/models/transformer.mlir --echo-pipeline="target=nvvm" --mlir-print-ir-before=convert-scf-to-cf -o /dev/null 2>&1 | FileCheck %s --check-prefix=INDEX
+// INDEX-LABEL: gpu.func @transformer_kernel_0(%{{[^:]*}}: memref<2x8xi32>, %{{[^:]*}}: memref<2x8x16xf32>, %{{[^:]*}}: memref<20x16xf32>, %{{[^:]*}}: memref<2x8x16xf32>) kernel
+// INDEX-NOT: gpu.return
+// INDEX: arith.remui %{{.*}}, %c16_i32 : i32
+// INDEX: arith.divui %{{.*}}, %c16_i32 : i32
+// INDEX: arith.remui %{{.*}}, %c8_i32 : i32
+// INDEX: arith.divui %{{.*}}, %c8_i32 : i32
+// INDEX: gpu.return
+// INDEX-NOT: arith.divsi
+// INDEX-NOT: arith.remsi
