@@ -827,6 +827,23 @@ def gpu_markdown():
             lines.append("- FAIL: " + f)
         if g.get("check_notes"):
             lines += [""] + g["check_notes"]
+    if g.get("profile"):
+        lines += ["", "Where the device time of a step goes "
+                  "(`ECHO_CUDA_PROFILE=1`, `bench/gpu/profile.py`: device "
+                  "events around every launch and library call, per step "
+                  "over the run's steps, the first included; the profiled "
+                  "step's own time includes the events' cost):", "",
+                  "| run | device ms/step | generated kernels | cuBLAS | "
+                  "cuDNN | launches | slowest |", "|---|---|---|---|---|---|---|"]
+        for r in g["profile"]:
+            ms = r["ms_per_step"]
+            slow = "; ".join("%s [%s] %.2f ms" % (e["name"], e["shape"],
+                                                 e["ms"])
+                             for e in r["slowest"][:2])
+            lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %d | %s |" % (
+                r["report"].replace("prof-", "").replace(".json", ""),
+                r["device_ms_per_step"], ms["generated kernels"],
+                ms["cuBLAS"], ms["cuDNN"], r["launches_per_step"], slow))
     kernels = g.get("kernels") or {}
     if kernels:
         lines += ["", "Echo's generated kernels under Nsight Compute (one "

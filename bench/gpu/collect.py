@@ -6,7 +6,8 @@ docs/results.md's GPU section from it).
 Inputs, in DIR (the device tool's files): gpu.json (bench/gpu/run.py's
 paper-size table), check.txt (CUDA against CPU over the bundled models),
 cuda-reports.tar (each CUDA run's report: losses, device peak, cuDNN's
-algorithms), kernels.json (the generated kernels' share of HBM bandwidth)
+algorithms), profile.json (bench/gpu/profile.py: device time per kernel and
+library call), kernels.json (the generated kernels' share of HBM bandwidth)
 and faults.txt (the runtime's injected faults). The CPU reference reports
 come from the bundles here (BUNDLES/check/*.cpu.json).
 
@@ -78,6 +79,9 @@ def main():
     results["check_failures"] = [
         line[6:] for line in read(os.path.join(d, "check.txt")).splitlines()
         if line.startswith("FAIL: ")]
+    profile = os.path.join(d, "profile.json")
+    if os.path.exists(profile):
+        results["profile"] = json.load(open(profile))
     kernels = os.path.join(d, "kernels.json")
     if os.path.exists(kernels):
         results["kernels"] = json.load(open(kernels))

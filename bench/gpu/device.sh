@@ -9,7 +9,8 @@
 #            cuDNN's algorithm for each convolution (resnet.json), and its
 #            slowest generated kernels (resnet-kernels.json)
 #   profile  where each paper-size step's device time goes: every bundle
-#            run with ECHO_CUDA_PROFILE=1 for 2 steps, summed per kernel
+#            run with ECHO_CUDA_PROFILE=1 for 3 steps (the last 2 timed),
+#            summed per kernel
 #            and library call by bench/gpu/profile.py (profile.txt,
 #            profile.json; at most $ECHO_PROFILE_SECONDS, default 60, each)
 #   kernels  the generated kernels' share of HBM bandwidth under Nsight
@@ -84,7 +85,7 @@ if stage profile; then
     name=$(basename "$(dirname "$step")")
     [ "$name" = check ] && continue
     ECHO_CUDA_PROFILE=1 timeout "${ECHO_PROFILE_SECONDS:-60}" "$step" \
-      --steps=2 --quiet --report="/tmp/profile-$name.json" ||
+      --steps=3 --quiet --report="/tmp/profile-$name.json" ||
       { echo "$name: profiled run failed"; status=1; continue; }
     reports+=("/tmp/profile-$name.json")
   done

@@ -4,12 +4,12 @@
 Each REPORT is the --report JSON of a profiled run of echo-run --target=cuda
 or of a bundle's echo-step:
 
-  ECHO_CUDA_PROFILE=1 BUNDLE/echo-step --steps=2 --quiet --report=r.json
+  ECHO_CUDA_PROFILE=1 BUNDLE/echo-step --steps=3 --quiet --report=r.json
 
 Prints, per report, the device time per step of Echo's generated kernels
 and of cuBLAS and cuDNN calls, and the slowest kernels and calls (per step:
-the profile sums every step of the run, the first one included); writes
-them as JSON with --output.
+the profile sums every step of the run after the first, which loads the
+kernels and cuBLAS's); writes them as JSON with --output.
 
 Usage: bench/gpu/profile.py REPORT... [--top 8] [--output profile.json]
 """
@@ -26,7 +26,9 @@ def summarize(path, top):
     if profile is None:
         raise SystemExit(f"{path}: no kernel_profile (run the step with "
                          "ECHO_CUDA_PROFILE=1)")
+    # The runtime leaves the first step out when more than one ran.
     steps = max(report.get("steps", 1), 1)
+    steps = steps - 1 if steps > 1 else steps
     groups = {"generated kernels": 0.0, "cuBLAS": 0.0, "cuDNN": 0.0}
     launches = 0
     for e in profile:

@@ -459,6 +459,8 @@ ECHO_EXPORT size_t echoCudaDeviceUsedBytes(void) {
 }
 
 ECHO_EXPORT void echoCudaTimerStart(void) {
+  if (profiling() && ready())
+    profileStepStarts();
   if (ready())
     check(rt.cu.cuEventRecord(rt.timerStart, rt.stream), "cuEventRecord");
 }

@@ -82,8 +82,10 @@ const char *echoCudaConvAlgorithms(void);
 /// cuBLAS/cuDNN call on the device (events around it; Profile.cpp). The
 /// totals so far, as a JSON array slowest first: per kernel (kind "kernel",
 /// its name, shape "grid XxYxZ block XxYxZ") or library call (kind
-/// "library", the function, its sizes), the calls and their milliseconds.
-/// NULL when not profiling. Valid until the next call.
+/// "library", the function, its sizes), the calls and their milliseconds,
+/// over every step after the first when more than one ran (steps start
+/// with echoCudaTimerStart; the first loads kernels and libraries). NULL
+/// when not profiling. Valid until the next call.
 const char *echoCudaKernelProfile(void);
 /// Frees what the runtime holds between steps: the library workspace and
 /// the pinned host pool (both grow again if another step runs). A driver

@@ -6,6 +6,8 @@
 // the step is bracketed by two events on the runtime's stream, and their
 // elapsed device time is added up per kernel (name, grid and block) or per
 // library call (function and shape) when the stream is next synchronized.
+// Of a run of several steps (each started by echoCudaTimerStart), the
+// first is left out: it loads the kernels and cuBLAS's.
 // echoCudaKernelProfile() gives the totals as JSON, slowest first: where a
 // step's device time goes, without Nsight Compute (which replays every
 // kernel several times and takes minutes over a paper-size step). The
@@ -49,6 +51,8 @@ struct Profile {
   /// The open bracket's start event and key (brackets do not nest).
   CUevent start = nullptr;
   const Key *open = nullptr;
+  /// Steps started (echoCudaTimerStart).
+  long steps = 0;
   std::string json;
 } profile;
 
@@ -132,6 +136,17 @@ void echo::cuda::profileCollect() {
   profile.pending.clear();
 }
 
+void echo::cuda::profileStepStarts() {
+  if (!profiling() || ++profile.steps != 2)
+    return;
+  // The first step loads kernels and libraries (cuBLAS picks and loads its
+  // kernels at a shape's first call): its times are dropped.
+  if (!check(rt.cu.cuStreamSynchronize(rt.stream), "cuStreamSynchronize"))
+    return;
+  profileCollect();
+  profile.totals.clear();
+}
+
 ECHO_EXPORT const char *echoCudaKernelProfile(void) {
   if (!profiling())
     return nullptr;
@@ -139,8 +154,10 @@ ECHO_EXPORT const char *echoCudaKernelProfile(void) {
   for (const auto &[key, totals] : profile.totals)
     if (totals.calls)
       rows.emplace_back(&key, totals);
-  std::stable_sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
-    return a.second.ms > b.second.ms;
+  // Slowest first; equal times in the keys' order.
+  std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+    return a.second.ms != b.second.ms ? a.second.ms > b.second.ms
+                                      : *a.first < *b.first;
   });
   std::string &json = profile.json;
   json = "[";

@@ -232,6 +232,9 @@ void profileBegin(const std::string &kind, const std::string &name,
 void profileEnd();
 /// Adds the brackets' times to their totals; the stream must be idle.
 void profileCollect();
+/// A step starts (echoCudaTimerStart): at the second, the first step's
+/// totals are dropped.
+void profileStepStarts();
 
 /// A bracket around the calls in its scope when profiling.
 class ProfileScope {
