@@ -30,6 +30,7 @@ struct CudaRuntime::Api {
   decltype(&echoCudaHostPoolPeakBytes) hostPoolPeakBytes;
   decltype(&echoCudaConvAlgorithms) convAlgorithms;
   decltype(&echoCudaKernelProfile) kernelProfile;
+  decltype(&echoCudaGraphStatus) graphStatus;
   decltype(&echoCudaReleaseWorkspaces) releaseWorkspaces;
   decltype(&echoCudaTimerStart) timerStart;
   decltype(&echoCudaTimerStop) timerStop;
@@ -60,6 +61,7 @@ LogicalResult CudaRuntime::load(StringRef path, StringRef chip) {
       !get(a.hostPoolPeakBytes, "echoCudaHostPoolPeakBytes") ||
       !get(a.convAlgorithms, "echoCudaConvAlgorithms") ||
       !get(a.kernelProfile, "echoCudaKernelProfile") ||
+      !get(a.graphStatus, "echoCudaGraphStatus") ||
       !get(a.releaseWorkspaces, "echoCudaReleaseWorkspaces") ||
       !get(a.timerStart, "echoCudaTimerStart") ||
       !get(a.timerStop, "echoCudaTimerStop")) {
@@ -95,6 +97,7 @@ const char *CudaRuntime::getConvAlgorithms() const {
 const char *CudaRuntime::getKernelProfile() const {
   return api->kernelProfile();
 }
+const char *CudaRuntime::getGraphStatus() const { return api->graphStatus(); }
 void CudaRuntime::releaseWorkspaces() const {
   if (api)
     api->releaseWorkspaces();

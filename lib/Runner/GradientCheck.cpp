@@ -224,12 +224,12 @@ LogicalResult mlir::echo::checkGradients(const GradientReference &reference,
     bool mathOk = judged && err <= options.tolerance;
 
     // 2. The f32 gradients against the f64 step's, on the same inputs.
-    double scale = std::max(std::sqrt(squaredDistance(g64, nullptr)),
-                            floorFor(n));
+    double scale =
+        std::max(std::sqrt(squaredDistance(g64, nullptr)), floorFor(n));
     double err32 = std::sqrt(squaredDistance(g32, &g64)) / scale;
-    double allowed32 = std::max(
-        options.tolerance,
-        30 * std::sqrt(squaredDistance((*moved)[k], &g64)) / scale);
+    double allowed32 =
+        std::max(options.tolerance,
+                 30 * std::sqrt(squaredDistance((*moved)[k], &g64)) / scale);
     bool f32Ok = err32 <= allowed32;
 
     llvm::outs() << llvm::formatv(

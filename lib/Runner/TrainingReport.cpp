@@ -116,6 +116,8 @@ LogicalResult TrainingRun::writeReport() {
       return error("the CUDA runtime's convolution algorithms are not JSON: " +
                    llvm::toString(algorithms.takeError()));
     entry["conv_algorithms"] = std::move(*algorithms);
+    // ECHO_CUDA_GRAPH=1: whether later steps replayed the captured one.
+    entry["cuda_graph"] = std::string(cuda.getGraphStatus());
     // ECHO_CUDA_PROFILE=1: where the device time went.
     if (const char *profile = cuda.getKernelProfile()) {
       llvm::Expected<llvm::json::Value> kernels = llvm::json::parse(profile);

@@ -69,6 +69,7 @@
 #pragma weak echoCudaTimerStop
 #pragma weak echoCudaConvAlgorithms
 #pragma weak echoCudaKernelProfile
+#pragma weak echoCudaGraphStatus
 // Absent from CUDA bundles and from CPU steps without library calls.
 #pragma weak echoCpuInit
 #pragma weak echoCpuGetError
@@ -465,6 +466,8 @@ int main(int argc, char **argv) {
       // cuDNN's choices (algorithm, workspace) for each convolution.
       if (echoCudaConvAlgorithms)
         json += std::string(",\"conv_algorithms\":") + echoCudaConvAlgorithms();
+      if (echoCudaGraphStatus)
+        json += ",\"cuda_graph\":" + jsonString(echoCudaGraphStatus());
       // ECHO_CUDA_PROFILE=1: device time per kernel and library call.
       if (const char *profile =
               echoCudaKernelProfile ? echoCudaKernelProfile() : nullptr)

@@ -287,7 +287,7 @@ ECHO_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   intptr_t blockZ, int32_t smem,
                                   CUstream stream, void **params, void **extra,
                                   size_t /*paramsCount*/) {
-  if (!function || hasError)
+  if (!function || hasError || replayingStep())
     return;
   bool timed = profiling();
   if (timed)
@@ -341,7 +341,7 @@ ECHO_EXPORT void *mgpuMemAlloc(uint64_t bytes, CUstream, bool /*hostShared*/) {
 }
 ECHO_EXPORT void mgpuMemFree(void *ptr, CUstream) { release(ptr); }
 ECHO_EXPORT void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream) {
-  if (ready())
+  if (ready() && !replayingStep())
     check(rt.cu.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                               reinterpret_cast<CUdeviceptr>(src), bytes,
                               rt.stream),
@@ -349,14 +349,14 @@ ECHO_EXPORT void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream) {
 }
 ECHO_EXPORT void mgpuMemset32(void *dst, unsigned value, size_t count,
                               CUstream) {
-  if (ready())
+  if (ready() && !replayingStep())
     check(rt.cu.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                  count, rt.stream),
           "cuMemsetD32Async");
 }
 ECHO_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                               CUstream) {
-  if (ready())
+  if (ready() && !replayingStep())
     check(rt.cu.cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                  count, rt.stream),
           "cuMemsetD16Async");
@@ -458,16 +458,124 @@ ECHO_EXPORT size_t echoCudaDeviceUsedBytes(void) {
   return totalBytes - freeBytes;
 }
 
+//===----------------------------------------------------------------------===//
+// Step graphs
+//===----------------------------------------------------------------------===//
+
+// ECHO_CUDA_GRAPH=1: a step is a few thousand small launches (a paper-size
+// NMT: ~6,000 kernels and ~1,000 cuBLAS calls), and the host's launch
+// rate, not the device, bounds it. The second step (the first loads
+// modules, cuBLAS's kernels and the library workspace) is captured into a
+// CUDA graph on the runtime's stream, and every later step replays it with
+// one cuGraphLaunch: the step's host code still runs, but its launches,
+// library calls and copies do nothing (replayingStep), since the graph
+// holds them. The drivers (echo-run, a bundle's echo-step) start and end
+// every step with echoCudaTimerStart/Stop and keep the step's device
+// buffers from step to step, which is what a replay needs. Not with
+// ECHO_CUDA_PROFILE (the profile times each launch) nor with a step that
+// offloads (its copies run on a second stream).
+namespace {
+struct StepGraph {
+  bool read = false, enabled = false;
+  long steps = 0, replays = 0;
+  bool capturing = false, replaying = false;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::string status = "off";
+} stepGraph;
+
+bool graphsWanted() {
+  if (!stepGraph.read) {
+    const char *env = getenv("ECHO_CUDA_GRAPH");
+    stepGraph.enabled = env && *env && strcmp(env, "0") != 0;
+    stepGraph.read = true;
+    if (stepGraph.enabled)
+      stepGraph.status = "not captured yet";
+  }
+  return stepGraph.enabled;
+}
+
+/// At the start of a step: begins the capture (the second step) or a
+/// replay (later ones). False when the step runs as usual.
+void graphStepStarts() {
+  StepGraph &g = stepGraph;
+  if (!graphsWanted() || hasError)
+    return;
+  ++g.steps;
+  if (g.exec) {
+    g.replaying = true;
+    return;
+  }
+  if (g.steps != 2)
+    return;
+  if (profiling() || echoCudaHostPoolBytes() > 0) {
+    g.status = profiling() ? "not used: ECHO_CUDA_PROFILE times each launch"
+                           : "not used: the step offloads (a second stream)";
+    g.enabled = false;
+    return;
+  }
+  CUresult result =
+      rt.cu.cuStreamBeginCapture(rt.stream, CU_STREAM_CAPTURE_MODE_RELAXED);
+  if (result != CUDA_SUCCESS) {
+    g.status = std::string("not used: cuStreamBeginCapture failed: ") +
+               errorName(result);
+    g.enabled = false;
+    return;
+  }
+  g.capturing = true;
+}
+
+/// At the end of a step: ends the capture and instantiates the graph, then
+/// launches it (the captured step has not run yet), or launches it for a
+/// replay.
+bool graphStepEnds() {
+  StepGraph &g = stepGraph;
+  if (g.capturing) {
+    g.capturing = false;
+    CUgraph graph = nullptr;
+    CUresult result = rt.cu.cuStreamEndCapture(rt.stream, &graph);
+    if (result != CUDA_SUCCESS || hasError) {
+      fail("ECHO_CUDA_GRAPH: capturing the step into a CUDA graph failed: "
+           "%s (run without ECHO_CUDA_GRAPH)",
+           result != CUDA_SUCCESS ? errorName(result) : "an error above");
+      return false;
+    }
+    g.graph = graph;
+    if (!check(rt.cu.cuGraphInstantiate(&g.exec, g.graph, 0),
+               "cuGraphInstantiate (ECHO_CUDA_GRAPH)"))
+      return false;
+  } else if (!g.replaying) {
+    return true;
+  }
+  g.replaying = false;
+  if (!check(rt.cu.cuGraphLaunch(g.exec, rt.stream),
+             "cuGraphLaunch (ECHO_CUDA_GRAPH)"))
+    return false;
+  ++g.replays;
+  g.status = "replayed " + std::to_string(g.replays) + " steps";
+  return true;
+}
+} // namespace
+
+bool echo::cuda::replayingStep() { return stepGraph.replaying; }
+
+ECHO_EXPORT const char *echoCudaGraphStatus(void) {
+  graphsWanted();
+  return stepGraph.status.c_str();
+}
+
 ECHO_EXPORT void echoCudaTimerStart(void) {
   if (profiling() && ready())
     profileStepStarts();
-  if (ready())
+  if (ready()) {
     check(rt.cu.cuEventRecord(rt.timerStart, rt.stream), "cuEventRecord");
+    graphStepStarts();
+  }
 }
 
 ECHO_EXPORT double echoCudaTimerStop(void) {
   float ms = 0.0f;
-  if (!ready() ||
+  if (!ready() || !graphStepEnds() ||
       !check(rt.cu.cuEventRecord(rt.timerStop, rt.stream), "cuEventRecord") ||
       echoCudaSynchronize() != 0 ||
       !check(rt.cu.cuEventElapsedTime(&ms, rt.timerStart, rt.timerStop),

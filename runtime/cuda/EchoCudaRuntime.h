@@ -87,6 +87,15 @@ const char *echoCudaConvAlgorithms(void);
 /// with echoCudaTimerStart; the first loads kernels and libraries). NULL
 /// when not profiling. Valid until the next call.
 const char *echoCudaKernelProfile(void);
+/// With ECHO_CUDA_GRAPH=1 the runtime captures the second step into a CUDA
+/// graph and replays it for every later step (one cuGraphLaunch instead of
+/// the step's thousands of launches; the first step loads modules and
+/// libraries). A driver must start and end each step with
+/// echoCudaTimerStart/Stop and keep the step's device buffers from step to
+/// step. Not with ECHO_CUDA_PROFILE nor with a step that offloads. What
+/// happened: "off", "not captured yet", "replayed N steps" or "not used:
+/// <why>". A capture that fails is an error.
+const char *echoCudaGraphStatus(void);
 /// Frees what the runtime holds between steps: the library workspace and
 /// the pinned host pool (both grow again if another step runs). A driver
 /// calls it when it is done with the step, before the process exits.

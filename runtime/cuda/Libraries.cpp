@@ -88,6 +88,12 @@ bool Driver::load() {
   ECHO_LOAD(lib, cuEventRecord)
   ECHO_LOAD(lib, cuEventSynchronize)
   ECHO_LOAD(lib, cuEventElapsedTime)
+  ECHO_LOAD(lib, cuStreamBeginCapture)
+  ECHO_LOAD(lib, cuStreamEndCapture)
+  ECHO_LOAD(lib, cuGraphInstantiate)
+  ECHO_LOAD(lib, cuGraphLaunch)
+  ECHO_LOAD(lib, cuGraphExecDestroy)
+  ECHO_LOAD(lib, cuGraphDestroy)
   return true;
 }
 

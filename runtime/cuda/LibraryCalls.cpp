@@ -342,7 +342,8 @@ void convolve(const Convolution &c, const char *direction,
 ECHO_EXPORT void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b,
                                         EchoMemRef2D *c, int64_t transA,
                                         int64_t transB, int64_t accumulate) {
-  gemm(a, b, c, transA, transB, accumulate);
+  if (!replayingStep())
+    gemm(a, b, c, transA, transB, accumulate);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
@@ -350,7 +351,8 @@ ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
                                                 EchoMemRef3D *c, int64_t transA,
                                                 int64_t transB,
                                                 int64_t accumulate) {
-  gemm(a, b, c, transA, transB, accumulate);
+  if (!replayingStep())
+    gemm(a, b, c, transA, transB, accumulate);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
@@ -358,7 +360,7 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
                                                   EchoMemRef4D *y, int64_t sh,
                                                   int64_t sw, int64_t ph,
                                                   int64_t pw, int64_t groups) {
-  if (!dnnReady())
+  if (replayingStep() || !dnnReady())
     return;
   Convolution c(*x, *w, *y, sh, sw, ph, pw, groups);
   Dnn &d = rt.dnn;
@@ -385,7 +387,7 @@ ECHO_EXPORT void
 _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
                                        EchoMemRef4D *dx, int64_t sh, int64_t sw,
                                        int64_t ph, int64_t pw, int64_t groups) {
-  if (!dnnReady())
+  if (replayingStep() || !dnnReady())
     return;
   Convolution c(*dx, *w, *dy, sh, sw, ph, pw, groups);
   Dnn &d = rt.dnn;
@@ -411,7 +413,7 @@ _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
     EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t sh, int64_t sw,
     int64_t ph, int64_t pw, int64_t groups) {
-  if (!dnnReady())
+  if (replayingStep() || !dnnReady())
     return;
   Convolution c(*x, *dw, *dy, sh, sw, ph, pw, groups);
   Dnn &d = rt.dnn;

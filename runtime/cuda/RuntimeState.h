@@ -89,6 +89,12 @@ struct Driver {
   ECHO_FN(cuEventRecord)
   ECHO_FN(cuEventSynchronize)
   ECHO_FN(cuEventElapsedTime)
+  ECHO_FN(cuStreamBeginCapture)
+  ECHO_FN(cuStreamEndCapture)
+  ECHO_FN(cuGraphInstantiate)
+  ECHO_FN(cuGraphLaunch)
+  ECHO_FN(cuGraphExecDestroy)
+  ECHO_FN(cuGraphDestroy)
 
   bool missing(const char *name);
   /// Opens the driver and looks up every function; false (and an error)
@@ -221,6 +227,15 @@ void releaseHostPool();
 //===----------------------------------------------------------------------===//
 // Profile (Profile.cpp; ECHO_CUDA_PROFILE=1)
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Step graphs (EchoCudaRuntime.cpp; ECHO_CUDA_GRAPH=1)
+//===----------------------------------------------------------------------===//
+
+/// True while a captured step is replayed: the step's host code still
+/// runs, but its launches, library calls and copies are already in the
+/// graph, so they do nothing.
+bool replayingStep();
 
 /// True when ECHO_CUDA_PROFILE asks for device times.
 bool profiling();

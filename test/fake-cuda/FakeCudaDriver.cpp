@@ -256,4 +256,29 @@ FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent, CUevent) {
   return CUDA_SUCCESS;
 }
 
+// Graphs: a capture records nothing (launches run nothing here); the
+// graph and its instance are tokens.
+FAKE_EXPORT CUresult cuStreamBeginCapture(CUstream, CUstreamCaptureMode) {
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamEndCapture(CUstream, CUgraph *graph) {
+  *graph = token<CUgraph>();
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuGraphInstantiate(CUgraphExec *exec, CUgraph,
+                                        unsigned long long) {
+  *exec = token<CUgraphExec>();
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuGraphLaunch(CUgraphExec, CUstream) {
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuGraphExecDestroy(CUgraphExec) { return CUDA_SUCCESS; }
+
+FAKE_EXPORT CUresult cuGraphDestroy(CUgraph) { return CUDA_SUCCESS; }
+
 } // extern "C"

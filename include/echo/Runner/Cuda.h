@@ -48,6 +48,8 @@ public:
   /// Device time per kernel and library call (echoCudaKernelProfile: a JSON
   /// array), or null unless ECHO_CUDA_PROFILE=1.
   const char *getKernelProfile() const;
+  /// What ECHO_CUDA_GRAPH did (echoCudaGraphStatus).
+  const char *getGraphStatus() const;
   /// Frees the runtime's library workspace and pinned host pool.
   void releaseWorkspaces() const;
 
