@@ -396,8 +396,8 @@ struct EchoMapToGPUPass
   ///   indices are the loop's ivs, into buffers defined before the loop or
   ///   subviews of them that keep those dimensions whole (offset 0, full
   ///   size, stride 1) where P spans more than one index, so that each
-  ///   point p of P reaches the same
-  ///   elements of a buffer, whichever view reaches them; different views
+  ///   point p of P reaches the same elements of a buffer, whichever view
+  ///   reaches them (and no other point's: no 0 strides); different views
   ///   into one buffer must come from one base.
   scf::ParallelOp threadsOverColumns(scf::ForOp loop, IRRewriter &rewriter) {
     if (loop.getNumResults() != 0)
@@ -474,6 +474,15 @@ struct EchoMapToGPUPass
                subview.getStaticSizes()[d] != source.getDimSize(d)))
             return false;
       }
+      // The base maps the points to distinct elements (no 0 strides).
+      auto baseType = cast<MemRefType>(base.getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(baseType.getStridesAndOffset(strides, offset)))
+        return false;
+      for (unsigned k = 0; k < rank; ++k)
+        if (space[k] != 1 && strides[strides.size() - rank + k] == 0)
+          return false;
       Value &known = baseOfRoot[rootBuffer(base)];
       if (known && known != base)
         return false;

@@ -175,6 +175,31 @@ func.func @shifted_columns(%dy: memref<4x16xf32>, %table: memref<10x17xf32>) {
   return
 }
 
+// A buffer whose columns are one element (stride 0): every thread would
+// write it.
+// CHECK-LABEL: func.func @broadcast_columns
+// CHECK: gpu.launch
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @broadcast_columns(%dy: memref<4x16xf32>, %table: memref<10x16xf32, strided<[1, 0]>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+      %a = memref.load %dy[%i, %j] : memref<4x16xf32>
+      %t = memref.load %table[%i, %j] : memref<10x16xf32, strided<[1, 0]>>
+      %s = arith.addf %a, %t : f32
+      memref.store %s, %table[%i, %j] : memref<10x16xf32, strided<[1, 0]>>
+      scf.reduce
+    }
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @other_column
 // CHECK: gpu.launch
 // CHECK:   scf.for
