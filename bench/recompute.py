@@ -829,7 +829,7 @@ def gpu_markdown():
             lines += [""] + g["check_notes"]
     if g.get("profile"):
         lines += ["", "Where the device time of a step goes "
-                  "(`ECHO_CUDA_PROFILE=1`, `bench/gpu/profile.py`: device "
+                  "(`ECHO_CUDA_PROFILE=1`, `bench/gpu/step_profile.py`: device "
                   "events around every launch and library call, per step "
                   "over the run's steps, the first included; the profiled "
                   "step's own time includes the events' cost):", "",

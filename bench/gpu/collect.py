@@ -6,7 +6,7 @@ docs/results.md's GPU section from it).
 Inputs, in DIR (the device tool's files): gpu.json (bench/gpu/run.py's
 paper-size table), check.txt (CUDA against CPU over the bundled models),
 cuda-reports.tar (each CUDA run's report: losses, device peak, cuDNN's
-algorithms), profile.json (bench/gpu/profile.py: device time per kernel and
+algorithms), profile.json (bench/gpu/step_profile.py: device time per kernel and
 library call), kernels.json (the generated kernels' share of HBM bandwidth)
 and faults.txt (the runtime's injected faults). The CPU reference reports
 come from the bundles here (BUNDLES/check/*.cpu.json).

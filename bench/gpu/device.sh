@@ -11,7 +11,7 @@
 #   profile  where each paper-size step's device time goes: every bundle
 #            run with ECHO_CUDA_PROFILE=1 for 3 steps (the last 2 timed),
 #            summed per kernel
-#            and library call by bench/gpu/profile.py (profile.txt,
+#            and library call by bench/gpu/step_profile.py (profile.txt,
 #            profile.json; at most $ECHO_PROFILE_SECONDS, default 60, each)
 #   kernels  the generated kernels' share of HBM bandwidth under Nsight
 #            Compute, when ncu is there (kernels.txt, kernels.json; at most
@@ -90,7 +90,7 @@ if stage profile; then
     reports+=("/tmp/profile-$name.json")
   done
   [ ${#reports[@]} -gt 0 ] &&
-    python3 "$root/bench/gpu/profile.py" "${reports[@]}" \
+    python3 "$root/bench/gpu/step_profile.py" "${reports[@]}" \
       --output "$out/profile.json" 2>&1 | tee "$out/profile.txt"
 fi
 

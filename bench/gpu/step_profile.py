@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# (Not named profile.py: bench/gpu is the first entry of sys.path of the
+# scripts beside it, and the standard library's profile module, which PyTorch
+# imports, would be shadowed.)
 """Where a GPU step's device time goes, from ECHO_CUDA_PROFILE=1 reports.
 
 Each REPORT is the --report JSON of a profiled run of echo-run --target=cuda
@@ -11,7 +14,7 @@ and of cuBLAS and cuDNN calls, and the slowest kernels and calls (per step:
 the profile sums every step of the run after the first, which loads the
 kernels and cuBLAS's); writes them as JSON with --output.
 
-Usage: bench/gpu/profile.py REPORT... [--top 8] [--output profile.json]
+Usage: bench/gpu/step_profile.py REPORT... [--top 8] [--output profile.json]
 """
 import argparse
 import json
