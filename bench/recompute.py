@@ -831,8 +831,10 @@ def gpu_markdown():
         lines += ["", "Where the device time of a step goes "
                   "(`ECHO_CUDA_PROFILE=1`, `bench/gpu/step_profile.py`: device "
                   "events around every launch and library call, per step "
-                  "over the run's steps, the first included; the profiled "
-                  "step's own time includes the events' cost):", "",
+                  "over the run's steps after the first, which loads "
+                  "kernels and cuBLAS's; the events' own cost is in these "
+                  "times, so a step of many small kernels profiles slower "
+                  "than it runs):", "",
                   "| run | device ms/step | generated kernels | cuBLAS | "
                   "cuDNN | launches | slowest |", "|---|---|---|---|---|---|---|"]
         for r in g["profile"]:
