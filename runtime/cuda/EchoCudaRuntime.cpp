@@ -471,9 +471,11 @@ ECHO_EXPORT size_t echoCudaDeviceUsedBytes(void) {
 // library calls and copies do nothing (replayingStep), since the graph
 // holds them. The drivers (echo-run, a bundle's echo-step) start and end
 // every step with echoCudaTimerStart/Stop and keep the step's device
-// buffers from step to step, which is what a replay needs. Not with
-// ECHO_CUDA_PROFILE (the profile times each launch) nor with a step that
-// offloads (its copies run on a second stream).
+// buffers from step to step, which is what a replay needs, and release
+// the runtime's workspaces (echoCudaReleaseWorkspaces) when done with a
+// step, which drops its graph: the next step object captures its own. Not
+// with ECHO_CUDA_PROFILE (the profile times each launch) nor with a step
+// that offloads (its copies run on a second stream).
 namespace {
 struct StepGraph {
   bool read = false, enabled = false;
@@ -496,7 +498,7 @@ bool graphsWanted() {
 }
 
 /// At the start of a step: begins the capture (the second step) or a
-/// replay (later ones). False when the step runs as usual.
+/// replay (later ones); other steps run as usual.
 void graphStepStarts() {
   StepGraph &g = stepGraph;
   if (!graphsWanted() || hasError)
@@ -558,6 +560,18 @@ bool graphStepEnds() {
 } // namespace
 
 bool echo::cuda::replayingStep() { return stepGraph.replaying; }
+
+void echo::cuda::releaseStepGraph() {
+  StepGraph &g = stepGraph;
+  if (g.exec)
+    rt.cu.cuGraphExecDestroy(g.exec);
+  if (g.graph)
+    rt.cu.cuGraphDestroy(g.graph);
+  g.exec = nullptr;
+  g.graph = nullptr;
+  g.steps = 0;
+  g.capturing = g.replaying = false;
+}
 
 ECHO_EXPORT const char *echoCudaGraphStatus(void) {
   graphsWanted();

@@ -92,7 +92,9 @@ const char *echoCudaKernelProfile(void);
 /// the step's thousands of launches; the first step loads modules and
 /// libraries). A driver must start and end each step with
 /// echoCudaTimerStart/Stop and keep the step's device buffers from step to
-/// step. Not with ECHO_CUDA_PROFILE nor with a step that offloads. What
+/// step; echoCudaReleaseWorkspaces drops the graph (call it when done
+/// with a step, before another). Not with ECHO_CUDA_PROFILE nor with a step
+/// that offloads. What
 /// happened: "off", "not captured yet", "replayed N steps" or "not used:
 /// <why>". A capture that fails is an error.
 const char *echoCudaGraphStatus(void);

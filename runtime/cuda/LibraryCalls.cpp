@@ -458,6 +458,8 @@ ECHO_EXPORT const char *echoCudaConvAlgorithms(void) {
 }
 
 ECHO_EXPORT void echoCudaReleaseWorkspaces(void) {
+  // A captured step reads the workspace: its graph goes first.
+  releaseStepGraph();
   if (rt.workspace) {
     release(reinterpret_cast<void *>(rt.workspace));
     rt.workspace = 0;

@@ -236,6 +236,9 @@ void releaseHostPool();
 /// runs, but its launches, library calls and copies are already in the
 /// graph, so they do nothing.
 bool replayingStep();
+/// Drops the captured step (echoCudaReleaseWorkspaces): the next step
+/// started is captured anew at its second run.
+void releaseStepGraph();
 
 /// True when ECHO_CUDA_PROFILE asks for device times.
 bool profiling();
