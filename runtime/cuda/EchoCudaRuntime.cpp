@@ -20,6 +20,8 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 using namespace echo::cuda;
 
@@ -286,8 +288,12 @@ ECHO_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                   intptr_t blockX, intptr_t blockY,
                                   intptr_t blockZ, int32_t smem,
                                   CUstream stream, void **params, void **extra,
-                                  size_t /*paramsCount*/) {
-  if (!function || hasError || replayingStep())
+                                  size_t paramsCount) {
+  if (!function || hasError)
+    return;
+  const intptr_t dims[6] = {gridX, gridY, gridZ, blockX, blockY, blockZ};
+  noteStepLaunch(function, dims, params, paramsCount);
+  if (replayingStep())
     return;
   bool timed = profiling();
   if (timed)
@@ -341,6 +347,8 @@ ECHO_EXPORT void *mgpuMemAlloc(uint64_t bytes, CUstream, bool /*hostShared*/) {
 }
 ECHO_EXPORT void mgpuMemFree(void *ptr, CUstream) { release(ptr); }
 ECHO_EXPORT void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream) {
+  const void *work[] = {dst, src, reinterpret_cast<void *>(bytes)};
+  noteStepWork(work, sizeof(work));
   if (ready() && !replayingStep())
     check(rt.cu.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                               reinterpret_cast<CUdeviceptr>(src), bytes,
@@ -349,6 +357,9 @@ ECHO_EXPORT void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream) {
 }
 ECHO_EXPORT void mgpuMemset32(void *dst, unsigned value, size_t count,
                               CUstream) {
+  const void *work[] = {dst, reinterpret_cast<void *>(size_t(value)),
+                        reinterpret_cast<void *>(count)};
+  noteStepWork(work, sizeof(work));
   if (ready() && !replayingStep())
     check(rt.cu.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                  count, rt.stream),
@@ -356,6 +367,9 @@ ECHO_EXPORT void mgpuMemset32(void *dst, unsigned value, size_t count,
 }
 ECHO_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                               CUstream) {
+  const void *work[] = {dst, reinterpret_cast<void *>(size_t(value)),
+                        reinterpret_cast<void *>(count)};
+  noteStepWork(work, sizeof(work));
   if (ready() && !replayingStep())
     check(rt.cu.cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                  count, rt.stream),
@@ -484,7 +498,14 @@ struct StepGraph {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
   std::string status = "off";
+  /// What the captured step did, and what the step being replayed does
+  /// (FNV-1a over noteStepWork's bytes).
+  uint64_t captured = 0, work = 0;
+  /// Each kernel's parameter sizes (cuFuncGetParamInfo).
+  std::unordered_map<CUfunction, std::vector<size_t>> paramSizes;
 } stepGraph;
+
+constexpr uint64_t kWorkSeed = 14695981039346656037ull;
 
 bool graphsWanted() {
   if (!stepGraph.read) {
@@ -506,6 +527,7 @@ void graphStepStarts() {
   ++g.steps;
   if (g.exec) {
     g.replaying = true;
+    g.work = kWorkSeed;
     return;
   }
   if (g.steps != 2)
@@ -525,6 +547,7 @@ void graphStepStarts() {
     return;
   }
   g.capturing = true;
+  g.work = kWorkSeed;
 }
 
 /// At the end of a step: ends the capture and instantiates the graph, then
@@ -543,11 +566,20 @@ bool graphStepEnds() {
       return false;
     }
     g.graph = graph;
+    g.captured = g.work;
     if (!check(rt.cu.cuGraphInstantiate(&g.exec, g.graph, 0),
                "cuGraphInstantiate (ECHO_CUDA_GRAPH)"))
       return false;
   } else if (!g.replaying) {
     return true;
+  } else if (g.work != g.captured) {
+    g.replaying = false;
+    fail("ECHO_CUDA_GRAPH: step %ld launches other kernels, or on other "
+         "buffers, than the step captured into the CUDA graph (the driver "
+         "must run one step on the same device buffers every time); run "
+         "without ECHO_CUDA_GRAPH",
+         g.steps);
+    return false;
   }
   g.replaying = false;
   if (!check(rt.cu.cuGraphLaunch(g.exec, rt.stream),
@@ -561,6 +593,41 @@ bool graphStepEnds() {
 
 bool echo::cuda::replayingStep() { return stepGraph.replaying; }
 
+void echo::cuda::noteStepWork(const void *data, size_t bytes) {
+  StepGraph &g = stepGraph;
+  if (!g.capturing && !g.replaying)
+    return;
+  const unsigned char *p = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < bytes; ++i)
+    g.work = (g.work ^ p[i]) * 1099511628211ull;
+}
+
+void echo::cuda::noteStepLaunch(CUfunction function, const intptr_t dims[6],
+                                void **params, size_t paramsCount) {
+  StepGraph &g = stepGraph;
+  if (!g.capturing && !g.replaying)
+    return;
+  noteStepWork(&function, sizeof(function));
+  noteStepWork(dims, 6 * sizeof(intptr_t));
+  noteStepWork(&paramsCount, sizeof(paramsCount));
+  // The arguments' bytes, where the driver says how many each has.
+  if (!rt.cu.cuFuncGetParamInfo)
+    return;
+  auto [it, inserted] = g.paramSizes.try_emplace(function);
+  if (inserted)
+    for (size_t i = 0; i < paramsCount; ++i) {
+      size_t offset = 0, size = 0;
+      if (rt.cu.cuFuncGetParamInfo(function, i, &offset, &size) !=
+          CUDA_SUCCESS) {
+        it->second.clear();
+        break;
+      }
+      it->second.push_back(size);
+    }
+  for (size_t i = 0; i < it->second.size(); ++i)
+    noteStepWork(params[i], it->second[i]);
+}
+
 void echo::cuda::releaseStepGraph() {
   StepGraph &g = stepGraph;
   if (g.exec)
@@ -570,6 +637,7 @@ void echo::cuda::releaseStepGraph() {
   g.exec = nullptr;
   g.graph = nullptr;
   g.steps = 0;
+  g.paramSizes.clear();
   g.capturing = g.replaying = false;
 }
 

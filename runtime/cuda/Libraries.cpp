@@ -94,6 +94,10 @@ bool Driver::load() {
   ECHO_LOAD(lib, cuGraphLaunch)
   ECHO_LOAD(lib, cuGraphExecDestroy)
   ECHO_LOAD(lib, cuGraphDestroy)
+  // Optional (drivers of CUDA 12.4 and later): a kernel's parameter sizes,
+  // for ECHO_CUDA_GRAPH's check of replayed launches.
+  cuFuncGetParamInfo = reinterpret_cast<decltype(cuFuncGetParamInfo)>(
+      dlsym(lib, "cuFuncGetParamInfo"));
   return true;
 }
 

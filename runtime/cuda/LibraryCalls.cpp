@@ -333,6 +333,12 @@ void convolve(const Convolution &c, const char *direction,
   dnnOk(run(algo.algo, ws, bytes, &alpha, &beta), call.c_str());
 }
 
+/// A library call's operands (descriptors: buffers and shapes) and integer
+/// arguments, for ECHO_CUDA_GRAPH's check of replayed steps.
+template <typename... T> void noteCall(const T *...values) {
+  (noteStepWork(values, sizeof(T)), ...);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -342,6 +348,7 @@ void convolve(const Convolution &c, const char *direction,
 ECHO_EXPORT void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b,
                                         EchoMemRef2D *c, int64_t transA,
                                         int64_t transB, int64_t accumulate) {
+  noteCall(a, b, c, &transA, &transB, &accumulate);
   if (!replayingStep())
     gemm(a, b, c, transA, transB, accumulate);
 }
@@ -351,6 +358,7 @@ ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
                                                 EchoMemRef3D *c, int64_t transA,
                                                 int64_t transB,
                                                 int64_t accumulate) {
+  noteCall(a, b, c, &transA, &transB, &accumulate);
   if (!replayingStep())
     gemm(a, b, c, transA, transB, accumulate);
 }
@@ -360,6 +368,7 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
                                                   EchoMemRef4D *y, int64_t sh,
                                                   int64_t sw, int64_t ph,
                                                   int64_t pw, int64_t groups) {
+  noteCall(x, w, y, &sh, &sw, &ph, &pw, &groups);
   if (replayingStep() || !dnnReady())
     return;
   Convolution c(*x, *w, *y, sh, sw, ph, pw, groups);
@@ -387,6 +396,7 @@ ECHO_EXPORT void
 _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
                                        EchoMemRef4D *dx, int64_t sh, int64_t sw,
                                        int64_t ph, int64_t pw, int64_t groups) {
+  noteCall(w, dy, dx, &sh, &sw, &ph, &pw, &groups);
   if (replayingStep() || !dnnReady())
     return;
   Convolution c(*dx, *w, *dy, sh, sw, ph, pw, groups);
@@ -413,6 +423,7 @@ _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
     EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t sh, int64_t sw,
     int64_t ph, int64_t pw, int64_t groups) {
+  noteCall(x, dy, dw, &sh, &sw, &ph, &pw, &groups);
   if (replayingStep() || !dnnReady())
     return;
   Convolution c(*x, *dw, *dy, sh, sw, ph, pw, groups);

@@ -95,6 +95,8 @@ struct Driver {
   ECHO_FN(cuGraphLaunch)
   ECHO_FN(cuGraphExecDestroy)
   ECHO_FN(cuGraphDestroy)
+  /// Optional: null where the driver has none (before CUDA 12.4).
+  ECHO_FN(cuFuncGetParamInfo)
 
   bool missing(const char *name);
   /// Opens the driver and looks up every function; false (and an error)
@@ -236,6 +238,15 @@ void releaseHostPool();
 /// runs, but its launches, library calls and copies are already in the
 /// graph, so they do nothing.
 bool replayingStep();
+/// While a step is captured or replayed, adds `bytes` at `data` (a launch's
+/// kernel, dimensions and arguments, a library call's or a copy's buffers)
+/// to what the step does; a replay that does otherwise than the captured
+/// step (other buffers, another step) is an error instead of a replay of
+/// the wrong work.
+void noteStepWork(const void *data, size_t bytes);
+/// The same for a kernel launch: its function, grid, block and arguments.
+void noteStepLaunch(CUfunction function, const intptr_t dims[6], void **params,
+                    size_t paramsCount);
 /// Drops the captured step (echoCudaReleaseWorkspaces): the next step
 /// started is captured anew at its second run.
 void releaseStepGraph();
