@@ -181,10 +181,14 @@ bool echo::cuda::init(int device) {
     rt.ccMinor = rt.faults.ccMinor;
   }
   rt.device = device;
-  const char *sync = getenv("ECHO_CUDA_SYNC");
-  rt.syncEachLaunch = sync && *sync && strcmp(sync, "0") != 0;
+  rt.syncEachLaunch = envFlag("ECHO_CUDA_SYNC");
   rt.initialized = true;
   return true;
+}
+
+bool echo::cuda::envFlag(const char *name) {
+  const char *value = getenv(name);
+  return value && *value && strcmp(value, "0") != 0;
 }
 
 bool echo::cuda::ready() { return rt.initialized ? !hasError : init(0); }
@@ -509,8 +513,7 @@ constexpr uint64_t kWorkSeed = 14695981039346656037ull;
 
 bool graphsWanted() {
   if (!stepGraph.read) {
-    const char *env = getenv("ECHO_CUDA_GRAPH");
-    stepGraph.enabled = env && *env && strcmp(env, "0") != 0;
+    stepGraph.enabled = envFlag("ECHO_CUDA_GRAPH");
     stepGraph.read = true;
     if (stepGraph.enabled)
       stepGraph.status = "not captured yet";

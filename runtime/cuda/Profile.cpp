@@ -19,8 +19,7 @@
 #include "RuntimeState.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <cstdio>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -87,8 +86,7 @@ std::string quoted(const std::string &text) {
 
 bool echo::cuda::profiling() {
   if (!profile.read) {
-    const char *env = getenv("ECHO_CUDA_PROFILE");
-    profile.enabled = env && *env && strcmp(env, "0") != 0;
+    profile.enabled = envFlag("ECHO_CUDA_PROFILE");
     profile.read = true;
   }
   return profile.enabled;

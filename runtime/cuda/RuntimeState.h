@@ -208,6 +208,10 @@ const char *errorName(CUresult result);
 /// Checks a driver call; `what` says which.
 bool check(CUresult result, const char *what);
 
+/// True when the environment variable `name` is set, to anything but ""
+/// or "0" (ECHO_CUDA_SYNC, ECHO_CUDA_PROFILE, ECHO_CUDA_GRAPH).
+bool envFlag(const char *name);
+
 /// Loads the driver and makes `device` current (once).
 bool init(int device);
 
