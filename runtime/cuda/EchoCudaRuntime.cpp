@@ -188,7 +188,12 @@ bool echo::cuda::init(int device) {
 
 bool echo::cuda::envFlag(const char *name) {
   const char *value = getenv(name);
-  return value && *value && strcmp(value, "0") != 0;
+  if (!value || !*value || strcmp(value, "0") == 0)
+    return false;
+  if (strcmp(value, "1") == 0)
+    return true;
+  fail("%s=%s: expected 1 (on) or 0 (off)", name, value);
+  return false;
 }
 
 bool echo::cuda::ready() { return rt.initialized ? !hasError : init(0); }

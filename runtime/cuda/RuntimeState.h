@@ -208,8 +208,9 @@ const char *errorName(CUresult result);
 /// Checks a driver call; `what` says which.
 bool check(CUresult result, const char *what);
 
-/// True when the environment variable `name` is set, to anything but ""
-/// or "0" (ECHO_CUDA_SYNC, ECHO_CUDA_PROFILE, ECHO_CUDA_GRAPH).
+/// The switch `name` (ECHO_CUDA_SYNC, ECHO_CUDA_PROFILE, ECHO_CUDA_GRAPH):
+/// true when it is 1; false when unset, empty or 0; any other value is an
+/// error naming it (and false).
 bool envFlag(const char *name);
 
 /// Loads the driver and makes `device` current (once).
