@@ -755,7 +755,7 @@ WITHOUT_GPU = [
     '  op family (`python3 -m echo.random_models --count=300 --seed=7000`), each',
     '  under none and echo, through `--echo-pipeline="target=nvvm"` and',
     '  `ptxas -arch=sm_90`: 0 failures of 600 (`utils/random-models-nvvm.sh`,',
-    '  9 min 6 s on 2 cores shared with a fuzzer). CI runs 60 of them',
+    '  9 min 6 s on 2 cores shared with a fuzzer). CI runs 40 of them',
     '  (`random-models-ptxas.test`) and the 4 edge models (`test/Integration/edge-models.test`).',
     '- **Runtime faults.** `test/Integration/cuda/faults.test` runs the runtime',
     '  over a host-memory `libcuda.so.1` (`test/fake-cuda`) with each injected',

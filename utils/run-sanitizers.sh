@@ -41,15 +41,15 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$LLVM_PREFIX/bin/llvm-symbolizer}
 # The slowest tests (20 s to 10 min in the plain build: whole-model sweeps
-# over every strategy, budgets and loss chunkings, PyTorch training and
-# import sweeps, ptxas over many models) spend their time in generated
+# over every strategy, budgets, precisions, optimizers and loss chunkings,
+# PyTorch training and import sweeps, ptxas over many models) spend their time in generated
 # code, ptxas or PyTorch, which the sanitizers do not instrument, and they
 # run in the plain build's check-echo; the sanitizer run leaves them out
 # unless ECHO_SAN_ALL_TESTS=1.
 # random-models.test and cuda/faults.test stay: they drive every op family
 # and every runtime fault through the instrumented compiler and runtime.
 if [[ "${ECHO_SAN_ALL_TESTS:-0}" != 1 ]]; then
-  export LIT_FILTER_OUT='Integration/(budget|strategies|models|offload|measured-memory|ptxas|random-models-ptxas|chunk-loss|cpu-runtime/library-vs-generated|gradients/residual-seeds|echo-run/budget-refusal)\.test|Python/(import-torch-errors|import-torch-models|import-torch-zoo|import-torch-activations|examples|data-parallel)\.test|Tools/echo-ilp\.mlir'
+  export LIT_FILTER_OUT='Integration/(budget|strategies|models|offload|measured-memory|mixed-precision|optimizer-strategies|ptxas|random-models-ptxas|block-reduce-ptxas|chunk-loss|chunk-loss-ptxas|cpu-runtime/library-vs-generated|gradients/residual-seeds|echo-run/budget-refusal)\.test|Python/(import-torch-errors|import-torch-models|import-torch-zoo|import-torch-activations|examples|data-parallel)\.test|Tools/echo-ilp\.mlir'
 fi
 ninja -C "$BUILD_DIR" check-echo
 
