@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -79,6 +80,23 @@ FailureOr<LiveInterval> BufferLiveness::getInterval(Value root) const {
 // In-place reuse
 //===----------------------------------------------------------------------===//
 
+Value mlir::echo::stripReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    Value source;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      source = expand.getSrc();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      source = collapse.getSrc();
+    else
+      break;
+    if (!cast<MemRefType>(source.getType()).getLayout().isIdentity() ||
+        !cast<MemRefType>(v.getType()).getLayout().isIdentity())
+      break;
+    v = source;
+  }
+  return v;
+}
+
 bool mlir::echo::isInPlaceReuseLegal(Operation *op, Value dying, Value born) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureBufferSemantics() || dying == born)
@@ -94,9 +112,10 @@ bool mlir::echo::isInPlaceReuseLegal(Operation *op, Value dying, Value born) {
     return false;
   OpOperand *init = nullptr;
   for (OpOperand &operand : linalgOp.getDpsInitsMutable()) {
-    if (operand.get() == dying)
+    Value root = stripReshapes(operand.get());
+    if (root == dying)
       return false;
-    if (operand.get() != born)
+    if (root != born)
       continue;
     if (init)
       return false;
@@ -107,11 +126,17 @@ bool mlir::echo::isInPlaceReuseLegal(Operation *op, Value dying, Value born) {
   AffineMap map = linalgOp.getMatchingIndexingMap(init);
   if (!map.isPermutation())
     return false;
+  // Through reshapes (views in the same row-major order) the input and the
+  // init must have one shape: index i of both is then the same element of
+  // the two buffers.
+  auto initType = cast<MemRefType>(init->get().getType());
   bool read = false;
   for (OpOperand *input : linalgOp.getDpsInputOperands()) {
-    if (input->get() != dying)
+    if (stripReshapes(input->get()) != dying)
       continue;
-    if (linalgOp.getMatchingIndexingMap(input) != map)
+    if (linalgOp.getMatchingIndexingMap(input) != map ||
+        cast<MemRefType>(input->get().getType()).getShape() !=
+            initType.getShape())
       return false;
     read = true;
   }
@@ -128,8 +153,9 @@ bool BufferLiveness::canReuseInPlace(Value dying, LiveInterval dyingLive,
   ArrayRef<Value> dyingAliases = getAliases(dying);
   ArrayRef<Value> bornAliases = getAliases(born);
   return llvm::none_of(op->getOperands(), [&](Value operand) {
-    return (operand != dying && llvm::is_contained(dyingAliases, operand)) ||
-           (operand != born && llvm::is_contained(bornAliases, operand));
+    Value root = stripReshapes(operand);
+    return (root != dying && llvm::is_contained(dyingAliases, operand)) ||
+           (root != born && llvm::is_contained(bornAliases, operand));
   });
 }
 

@@ -240,7 +240,7 @@ LogicalResult EchoPlanBuffersPass::plan(func::FuncOp func) {
   for (auto [born, buffer] : llvm::enumerate(buffers)) {
     Operation *op = liveness.getOperation(buffer.live.start);
     for (Value operand : op->getOperands()) {
-      auto it = indexOf.find(operand);
+      auto it = indexOf.find(stripReshapes(operand));
       if (it == indexOf.end())
         continue;
       unsigned dying = it->second;

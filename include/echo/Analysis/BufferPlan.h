@@ -84,13 +84,20 @@ private:
   mutable DenseMap<Value, SmallVector<Value>> aliasCache;
 };
 
+/// `v` without the reshapes around it: memref.expand_shape and
+/// collapse_shape between identity layouts, views of the same elements in
+/// the same row-major order.
+Value stripReshapes(Value v);
+
 /// True when `op` may write the buffer `born` over the buffer `dying` in
 /// place: `op` is a linalg op on buffers with only parallel loops, `dying` is
 /// one of its inputs (read through the same permutation map as the init
 /// `born`, and nowhere else), `born`'s old contents are not read, and both
-/// hold the same number of elements of the same width. Reading element i of
-/// `dying` then happens before element i of `born` is written, and no other
-/// element of `dying` is read afterwards.
+/// hold the same number of elements of the same width. Either may be read
+/// or written through reshapes (stripReshapes) when the input and the init
+/// have one shape. Reading element i of `dying` then happens before element
+/// i of `born` is written, and no other element of `dying` is read
+/// afterwards.
 bool isInPlaceReuseLegal(Operation *op, Value dying, Value born);
 
 /// One buffer to place in the arena.

@@ -183,6 +183,72 @@ func.func @not_in_place(%x: memref<8x8xf32>, %o: memref<8x8xf32>, %r: memref<8xf
 
 // -----
 
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// In place through reshapes: a [12, 8] buffer read as [4, 3, 8] (its
+// expand_shape: the same elements in the same order) by the op that writes
+// a [4, 3, 8] buffer gives it its bytes, and that one gives them on to the
+// next; the verifier accepts the chain.
+// CHECK-LABEL: func.func @in_place_through_reshapes
+// CHECK-SAME: in_place = 2 : i64
+func.func @in_place_through_reshapes(%x: memref<12x8xf32>, %y: memref<4x3x8xf32>, %o: memref<12x8xf32>) {
+  %a = memref.alloc() : memref<12x8xf32>
+  memref.copy %x, %a : memref<12x8xf32> to memref<12x8xf32>
+  %v = memref.expand_shape %a [[0, 1], [2]] output_shape [4, 3, 8] : memref<12x8xf32> into memref<4x3x8xf32>
+  %b = memref.alloc() : memref<4x3x8xf32>
+  linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %y : memref<4x3x8xf32>, memref<4x3x8xf32>) outs(%b : memref<4x3x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  }
+  %c = memref.alloc() : memref<4x3x8xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : memref<4x3x8xf32>) outs(%c : memref<4x3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  %cv = memref.collapse_shape %c [[0, 1], [2]] : memref<4x3x8xf32> into memref<12x8xf32>
+  memref.copy %cv, %o : memref<12x8xf32> to memref<12x8xf32>
+  return
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#tr3 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+
+// Not in place: the reshaped input is read transposed, and a reshaped
+// input of another shape than the init's (through a collapse to [4, 24]
+// and an expand to [4, 8, 3], the same loops reach other elements).
+// CHECK-LABEL: func.func @not_in_place_through_reshapes
+// CHECK-SAME: in_place = 0 : i64
+func.func @not_in_place_through_reshapes(%x: memref<12x8xf32>, %o: memref<4x3x8xf32>, %p: memref<4x8x3xf32>) {
+  %a = memref.alloc() : memref<12x8xf32>
+  memref.copy %x, %a : memref<12x8xf32> to memref<12x8xf32>
+  %v = memref.expand_shape %a [[0, 1], [2]] output_shape [4, 3, 8] : memref<12x8xf32> into memref<4x3x8xf32>
+  %b = memref.alloc() : memref<4x8x3xf32>
+  linalg.generic {indexing_maps = [#tr3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<4x3x8xf32>) outs(%b : memref<4x8x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %f = memref.collapse_shape %b [[0], [1, 2]] : memref<4x8x3xf32> into memref<4x24xf32>
+  %g = memref.expand_shape %f [[0], [1, 2]] output_shape [4, 3, 8] : memref<4x24xf32> into memref<4x3x8xf32>
+  %c = memref.alloc() : memref<4x8x3xf32>
+  linalg.generic {indexing_maps = [#tr3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g : memref<4x3x8xf32>) outs(%c : memref<4x8x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.copy %c, %p : memref<4x8x3xf32> to memref<4x8x3xf32>
+  return
+}
+
+// -----
+
 // A planned function is left as it is by a second run.
 // CHECK-LABEL: func.func @planned
 // CHECK-SAME: arena_bytes = 7 : i64
