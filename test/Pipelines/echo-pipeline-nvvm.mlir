@@ -51,9 +51,10 @@
 // each kernel's thread and block ids are bounded by its launch
 // (known_block_size, known_grid_size), which integer range analysis
 // carries to every div/rem of a collapsed loop's delinearization. The
-// transformer's embedding over [2, 8, 16] divides by 16 and by 8.
+// transformer's embedding over [2, 8, 16] (its positional embedding's
+// broadcast fused in) divides by 16 and by 8.
 // RUN: echo-opt %echo_src/models/transformer.mlir --echo-pipeline="target=nvvm" --mlir-print-ir-before=convert-scf-to-cf -o /dev/null 2>&1 | FileCheck %s --check-prefix=INDEX
-// INDEX-LABEL: gpu.func @transformer_kernel_0(%{{[^:]*}}: memref<2x8xi32>, %{{[^:]*}}: memref<2x8x16xf32>, %{{[^:]*}}: memref<20x16xf32>, %{{[^:]*}}: memref<2x8x16xf32>) kernel
+// INDEX-LABEL: gpu.func @transformer_kernel(%{{[^:]*}}: memref<2x8xi32>, %{{[^:]*}}: memref<8x16xf32>, %{{[^:]*}}: memref<20x16xf32>, %{{[^:]*}}: memref<2x8x16xf32>) kernel
 // INDEX-NOT: gpu.return
 // INDEX: arith.remui %{{.*}}, %c16_i32 : i32
 // INDEX: arith.divui %{{.*}}, %c16_i32 : i32

@@ -105,10 +105,39 @@ struct EchoLibraryCallsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<LibraryCallOpInterface> ops;
-    module.walk([&](LibraryCallOpInterface op) { ops.push_back(op); });
+    module.walk([&](LibraryCallOpInterface op) {
+      if (op.isLibraryCallWorthwhile())
+        ops.push_back(op);
+    });
     for (LibraryCallOpInterface op : ops)
       if (failed(rewrite(op)))
         return signalPassFailure();
+  }
+
+  /// The `echo.add` that is the only user of `op`'s f32 result, adding it
+  /// to a tensor of the same type defined before `op` in its block. (f32
+  /// only: a bf16 call that accumulates rounds the sum once where the call
+  /// and the add round twice, so the step's bits would depend on which
+  /// products accumulate, and that on the order the strategy left.)
+  static AddOp accumulatingUser(LibraryCallOpInterface op) {
+    Operation *operation = op.getOperation();
+    if (op.getLibraryCallAccumulateScalar() < 0 ||
+        operation->getNumResults() != 1 || !operation->getResult(0).hasOneUse())
+      return {};
+    Type element = getElementTypeOrSelf(operation->getResult(0).getType());
+    if (!element.isF32())
+      return {};
+    auto add = dyn_cast<AddOp>(*operation->getResult(0).getUsers().begin());
+    if (!add || add.getLhs() == add.getRhs() ||
+        add.getType() != operation->getResult(0).getType())
+      return {};
+    Value acc =
+        add.getLhs() == operation->getResult(0) ? add.getRhs() : add.getLhs();
+    Operation *def = acc.getDefiningOp();
+    bool before = def ? def->getBlock() == operation->getBlock() &&
+                            def->isBeforeInBlock(operation)
+                      : acc.getParentBlock() == operation->getBlock();
+    return before ? add : AddOp();
   }
 
   LogicalResult rewrite(LibraryCallOpInterface op) {
@@ -119,6 +148,14 @@ struct EchoLibraryCallsPass
     bool bf16 = bf16Calls && op.hasBF16LibraryCall() &&
                 llvm::all_of(operation->getOperandTypes(), isBF16) &&
                 llvm::all_of(operation->getResultTypes(), isBF16);
+    // `echo.add(acc, op)` with acc defined before op: the call adds its
+    // product to acc's buffer where op was (writable: one-shot
+    // bufferization writes in place where nothing reads acc afterwards, and
+    // into a copy of it otherwise), so the product never has a buffer of
+    // its own; the sum of a gradient's contributions (a weight used at
+    // every time step) grows in one buffer, each product added as soon as
+    // it is computed.
+    AddOp accumulator = accumulatingUser(op);
     if (!bf16)
       widenToF32(b, operation);
     std::string name = op.getLibraryCallName().str();
@@ -142,9 +179,22 @@ struct EchoLibraryCallsPass
       args.push_back(toABI(toBuffer(input)));
 
     auto resultType = cast<RankedTensorType>(operation->getResult(0).getType());
-    Value out = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get(resultType.getShape(), resultType.getElementType()));
+    SmallVector<int64_t> scalars = op.getLibraryCallScalars();
+    Value out;
+    if (accumulator) {
+      Value acc = accumulator.getLhs() == operation->getResult(0)
+                      ? accumulator.getRhs()
+                      : accumulator.getLhs();
+      out = bufferization::ToBufferOp::create(
+          b, loc,
+          MemRefType::get(resultType.getShape(), resultType.getElementType()),
+          acc, /*read_only=*/false);
+      scalars[op.getLibraryCallAccumulateScalar()] = 1;
+    } else {
+      out = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get(resultType.getShape(), resultType.getElementType()));
+    }
     if (Value init = op.getLibraryCallInit()) {
       auto initType = cast<RankedTensorType>(init.getType());
       int64_t leading = resultType.getRank() - initType.getRank();
@@ -153,7 +203,7 @@ struct EchoLibraryCallsPass
           llvm::to_vector(llvm::seq<int64_t>(0, leading)));
     }
     args.push_back(toABI(out));
-    for (int64_t scalar : op.getLibraryCallScalars())
+    for (int64_t scalar : scalars)
       args.push_back(arith::ConstantIntOp::create(b, loc, scalar, 64));
 
     FailureOr<func::FuncOp> callee =
@@ -164,7 +214,12 @@ struct EchoLibraryCallsPass
     func::CallOp::create(b, loc, *callee, args);
     Value result = bufferization::ToTensorOp::create(
         b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-    operation->getResult(0).replaceAllUsesWith(result);
+    if (accumulator) {
+      accumulator.getResult().replaceAllUsesWith(result);
+      accumulator.erase();
+    } else {
+      operation->getResult(0).replaceAllUsesWith(result);
+    }
     operation->erase();
     return success();
   }

@@ -74,12 +74,53 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
       .getResult(0);
 }
 
+/// `op(a) * op(b)` over a contraction of length 1 (an outer product: the
+/// gradient of a product with a vector): an elementwise generic
+/// `r[.., m, n] = a[.., m] * b[.., n]` on the operands with their unit dim
+/// collapsed away, which elementwise fusion folds into the consumer. (Each
+/// element is one product, as the GEMM's.)
+Value buildOuterProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                        RankedTensorType type, bool batched) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  auto collapse = [&](Value v) {
+    auto vType = cast<RankedTensorType>(v.getType());
+    SmallVector<ReassociationIndices> groups;
+    if (batched)
+      groups.push_back({0});
+    groups.push_back({rank - 2, rank - 1});
+    SmallVector<int64_t> shape;
+    if (batched)
+      shape.push_back(vType.getDimSize(0));
+    shape.push_back(vType.getDimSize(rank - 2) * vType.getDimSize(rank - 1));
+    return tensor::CollapseShapeOp::create(
+               b, loc, RankedTensorType::get(shape, vType.getElementType()), v,
+               groups)
+        .getResult();
+  };
+  SmallVector<int64_t> dropN = {static_cast<int64_t>(rank - 1)};
+  SmallVector<int64_t> dropM = {static_cast<int64_t>(rank - 2)};
+  return buildGeneric(b, loc, ValueRange{collapse(lhs), collapse(rhs)},
+                      {dropDimsMap(ctx, rank, dropN),
+                       dropDimsMap(ctx, rank, dropM),
+                       AffineMap::getMultiDimIdentityMap(rank, ctx)},
+                      emptyTensor(b, loc, type),
+                      [](OpBuilder &bb, Location l, ValueRange args) -> Value {
+                        return arith::MulFOp::create(bb, l, args[0], args[1]);
+                      });
+}
+
 template <typename OpTy, bool batched>
 struct MatmulLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
+    if (op.getContractionSize() == 1) {
+      rewriter.replaceOp(op, buildOuterProduct(rewriter, op.getLoc(), op.getA(),
+                                               op.getB(), type, batched));
+      return success();
+    }
     Value init = zeros(rewriter, op.getLoc(), type);
     rewriter.replaceOp(op, buildMatmul(rewriter, op.getLoc(), op.getA(),
                                        op.getB(), init, batched,

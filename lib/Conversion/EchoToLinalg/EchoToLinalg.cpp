@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_CONVERTECHOTOLINALG
@@ -40,6 +41,17 @@ struct ConvertEchoToLinalgPass
     : echo::impl::ConvertEchoToLinalgBase<ConvertEchoToLinalgPass> {
   void runOnOperation() override {
     inlineRecomputeRegions(getOperation());
+    {
+      RewritePatternSet accumulation(&getContext());
+      linalg_lowering::populateAccumulationPatterns(accumulation);
+      if (failed(applyPatternsGreedily(
+              getOperation(), std::move(accumulation),
+              GreedyRewriteConfig()
+                  .enableFolding(false)
+                  .setRegionSimplificationLevel(
+                      GreedySimplifyRegionLevel::Disabled))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     populateEchoToLinalgPatterns(patterns);
     // Elementwise arith on tensors (echo-recompute's ReLU masks, `x > 0`)

@@ -28,6 +28,10 @@ void populateMaskPackingPatterns(RewritePatternSet &patterns);
 /// transpose and their gradients (Shape.cpp).
 void populateShapePatterns(RewritePatternSet &patterns);
 
+/// Adds the rewrites applied before the lowering, on Echo ops: a sum of
+/// slice gradients adds each slice in place (Shape.cpp).
+void populateAccumulationPatterns(RewritePatternSet &patterns);
+
 /// Adds the lowerings of embedding and embedding_grad (Shape.cpp).
 void populateEmbeddingPatterns(RewritePatternSet &patterns);
 

@@ -31,15 +31,24 @@ namespace {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+/// A `linalg.generic` that reads x without the added dims: elementwise
+/// fusion folds it into its consumers (an attention's query broadcast over
+/// the keys is never a tensor of its own), where `linalg.broadcast` would
+/// always be materialized.
 struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BroadcastOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    Value init = emptyTensor(rewriter, op.getLoc(), type);
-    auto bcast = linalg::BroadcastOp::create(rewriter, op.getLoc(), op.getX(),
-                                             init, op.getDimensions());
-    rewriter.replaceOp(op, bcast->getResults());
+    MLIRContext *ctx = op.getContext();
+    unsigned rank = type.getRank();
+    Value result = buildGeneric(
+        rewriter, op.getLoc(), op.getX(),
+        {dropDimsMap(ctx, rank, op.getDimensions()),
+         AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        emptyTensor(rewriter, op.getLoc(), type),
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -105,6 +114,41 @@ struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
         op, op.getDy(), full, ValueRange{}, ValueRange{}, ValueRange{},
         op.getOffsets(), dyType.getShape(), strides);
     return success();
+  }
+};
+
+/// `echo.add(acc, echo.slice_grad(dy))` where the slice gradient has no
+/// other user (a gradient summed over the slices of one tensor: an
+/// embedding read one time step at a time) adds dy to acc's slice in
+/// place: extract the slice, add, insert it back. The zero-filled
+/// full-size gradient of the slice is never made, and the add touches the
+/// slice only (one-shot bufferization writes into acc's buffer where
+/// nothing reads acc afterwards).
+struct AddSliceGradInPlace : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto grad = op->getOperand(i).getDefiningOp<SliceGradOp>();
+      Value acc = op->getOperand(1 - i);
+      if (!grad || !grad->hasOneUse() || acc == grad.getResult())
+        continue;
+      Location loc = op.getLoc();
+      auto dyType = cast<RankedTensorType>(grad.getDy().getType());
+      SmallVector<int64_t> strides(dyType.getRank(), 1);
+      Value part = tensor::ExtractSliceOp::create(
+          rewriter, loc, dyType, acc, ValueRange{}, ValueRange{}, ValueRange{},
+          grad.getOffsets(), dyType.getShape(), strides);
+      // The operands in the add's order (the sum is the same either way).
+      Value sum = i == 0 ? AddOp::create(rewriter, loc, grad.getDy(), part)
+                         : AddOp::create(rewriter, loc, part, grad.getDy());
+      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+          op, sum, acc, ValueRange{}, ValueRange{}, ValueRange{},
+          grad.getOffsets(), dyType.getShape(), strides);
+      rewriter.eraseOp(grad);
+      return success();
+    }
+    return failure();
   }
 };
 
@@ -242,6 +286,11 @@ void linalg_lowering::populateShapePatterns(RewritePatternSet &patterns) {
                ReduceLowering<ReduceMaxOp, true>, ReduceMaxGradLowering,
                SliceLowering, SliceGradLowering, ConcatLowering,
                ReshapeLowering, TransposeLowering>(patterns.getContext());
+}
+
+void linalg_lowering::populateAccumulationPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<AddSliceGradInPlace>(patterns.getContext());
 }
 
 void linalg_lowering::populateEmbeddingPatterns(RewritePatternSet &patterns) {

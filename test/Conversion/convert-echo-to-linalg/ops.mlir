@@ -534,3 +534,79 @@ func.func @chunk_loss(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) 
   %s = echo.slice %y {offsets = array<i64: 2>, sizes = array<i64: 2>} : (tensor<4xi32>) -> tensor<2xi32>
   return %t, %g, %s : tensor<4xf32>, tensor<4x10xf32>, tensor<2xi32>
 }
+
+// -----
+
+// A sum of slice gradients (a tensor read one slice at a time) adds each
+// slice in place: the first gradient is the zero-filled accumulator, every
+// later one extracts its slice of the sum, adds and inserts it back; no
+// second full-size tensor. A slice gradient with another user stays whole.
+// CHECK-LABEL: func.func @slice_grad_sum
+// CHECK-SAME: (%[[A:.*]]: tensor<4x1x8xf32>, %[[B:.*]]: tensor<4x1x8xf32>, %[[C:.*]]: tensor<4x1x8xf32>)
+// CHECK: %[[ACC:.*]] = tensor.insert_slice %[[A]] into %{{.*}}[0, 2, 0] [4, 1, 8] [1, 1, 1] : tensor<4x1x8xf32> into tensor<4x3x8xf32>
+// CHECK: %[[P1:.*]] = tensor.extract_slice %[[ACC]][0, 1, 0] [4, 1, 8] [1, 1, 1] : tensor<4x3x8xf32> to tensor<4x1x8xf32>
+// CHECK: %[[S1:.*]] = linalg.generic {{.*}} ins(%[[B]], %[[P1]] : tensor<4x1x8xf32>, tensor<4x1x8xf32>)
+// CHECK: %[[ACC1:.*]] = tensor.insert_slice %[[S1]] into %[[ACC]][0, 1, 0] [4, 1, 8] [1, 1, 1]
+// CHECK: %[[P0:.*]] = tensor.extract_slice %[[ACC1]][0, 0, 0] [4, 1, 8] [1, 1, 1]
+// CHECK: %[[S0:.*]] = linalg.generic {{.*}} ins(%[[P0]], %[[C]] : tensor<4x1x8xf32>, tensor<4x1x8xf32>)
+// CHECK: %[[ACC2:.*]] = tensor.insert_slice %[[S0]] into %[[ACC1]][0, 0, 0] [4, 1, 8] [1, 1, 1]
+// CHECK: %[[KEPT:.*]] = tensor.insert_slice %[[C]] into %{{.*}}[0, 0, 0] [4, 1, 8] [1, 1, 1] : tensor<4x1x8xf32> into tensor<4x3x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[ACC2]], %[[KEPT]] :
+// CHECK: return
+func.func @slice_grad_sum(%a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>, %c: tensor<4x1x8xf32>) -> (tensor<4x3x8xf32>, tensor<4x3x8xf32>) {
+  %ga = echo.slice_grad %a {offsets = array<i64: 0, 2, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %gb = echo.slice_grad %b {offsets = array<i64: 0, 1, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s1 = echo.add %gb, %ga : tensor<4x3x8xf32>
+  %gc = echo.slice_grad %c {offsets = array<i64: 0, 0, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s2 = echo.add %s1, %gc : tensor<4x3x8xf32>
+  %kept = echo.slice_grad %c {offsets = array<i64: 0, 0, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s3 = echo.add %s2, %kept : tensor<4x3x8xf32>
+  return %s3, %kept : tensor<4x3x8xf32>, tensor<4x3x8xf32>
+}
+
+// -----
+
+// broadcast is a linalg.generic reading x without the added dims (so
+// elementwise fusion can fold it into its consumers).
+// CHECK-DAG: #[[DROP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @broadcast
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[DROP]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x3x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK-NOT: linalg.broadcast
+func.func @broadcast(%q: tensor<4x8xf32>, %k: tensor<4x3x8xf32>) -> tensor<4x3x8xf32> {
+  %b = echo.broadcast %q dims = [1] : (tensor<4x8xf32>) -> tensor<4x3x8xf32>
+  %s = echo.add %k, %b : tensor<4x3x8xf32>
+  return %s : tensor<4x3x8xf32>
+}
+
+// -----
+
+// A product over a contraction of length 1 is an elementwise generic on
+// the operands with their unit dim collapsed away (an outer product).
+// CHECK-DAG: #[[M:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[N:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[BM:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[BN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @outer_products
+// CHECK-SAME: (%[[A:.*]]: tensor<12x1xf32>, %[[B:.*]]: tensor<1x8xf32>, %[[AT:.*]]: tensor<1x12xf32>, %[[BT:.*]]: tensor<8x1xf32>, %[[X:.*]]: tensor<2x3x1xf32>, %[[Y:.*]]: tensor<2x1x5xf32>)
+// CHECK-DAG: %[[A1:.*]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1]] : tensor<12x1xf32> into tensor<12xf32>
+// CHECK-DAG: %[[B1:.*]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[M]], #[[N]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[A1]], %[[B1]] : tensor<12xf32>, tensor<8xf32>)
+// CHECK: arith.mulf
+// CHECK: tensor.collapse_shape %[[AT]] {{\[}}[0, 1]] : tensor<1x12xf32> into tensor<12xf32>
+// CHECK: tensor.collapse_shape %[[BT]] {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[M]], #[[N]], #{{.*}}]
+// CHECK: tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2]] : tensor<2x3x1xf32> into tensor<2x3xf32>
+// CHECK: tensor.collapse_shape %[[Y]] {{\[}}[0], [1, 2]] : tensor<2x1x5xf32> into tensor<2x5xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[BM]], #[[BN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-NOT: linalg.matmul
+// CHECK-NOT: linalg.batch_matmul
+func.func @outer_products(%a: tensor<12x1xf32>, %b: tensor<1x8xf32>, %at: tensor<1x12xf32>, %bt: tensor<8x1xf32>,
+                          %x: tensor<2x3x1xf32>, %y: tensor<2x1x5xf32>) -> (tensor<12x8xf32>, tensor<12x8xf32>, tensor<2x3x5xf32>) {
+  %p = echo.matmul %a, %b : (tensor<12x1xf32>, tensor<1x8xf32>) -> tensor<12x8xf32>
+  %q = echo.matmul %at, %bt {transpose_a = true, transpose_b = true} : (tensor<1x12xf32>, tensor<8x1xf32>) -> tensor<12x8xf32>
+  %r = echo.batch_matmul %x, %y : (tensor<2x3x1xf32>, tensor<2x1x5xf32>) -> tensor<2x3x5xf32>
+  return %p, %q, %r : tensor<12x8xf32>, tensor<12x8xf32>, tensor<2x3x5xf32>
+}

@@ -60,6 +60,12 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   code libraryCallInit = "";
   /// The runtime has `<libraryCall>_bf16` on bf16 buffers.
   bit libraryCallBF16 = 0;
+  /// The index in libraryCallScalars of a flag that makes the call add to
+  /// its output instead of overwriting it (-1: the call has none).
+  int libraryCallAccumulateScalar = -1;
+  /// A C++ expression: whether this instance is worth a library call (else
+  /// it is lowered to generated code like any other op).
+  code libraryCallWorthwhile = "true";
 
   /// Declarations added by subclasses (interface glue).
   code echoInterfaceDecls = "";
@@ -100,6 +106,10 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     }
     bool hasBF16LibraryCall() { return }]
       # !if(libraryCallBF16, "true", "false") # [{; }
+    int getLibraryCallAccumulateScalar() { return }]
+      # libraryCallAccumulateScalar # [{; }
+    bool isLibraryCallWorthwhile() { return }]
+      # libraryCallWorthwhile # [{; }
   }]) # !if(!empty(libraryCallInit), "", [{
     ::mlir::Value getLibraryCallInit() { return }] # libraryCallInit # [{; }
   }]) # echoInterfaceDecls # echoExtraDecls;

@@ -229,6 +229,32 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
       /*methodBody=*/"",
       /*defaultImplementation=*/"return false;">,
     InterfaceMethod<
+      /*desc=*/[{
+        Returns the index in getLibraryCallScalars() of a flag that, set to
+        1, makes the call add its result to what its output buffer holds
+        (a GEMM's beta = 1), or -1 when the call has no such flag.
+        `echo-library-calls` sets it for an op whose only user adds the
+        result to another tensor: the call accumulates into that tensor's
+        buffer.
+      }],
+      /*retTy=*/"int",
+      /*methodName=*/"getLibraryCallAccumulateScalar",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return -1;">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns false for an instance better left to generated code (a
+        matmul whose contraction has length 1: an outer product, which
+        elementwise fusion folds into its consumer); `echo-library-calls`
+        leaves it to the lowering of the other Echo ops.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"isLibraryCallWorthwhile",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return true;">,
+    InterfaceMethod<
       /*desc=*/"Returns the tensors the call reads, in call order.",
       /*retTy=*/"::llvm::SmallVector<::mlir::Value>",
       /*methodName=*/"getLibraryCallInputs">,

@@ -356,6 +356,14 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
   let libraryCallBF16 = 1;
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
+  let libraryCallAccumulateScalar = 2;
+  let libraryCallWorthwhile = "getContractionSize() > 1";
+  let echoExtraDecls = [{
+    /// The length of the contraction: K of op(a) (M×K) · op(b) (K×N).
+    int64_t getContractionSize() {
+      return getA().getType().getDimSize(getTransposeA() ? 0 : 1);
+    }
+  }];
   let summary = "matrix product";
   let description = [{
     `result = op(a) · op(b)` where `op` transposes its operand when
@@ -379,6 +387,14 @@ def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
   let libraryCallBF16 = 1;
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
+  let libraryCallAccumulateScalar = 2;
+  let libraryCallWorthwhile = "getContractionSize() > 1";
+  let echoExtraDecls = [{
+    /// The length of the contraction: K of op(a) (M×K) · op(b) (K×N).
+    int64_t getContractionSize() {
+      return getA().getType().getDimSize(getTransposeA() ? 1 : 2);
+    }
+  }];
   let summary = "batched matrix product";
   let description = [{
     For each batch index: `result[i] = op(a[i]) · op(b[i])`, with `op` as in
