@@ -14,13 +14,21 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Rewrites forward, gradient and mask ops into destination-style ops on
     tensors (`linalg.generic`, `linalg.matmul`, `linalg.batch_matmul`,
-    `linalg.reduce`, `linalg.broadcast`, `linalg.transpose`,
+    `linalg.reduce`, `linalg.transpose`,
     `tensor.extract_slice`/`insert_slice`/`pad`, and one `scf.for` for the
     scatter of `embedding_grad`); elementwise `arith` ops on tensors
     (echo-recompute's ReLU masks) become `linalg.generic` with upstream's
     elementwise-to-linalg patterns. `echo.recompute` regions are inlined in
     place first, so the recomputed values stay distinct SSA values (and
     buffers) from the forward ones: do not run CSE after this pass.
+
+    `echo.broadcast` is a `linalg.generic` (elementwise fusion folds it into
+    its consumers); a matmul or batch_matmul over a contraction of length
+    1 is an elementwise outer product on its operands with the unit dim
+    collapsed; `echo.add(acc, echo.slice_grad(dy))` with the slice gradient
+    used only there adds dy to acc's slice in place (extract, add, insert;
+    applied before the other patterns), so a gradient summed over the
+    slices of one tensor never holds a second full-size tensor.
 
     `echo.dropout` draws its mask from a counter-based generator: element
     `i` (row-major) of a dropout with seed `s` is kept iff
@@ -97,6 +105,17 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
     all bf16 with a bf16 form of its call (`hasBF16LibraryCall`: the GEMMs),
     which it then calls as `<name>_bf16` on its bf16 buffers. Run it before
     `convert-echo-to-linalg`.
+
+    Accumulation: an f32 op with an accumulate flag
+    (`getLibraryCallAccumulateScalar`: the GEMMs' beta = 1) whose only user
+    is an `echo.add` of its result and a tensor defined before it calls
+    with that tensor's buffer as its output (`bufferization.to_buffer`,
+    writable: one-shot bufferization writes in place where nothing reads
+    the tensor afterwards and into a copy otherwise) and replaces the add:
+    the product has no buffer of its own, and a gradient summed over time
+    steps grows in one buffer. An op for which `isLibraryCallWorthwhile`
+    is false (a product over a contraction of length 1, an outer product)
+    is left to `convert-echo-to-linalg`.
   }];
   let options = [
     Option<"bf16Calls", "bf16-calls", "bool", /*default=*/"false",
