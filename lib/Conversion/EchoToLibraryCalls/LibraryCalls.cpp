@@ -114,30 +114,30 @@ struct EchoLibraryCallsPass
         return signalPassFailure();
   }
 
-  /// The `echo.add` that is the only user of `op`'s f32 result, adding it
-  /// to a tensor of the same type defined before `op` in its block. (f32
-  /// only: a bf16 call that accumulates rounds the sum once where the call
-  /// and the add round twice, so the step's bits would depend on which
-  /// products accumulate, and that on the order the strategy left.)
-  static AddOp accumulatingUser(LibraryCallOpInterface op) {
+  /// The operand of the `echo.add` that is the only user of `op`'s f32
+  /// result holding the other addend, a tensor of the same type defined
+  /// before `op` in its block; null otherwise. (f32 only: a bf16 call that
+  /// accumulates rounds the sum once where the call and the add round
+  /// twice, so the step's bits would depend on which products accumulate,
+  /// and that on the order the strategy left.)
+  static OpOperand *accumulatorOperand(LibraryCallOpInterface op) {
     Operation *operation = op.getOperation();
     if (op.getLibraryCallAccumulateScalar() < 0 ||
         operation->getNumResults() != 1 || !operation->getResult(0).hasOneUse())
-      return {};
-    Type element = getElementTypeOrSelf(operation->getResult(0).getType());
-    if (!element.isF32())
-      return {};
-    auto add = dyn_cast<AddOp>(*operation->getResult(0).getUsers().begin());
+      return nullptr;
+    Value product = operation->getResult(0);
+    if (!getElementTypeOrSelf(product.getType()).isF32())
+      return nullptr;
+    auto add = dyn_cast<AddOp>(*product.getUsers().begin());
     if (!add || add.getLhs() == add.getRhs() ||
-        add.getType() != operation->getResult(0).getType())
-      return {};
-    Value acc =
-        add.getLhs() == operation->getResult(0) ? add.getRhs() : add.getLhs();
-    Operation *def = acc.getDefiningOp();
+        add.getType() != product.getType())
+      return nullptr;
+    OpOperand &acc = add->getOpOperand(add.getLhs() == product ? 1 : 0);
+    Operation *def = acc.get().getDefiningOp();
     bool before = def ? def->getBlock() == operation->getBlock() &&
                             def->isBeforeInBlock(operation)
-                      : acc.getParentBlock() == operation->getBlock();
-    return before ? add : AddOp();
+                      : acc.get().getParentBlock() == operation->getBlock();
+    return before ? &acc : nullptr;
   }
 
   LogicalResult rewrite(LibraryCallOpInterface op) {
@@ -155,7 +155,7 @@ struct EchoLibraryCallsPass
     // its own; the sum of a gradient's contributions (a weight used at
     // every time step) grows in one buffer, each product added as soon as
     // it is computed.
-    AddOp accumulator = accumulatingUser(op);
+    OpOperand *accumulator = accumulatorOperand(op);
     if (!bf16)
       widenToF32(b, operation);
     std::string name = op.getLibraryCallName().str();
@@ -182,13 +182,10 @@ struct EchoLibraryCallsPass
     SmallVector<int64_t> scalars = op.getLibraryCallScalars();
     Value out;
     if (accumulator) {
-      Value acc = accumulator.getLhs() == operation->getResult(0)
-                      ? accumulator.getRhs()
-                      : accumulator.getLhs();
       out = bufferization::ToBufferOp::create(
           b, loc,
           MemRefType::get(resultType.getShape(), resultType.getElementType()),
-          acc, /*read_only=*/false);
+          accumulator->get(), /*read_only=*/false);
       scalars[op.getLibraryCallAccumulateScalar()] = 1;
     } else {
       out = memref::AllocOp::create(
@@ -215,8 +212,9 @@ struct EchoLibraryCallsPass
     Value result = bufferization::ToTensorOp::create(
         b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
     if (accumulator) {
-      accumulator.getResult().replaceAllUsesWith(result);
-      accumulator.erase();
+      Operation *add = accumulator->getOwner();
+      add->getResult(0).replaceAllUsesWith(result);
+      add->erase();
     } else {
       operation->getResult(0).replaceAllUsesWith(result);
     }

@@ -42,15 +42,16 @@ struct ConvertEchoToLinalgPass
   void runOnOperation() override {
     inlineRecomputeRegions(getOperation());
     {
+      // Only on the adds, once each: nothing else is visited, folded or
+      // erased.
+      SmallVector<Operation *> adds;
+      getOperation()->walk([&](AddOp op) { adds.push_back(op); });
       RewritePatternSet accumulation(&getContext());
       linalg_lowering::populateAccumulationPatterns(accumulation);
-      if (failed(applyPatternsGreedily(
-              getOperation(), std::move(accumulation),
-              GreedyRewriteConfig()
-                  .enableFolding(false)
-                  .setRegionSimplificationLevel(
-                      GreedySimplifyRegionLevel::Disabled))))
-        return signalPassFailure();
+      (void)applyOpPatternsGreedily(
+          adds, std::move(accumulation),
+          GreedyRewriteConfig().enableFolding(false).setStrictness(
+              GreedyRewriteStrictness::ExistingOps));
     }
     RewritePatternSet patterns(&getContext());
     populateEchoToLinalgPatterns(patterns);

@@ -102,17 +102,24 @@ struct SliceLowering : OpRewritePattern<SliceOp> {
   }
 };
 
+/// `part` written into `into` at `offsets` (unit strides).
+Value insertAt(OpBuilder &b, Location loc, Value part, Value into,
+               ArrayRef<int64_t> offsets) {
+  auto type = cast<RankedTensorType>(part.getType());
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  return tensor::InsertSliceOp::create(b, loc, part, into, ValueRange{},
+                                       ValueRange{}, ValueRange{}, offsets,
+                                       type.getShape(), strides);
+}
+
 struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceGradOp op,
                                 PatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    auto dyType = cast<RankedTensorType>(op.getDy().getType());
-    SmallVector<int64_t> strides(type.getRank(), 1);
-    Value full = zeros(rewriter, op.getLoc(), type);
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, op.getDy(), full, ValueRange{}, ValueRange{}, ValueRange{},
-        op.getOffsets(), dyType.getShape(), strides);
+    Value full =
+        zeros(rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()));
+    rewriter.replaceOp(
+        op, insertAt(rewriter, op.getLoc(), op.getDy(), full, op.getOffsets()));
     return success();
   }
 };
@@ -142,9 +149,8 @@ struct AddSliceGradInPlace : OpRewritePattern<AddOp> {
       // The operands in the add's order (the sum is the same either way).
       Value sum = i == 0 ? AddOp::create(rewriter, loc, grad.getDy(), part)
                          : AddOp::create(rewriter, loc, part, grad.getDy());
-      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-          op, sum, acc, ValueRange{}, ValueRange{}, ValueRange{},
-          grad.getOffsets(), dyType.getShape(), strides);
+      rewriter.replaceOp(op,
+                         insertAt(rewriter, loc, sum, acc, grad.getOffsets()));
       rewriter.eraseOp(grad);
       return success();
     }

@@ -349,6 +349,15 @@ class Echo_ComputeHeavyOp<string mnemonic, list<Trait> traits = []>
   let gradientReadsOperands = [0, 1];
 }
 
+/// The matmul family's contraction length: K of op(a) (M×K, batched or
+/// not) · op(b) (K×N).
+defvar Echo_ContractionSizeDecl = [{
+  int64_t getContractionSize() {
+    int64_t rank = getA().getType().getRank();
+    return getA().getType().getDimSize(rank - (getTransposeA() ? 2 : 1));
+  }
+}];
+
 def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
     [AllElementTypesMatch<["a", "b", "result"]>,
      DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]> {
@@ -358,12 +367,7 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let libraryCallAccumulateScalar = 2;
   let libraryCallWorthwhile = "getContractionSize() > 1";
-  let echoExtraDecls = [{
-    /// The length of the contraction: K of op(a) (M×K) · op(b) (K×N).
-    int64_t getContractionSize() {
-      return getA().getType().getDimSize(getTransposeA() ? 0 : 1);
-    }
-  }];
+  let echoExtraDecls = Echo_ContractionSizeDecl;
   let summary = "matrix product";
   let description = [{
     `result = op(a) · op(b)` where `op` transposes its operand when
@@ -389,12 +393,7 @@ def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let libraryCallAccumulateScalar = 2;
   let libraryCallWorthwhile = "getContractionSize() > 1";
-  let echoExtraDecls = [{
-    /// The length of the contraction: K of op(a) (M×K) · op(b) (K×N).
-    int64_t getContractionSize() {
-      return getA().getType().getDimSize(getTransposeA() ? 1 : 2);
-    }
-  }];
+  let echoExtraDecls = Echo_ContractionSizeDecl;
   let summary = "batched matrix product";
   let description = [{
     For each batch index: `result[i] = op(a[i]) · op(b[i])`, with `op` as in
