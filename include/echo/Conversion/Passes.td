@@ -26,9 +26,12 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     its consumers); a matmul or batch_matmul over a contraction of length
     1 is an elementwise outer product on its operands with the unit dim
     collapsed; `echo.add(acc, echo.slice_grad(dy))` with the slice gradient
-    used only there adds dy to acc's slice in place (extract, add, insert;
-    applied before the other patterns), so a gradient summed over the
-    slices of one tensor never holds a second full-size tensor.
+    used only there, and acc an op's result read by that add only, adds dy
+    to acc's slice in place (a `linalg.generic` on a `memref.subview` of
+    `bufferization.to_buffer(acc)`, the sum named by `to_tensor restrict
+    writable`; applied before the other patterns), so a gradient summed
+    over the slices of one tensor never holds a second full-size tensor and
+    one-shot bufferization sees one short chain per slice.
 
     `echo.dropout` draws its mask from a counter-based generator: element
     `i` (row-major) of a dropout with seed `s` is kept iff
@@ -43,8 +46,10 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
@@ -108,10 +113,12 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
 
     Accumulation: an f32 op with an accumulate flag
     (`getLibraryCallAccumulateScalar`: the GEMMs' beta = 1) whose only user
-    is an `echo.add` of its result and a tensor defined before it calls
-    with that tensor's buffer as its output (`bufferization.to_buffer`,
-    writable: one-shot bufferization writes in place where nothing reads
-    the tensor afterwards and into a copy otherwise) and replaces the add:
+    is an `echo.add` of its result and a tensor that an op before it
+    defines and that only the add reads calls with that tensor's buffer as
+    its output (`bufferization.to_buffer`, writable) and replaces the add
+    (a tensor read again would need a copy that canonicalization can fold
+    away before bufferization sees it; a function argument is the
+    caller's buffer):
     the product has no buffer of its own, and a gradient summed over time
     steps grows in one buffer. An op for which `isLibraryCallWorthwhile`
     is false (a product over a contraction of length 1, an outer product)

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Accumulation.h"
+
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Dialect/Echo/IR/EchoInterfaces.h"
@@ -25,16 +27,6 @@ using namespace mlir;
 using namespace mlir::echo;
 
 namespace {
-
-/// `shape` with an unknown offset and unknown strides (what the runtime
-/// reads from the descriptor).
-MemRefType stridedType(ArrayRef<int64_t> shape, Type elementType) {
-  MLIRContext *ctx = elementType.getContext();
-  auto layout = StridedLayoutAttr::get(
-      ctx, ShapedType::kDynamic,
-      SmallVector<int64_t>(shape.size(), ShapedType::kDynamic));
-  return MemRefType::get(shape, elementType, layout);
-}
 
 /// The type a runtime entry point takes for a buffer of rank `rank`.
 MemRefType abiType(int64_t rank, Type elementType) {
@@ -104,13 +96,17 @@ struct EchoLibraryCallsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<LibraryCallOpInterface> ops;
+    // Each op with the add it accumulates into, decided on the IR as
+    // given: a rewrite inserts ops, after which every isBeforeInBlock would
+    // renumber the block (quadratic in a 50k-op step). A rewrite replaces
+    // only its own op's add, so the other decisions stay valid.
+    SmallVector<std::pair<LibraryCallOpInterface, OpOperand *>> ops;
     module.walk([&](LibraryCallOpInterface op) {
       if (op.isLibraryCallWorthwhile())
-        ops.push_back(op);
+        ops.emplace_back(op, accumulatorOperand(op));
     });
-    for (LibraryCallOpInterface op : ops)
-      if (failed(rewrite(op)))
+    for (auto [op, accumulator] : ops)
+      if (failed(rewrite(op, accumulator)))
         return signalPassFailure();
   }
 
@@ -133,14 +129,16 @@ struct EchoLibraryCallsPass
         add.getType() != product.getType())
       return nullptr;
     OpOperand &acc = add->getOpOperand(add.getLhs() == product ? 1 : 0);
+    if (!canAccumulateInPlace(acc))
+      return nullptr;
     Operation *def = acc.get().getDefiningOp();
-    bool before = def ? def->getBlock() == operation->getBlock() &&
-                            def->isBeforeInBlock(operation)
-                      : acc.get().getParentBlock() == operation->getBlock();
-    return before ? &acc : nullptr;
+    return def->getBlock() == operation->getBlock() &&
+                   def->isBeforeInBlock(operation)
+               ? &acc
+               : nullptr;
   }
 
-  LogicalResult rewrite(LibraryCallOpInterface op) {
+  LogicalResult rewrite(LibraryCallOpInterface op, OpOperand *accumulator) {
     Operation *operation = op.getOperation();
     Location loc = op.getLoc();
     OpBuilder b(operation);
@@ -148,14 +146,11 @@ struct EchoLibraryCallsPass
     bool bf16 = bf16Calls && op.hasBF16LibraryCall() &&
                 llvm::all_of(operation->getOperandTypes(), isBF16) &&
                 llvm::all_of(operation->getResultTypes(), isBF16);
-    // `echo.add(acc, op)` with acc defined before op: the call adds its
-    // product to acc's buffer where op was (writable: one-shot
-    // bufferization writes in place where nothing reads acc afterwards, and
-    // into a copy of it otherwise), so the product never has a buffer of
-    // its own; the sum of a gradient's contributions (a weight used at
-    // every time step) grows in one buffer, each product added as soon as
-    // it is computed.
-    OpOperand *accumulator = accumulatorOperand(op);
+    // `echo.add(acc, op)` with acc defined before op and read by the add
+    // only (canAccumulateInPlace): the call adds its product to acc's
+    // buffer where op was, so the product never has a buffer of its own; the
+    // sum of a gradient's contributions (a weight used at every time step)
+    // grows in one buffer, each product added as soon as it is computed.
     if (!bf16)
       widenToF32(b, operation);
     std::string name = op.getLibraryCallName().str();

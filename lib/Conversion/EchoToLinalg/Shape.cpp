@@ -10,13 +10,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Accumulation.h"
 #include "Builders.h"
 #include "Patterns.h"
 
 #include "echo/Dialect/Echo/IR/EchoOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -126,31 +129,51 @@ struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
 
 /// `echo.add(acc, echo.slice_grad(dy))` where the slice gradient has no
 /// other user (a gradient summed over the slices of one tensor: an
-/// embedding read one time step at a time) adds dy to acc's slice in
-/// place: extract the slice, add, insert it back. The zero-filled
-/// full-size gradient of the slice is never made, and the add touches the
-/// slice only (one-shot bufferization writes into acc's buffer where
-/// nothing reads acc afterwards).
+/// embedding read one time step at a time) and acc may be written in place
+/// (canAccumulateInPlace) adds dy into acc's buffer: a `linalg.generic` on
+/// the slice's subview of `to_buffer(acc)`, the sum named by `to_tensor
+/// restrict writable`. The zero-filled full-size gradient of the slice is
+/// never made and the add touches the slice only. Each sum is a new tensor
+/// of its own (no chain of tensor.insert_slice ops, one per slice, on one
+/// buffer, for which one-shot bufferization's analysis grows with the cube
+/// of the chain: DeepSpeech2 at paper size).
 struct AddSliceGradInPlace : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op,
                                 PatternRewriter &rewriter) const override {
     for (unsigned i = 0; i < 2; ++i) {
       auto grad = op->getOperand(i).getDefiningOp<SliceGradOp>();
-      Value acc = op->getOperand(1 - i);
-      if (!grad || !grad->hasOneUse() || acc == grad.getResult())
+      OpOperand &acc = op->getOpOperand(1 - i);
+      if (!grad || !grad->hasOneUse() || acc.get() == grad.getResult() ||
+          !canAccumulateInPlace(acc))
         continue;
       Location loc = op.getLoc();
+      auto accType = cast<RankedTensorType>(acc.get().getType());
       auto dyType = cast<RankedTensorType>(grad.getDy().getType());
+      Type element = accType.getElementType();
+      Value buffer = bufferization::ToBufferOp::create(
+          rewriter, loc, MemRefType::get(accType.getShape(), element),
+          acc.get(), /*read_only=*/false);
+      Value dy = bufferization::ToBufferOp::create(
+          rewriter, loc, stridedType(dyType.getShape(), element), grad.getDy(),
+          /*read_only=*/true);
       SmallVector<int64_t> strides(dyType.getRank(), 1);
-      Value part = tensor::ExtractSliceOp::create(
-          rewriter, loc, dyType, acc, ValueRange{}, ValueRange{}, ValueRange{},
-          grad.getOffsets(), dyType.getShape(), strides);
-      // The operands in the add's order (the sum is the same either way).
-      Value sum = i == 0 ? AddOp::create(rewriter, loc, grad.getDy(), part)
-                         : AddOp::create(rewriter, loc, part, grad.getDy());
-      rewriter.replaceOp(op,
-                         insertAt(rewriter, loc, sum, acc, grad.getOffsets()));
+      Value part = memref::SubViewOp::create(
+          rewriter, loc, buffer, grad.getOffsets(), dyType.getShape(), strides);
+      AffineMap id = rewriter.getMultiDimIdentityMap(dyType.getRank());
+      SmallVector<utils::IteratorType> parallel(dyType.getRank(),
+                                                utils::IteratorType::parallel);
+      // The add's operand order (the sum is the same either way).
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{}, ValueRange{dy}, ValueRange{part},
+          SmallVector<AffineMap>(2, id), parallel,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value sum = i == 0 ? arith::AddFOp::create(b, l, args[0], args[1])
+                               : arith::AddFOp::create(b, l, args[1], args[0]);
+            linalg::YieldOp::create(b, l, sum);
+          });
+      rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+          op, accType, buffer, /*restrict=*/true, /*writable=*/true);
       rewriter.eraseOp(grad);
       return success();
     }

@@ -539,21 +539,34 @@ func.func @chunk_loss(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) 
 
 // A sum of slice gradients (a tensor read one slice at a time) adds each
 // slice in place: the first gradient is the zero-filled accumulator, every
-// later one extracts its slice of the sum, adds and inserts it back; no
-// second full-size tensor. A slice gradient with another user stays whole.
+// later one is added into its slice of the sum's buffer (a generic on a
+// subview, in the add's operand order), each sum a tensor of its own
+// (to_tensor restrict writable); no second full-size tensor. A slice
+// gradient with another user stays whole, and so does a sum whose
+// accumulator is read again (%s4, returned).
 // CHECK-LABEL: func.func @slice_grad_sum
 // CHECK-SAME: (%[[A:.*]]: tensor<4x1x8xf32>, %[[B:.*]]: tensor<4x1x8xf32>, %[[C:.*]]: tensor<4x1x8xf32>)
 // CHECK: %[[ACC:.*]] = tensor.insert_slice %[[A]] into %{{.*}}[0, 2, 0] [4, 1, 8] [1, 1, 1] : tensor<4x1x8xf32> into tensor<4x3x8xf32>
-// CHECK: %[[P1:.*]] = tensor.extract_slice %[[ACC]][0, 1, 0] [4, 1, 8] [1, 1, 1] : tensor<4x3x8xf32> to tensor<4x1x8xf32>
-// CHECK: %[[S1:.*]] = linalg.generic {{.*}} ins(%[[B]], %[[P1]] : tensor<4x1x8xf32>, tensor<4x1x8xf32>)
-// CHECK: %[[ACC1:.*]] = tensor.insert_slice %[[S1]] into %[[ACC]][0, 1, 0] [4, 1, 8] [1, 1, 1]
-// CHECK: %[[P0:.*]] = tensor.extract_slice %[[ACC1]][0, 0, 0] [4, 1, 8] [1, 1, 1]
-// CHECK: %[[S0:.*]] = linalg.generic {{.*}} ins(%[[P0]], %[[C]] : tensor<4x1x8xf32>, tensor<4x1x8xf32>)
-// CHECK: %[[ACC2:.*]] = tensor.insert_slice %[[S0]] into %[[ACC1]][0, 0, 0] [4, 1, 8] [1, 1, 1]
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[ACC]] : tensor<4x3x8xf32> to memref<4x3x8xf32>
+// CHECK: %[[BB:.*]] = bufferization.to_buffer %[[B]] read_only
+// CHECK: %[[V1:.*]] = memref.subview %[[BUF]][0, 1, 0] [4, 1, 8] [1, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[BB]] : {{.*}}) outs(%[[V1]] : {{.*}})
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT: arith.addf %[[IN]], %[[OUT]] : f32
+// CHECK: %[[ACC1:.*]] = bufferization.to_tensor %[[BUF]] restrict writable
+// CHECK: %[[BUF1:.*]] = bufferization.to_buffer %[[ACC1]] : tensor<4x3x8xf32> to memref<4x3x8xf32>
+// CHECK: %[[CB:.*]] = bufferization.to_buffer %[[C]] read_only
+// CHECK: %[[V0:.*]] = memref.subview %[[BUF1]][0, 0, 0] [4, 1, 8] [1, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[CB]] : {{.*}}) outs(%[[V0]] : {{.*}})
+// CHECK-NEXT: ^bb0(%[[IN0:.*]]: f32, %[[OUT0:.*]]: f32):
+// CHECK-NEXT: arith.addf %[[OUT0]], %[[IN0]] : f32
+// CHECK: %[[ACC2:.*]] = bufferization.to_tensor %[[BUF1]] restrict writable
 // CHECK: %[[KEPT:.*]] = tensor.insert_slice %[[C]] into %{{.*}}[0, 0, 0] [4, 1, 8] [1, 1, 1] : tensor<4x1x8xf32> into tensor<4x3x8xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[ACC2]], %[[KEPT]] :
-// CHECK: return
-func.func @slice_grad_sum(%a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>, %c: tensor<4x1x8xf32>) -> (tensor<4x3x8xf32>, tensor<4x3x8xf32>) {
+// CHECK: %[[S3:.*]] = linalg.generic {{.*}} ins(%[[ACC2]], %[[KEPT]] :
+// CHECK: %[[G4:.*]] = tensor.insert_slice %[[B]] into %{{.*}}[0, 1, 0]
+// CHECK: %[[S4:.*]] = linalg.generic {{.*}} ins(%[[S3]], %[[G4]] :
+// CHECK: return %[[S4]], %[[KEPT]], %[[S3]]
+func.func @slice_grad_sum(%a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>, %c: tensor<4x1x8xf32>) -> (tensor<4x3x8xf32>, tensor<4x3x8xf32>, tensor<4x3x8xf32>) {
   %ga = echo.slice_grad %a {offsets = array<i64: 0, 2, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
   %gb = echo.slice_grad %b {offsets = array<i64: 0, 1, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
   %s1 = echo.add %gb, %ga : tensor<4x3x8xf32>
@@ -561,7 +574,9 @@ func.func @slice_grad_sum(%a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>, %c: tens
   %s2 = echo.add %s1, %gc : tensor<4x3x8xf32>
   %kept = echo.slice_grad %c {offsets = array<i64: 0, 0, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
   %s3 = echo.add %s2, %kept : tensor<4x3x8xf32>
-  return %s3, %kept : tensor<4x3x8xf32>, tensor<4x3x8xf32>
+  %g4 = echo.slice_grad %b {offsets = array<i64: 0, 1, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s4 = echo.add %s3, %g4 : tensor<4x3x8xf32>
+  return %s4, %kept, %s3 : tensor<4x3x8xf32>, tensor<4x3x8xf32>, tensor<4x3x8xf32>
 }
 
 // -----

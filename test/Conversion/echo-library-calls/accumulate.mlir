@@ -48,19 +48,62 @@ func.func @defined_after(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x
 
 // -----
 
-// The product on the left, and a batched GEMM; acc read again after the
-// add: bufferization accumulates into a copy of it.
-// CHECK-LABEL: func.func @batched_and_read_again
+// The product on the left, and a batched GEMM.
+// CHECK-LABEL: func.func @batched
 // CHECK: call @echo_batched_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
 // CHECK-NOT: echo.add
-// BUF-LABEL: func.func @batched_and_read_again
-// BUF: memref.copy
+// BUF-LABEL: func.func @batched
+// BUF-NOT: memref.alloc
+// BUF-NOT: memref.copy
 // BUF: call @echo_batched_gemm(
-func.func @batched_and_read_again(%a: tensor<2x4x8xf32>, %b: tensor<2x16x8xf32>, %acc: tensor<2x4x16xf32>) -> (tensor<2x4x16xf32>, tensor<2x4x16xf32>) {
+func.func private @produce3() -> tensor<2x4x16xf32>
+func.func @batched(%a: tensor<2x4x8xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x16xf32> {
+  %acc = func.call @produce3() : () -> tensor<2x4x16xf32>
   %m = "echo.batch_matmul"(%a, %b) {transpose_b = true} : (tensor<2x4x8xf32>, tensor<2x16x8xf32>) -> tensor<2x4x16xf32>
   %s = "echo.add"(%m, %acc) : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
-  return %s, %acc : tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  return %s : tensor<2x4x16xf32>
 }
+
+// -----
+
+// Not accumulated: an accumulator read again after the add (%s, read by
+// the mul: canonicalization folds to_buffer(to_tensor(m)) to m before
+// bufferization could copy it, so the mul would read s + m2), and a
+// function argument (the caller's buffer is never written). The first sum
+// accumulates; the second GEMM has a buffer of its own and the mul reads
+// the first sum, not the second.
+// CHECK-LABEL: func.func @read_again_or_argument
+// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: memref.alloc()
+// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: echo.add
+// CHECK: memref.alloc()
+// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: echo.add
+// BUF-LABEL: func.func @read_again_or_argument
+// BUF-SAME: (%{{.*}}: memref<4x8xf32>, %{{.*}}: memref<8x16xf32>, %[[X:.*]]: memref<4x16xf32>)
+// BUF: %[[S:.*]] = call @produce()
+// BUF: %[[SC:.*]] = memref.cast %[[S]]
+// BUF: call @echo_gemm(%{{.*}}, %{{.*}}, %[[SC]], %c0_i64{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}})
+// BUF: %[[M2:.*]] = memref.alloc()
+// BUF: %[[M2C:.*]] = memref.cast %[[M2]]
+// BUF: call @echo_gemm(%{{.*}}, %{{.*}}, %[[M2C]], %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}})
+// BUF: %[[T:.*]] = memref.alloc()
+// BUF: linalg.generic {{.*}} ins(%[[S]], %[[M2]] : {{.*}}) outs(%[[T]] :
+// BUF: linalg.generic {{.*}} ins(%[[S]], %[[T]] : {{.*}}) outs(
+// BUF-NOT: memref.copy %[[X]]
+func.func @read_again_or_argument(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %acc = func.call @produce() : () -> tensor<4x16xf32>
+  %m1 = "echo.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %s = "echo.add"(%acc, %m1) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m2 = "echo.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %t = "echo.add"(%s, %m2) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %u = "echo.mul"(%s, %t) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m3 = "echo.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %v = "echo.add"(%x, %m3) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %u, %v : tensor<4x16xf32>, tensor<4x16xf32>
+}
+func.func private @produce() -> tensor<4x16xf32>
 
 // -----
 
