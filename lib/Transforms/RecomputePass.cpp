@@ -19,6 +19,10 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/xxhash.h"
+
+#include <map>
+#include <tuple>
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHORECOMPUTE
@@ -34,6 +38,7 @@ struct EchoRecomputePass
   using Base::Base;
 
   void runOnOperation() override {
+    loweredSteps.clear();
     if (!(heavyBudget >= 0.0 && heavyBudget <= 1.0)) {
       getOperation().emitError()
           << "echo-recompute: heavy-budget must be a share of the step's "
@@ -266,10 +271,15 @@ struct EchoRecomputePass
   FailureOr<SmallVector<int64_t>>
   getPlannedStepBytes(ArrayRef<func::FuncOp> steps) {
     // Candidates that differ in their plan may still be the same step (a
-    // reuse window no value needed): each distinct step is lowered once,
-    // told apart by its printed form (seconds less than a lowering).
-    SmallVector<size_t> lowerings;
+    // reuse window no value needed; echo at several heavy budgets; a search
+    // that reaches one plan twice): each distinct step is lowered once in
+    // the pass's run, told apart by its printed form (milliseconds, where a
+    // lowering takes a second at paper size). Within a call the texts are
+    // compared; across calls their two 64-bit hashes and length are kept.
+    SmallVector<std::optional<size_t>> lowerings;
+    SmallVector<std::optional<int64_t>> known;
     SmallVector<size_t> distinct;
+    SmallVector<StepKey> distinctKeys;
     {
       std::vector<std::string> texts;
       DenseMap<llvm::hash_code, SmallVector<size_t, 1>> byHash;
@@ -279,8 +289,18 @@ struct EchoRecomputePass
         std::string text;
         llvm::raw_string_ostream os(text);
         step->print(os, flags);
-        llvm::hash_code hash = llvm::hash_value(text);
-        SmallVector<size_t, 1> &same = byHash[hash];
+        StepKey key{llvm::xxh3_64bits(text),
+                    static_cast<uint64_t>(llvm::hash_value(text)), text.size()};
+        auto seen = loweredSteps.find(key);
+        if (seen != loweredSteps.end()) {
+          known.push_back(seen->second);
+          lowerings.push_back(std::nullopt);
+          texts.emplace_back();
+          continue;
+        }
+        known.push_back(std::nullopt);
+        SmallVector<size_t, 1> &same =
+            byHash[llvm::hash_code(std::get<1>(key))];
         auto it = llvm::find_if(
             same, [&](size_t i) { return texts[distinct[i]] == text; });
         if (it != same.end()) {
@@ -291,6 +311,7 @@ struct EchoRecomputePass
         same.push_back(distinct.size());
         lowerings.push_back(distinct.size());
         distinct.push_back(texts.size());
+        distinctKeys.push_back(key);
         texts.push_back(std::move(text));
       }
     }
@@ -307,15 +328,27 @@ struct EchoRecomputePass
       modules.push_back(ModuleOp::create(b, step.getLoc()));
       modules.back().push_back(cast<func::FuncOp>(step->clone()));
     }
-    OpPassManager each(ModuleOp::getOperationName());
+    // A pass manager of its own, without the verifier after every pass (a
+    // third of a candidate's lowering): only its bytes are used, and the
+    // chosen plan is lowered again, verified, by the pipeline itself.
+    PassManager each(&getContext(), ModuleOp::getOperationName());
+    each.enableVerifier(false);
+    // The tool's pass manager options (IR printing, statistics) where it
+    // registered them (echo-opt): the candidates' lowerings print as before.
+    (void)applyPassManagerCLOptions(each);
     each.nest<ModuleOp>() = *planner;
-    if (failed(runPipeline(each, container)))
+    if (!modules.empty() && failed(each.run(container)))
       return func::FuncOp(steps.front()).emitError()
              << "echo-recompute: plan-pipeline failed on a candidate step";
     SmallVector<int64_t> bytes;
-    for (auto [constStep, lowering] : llvm::zip(steps, lowerings)) {
+    for (auto [constStep, lowering, cached] :
+         llvm::zip(steps, lowerings, known)) {
+      if (cached) {
+        bytes.push_back(*cached);
+        continue;
+      }
       func::FuncOp step = constStep;
-      ModuleOp module = modules[lowering];
+      ModuleOp module = modules[*lowering];
       auto lowered = module.lookupSymbol<func::FuncOp>(step.getSymName());
       auto plan = lowered ? lowered->getAttrOfType<DictionaryAttr>(
                                 EchoDialect::getBufferPlanAttrName())
@@ -331,10 +364,17 @@ struct EchoRecomputePass
                << EchoDialect::getBufferPlanAttrName()
                << "' with arena, argument and unplanned bytes (does it end "
                   "with echo-plan-buffers?)";
+      loweredSteps[distinctKeys[*lowering]] = *stepBytes;
       bytes.push_back(*stepBytes);
     }
     return bytes;
   }
+
+  /// A lowered step's printed form: two hashes and its length.
+  using StepKey = std::tuple<uint64_t, uint64_t, uint64_t>;
+  /// The step bytes of every step lowered in this run (cleared by each run
+  /// on the module).
+  std::map<StepKey, int64_t> loweredSteps;
 
   /// `budget`, parsed.
   RecomputeBudget parsedBudget;
