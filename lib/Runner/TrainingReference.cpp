@@ -52,14 +52,14 @@ LogicalResult TrainingRun::compileReference() {
   PassManager trainPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
   buildEchoTrainingPipeline(trainPm, refOptions);
-  if (failed(trainPm.run(*refModule)))
+  if (failed(runPasses(trainPm, *refModule, options.verifyEach)))
     return failure();
   for (StringRef name : {StringRef(modelName), StringRef(trainName)})
     retypeToF64(refModule->lookupSymbol<func::FuncOp>(name));
   PassManager lowerPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
   buildEchoLoweringPipeline(lowerPm, refOptions);
-  if (failed(lowerPm.run(*refModule)))
+  if (failed(runPasses(lowerPm, *refModule, options.verifyEach)))
     return failure();
   FailureOr<JitStep> step = JitStep::compile(*refModule, trainName, 0);
   if (failed(step))

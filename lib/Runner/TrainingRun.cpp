@@ -327,7 +327,7 @@ LogicalResult TrainingRun::compileStep(bool probe) {
   PassManager trainPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
   buildEchoTrainingPipeline(trainPm, trainOptions);
-  if (failed(trainPm.run(*trainModule)))
+  if (failed(runPasses(trainPm, *trainModule, options.verifyEach)))
     return failure();
   auto trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
   if (!trainFunc)
@@ -344,7 +344,7 @@ LogicalResult TrainingRun::compileStep(bool probe) {
   PassManager bufferPm(&context, ModuleOp::getOperationName(),
                        OpPassManager::Nesting::Implicit);
   buildEchoBufferizationPipeline(bufferPm, trainOptions);
-  if (failed(bufferPm.run(*trainModule)))
+  if (failed(runPasses(bufferPm, *trainModule, options.verifyEach)))
     return failure();
   trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
   if (auto plan = trainFunc->getAttrOfType<DictionaryAttr>(
@@ -389,7 +389,8 @@ LogicalResult TrainingRun::emitBundle() {
   FailureOr<host::StepManifest> signature =
       describeAotStep(trainModule->lookupSymbol<func::FuncOp>(trainName),
                       bundle, argInfo, args, outs);
-  if (failed(signature) || failed(llvmPm->run(*trainModule)))
+  if (failed(signature) ||
+      failed(runPasses(*llvmPm, *trainModule, options.verifyEach)))
     return failure();
   // The bundle's report states its precision as echo-run's does.
   llvm::json::Object report = memory.toJSON();
@@ -511,7 +512,7 @@ LogicalResult TrainingRun::jitCompile() {
   if (usesCpuRuntime)
     sharedLibs.push_back(options.cpuRuntime);
   Timer timer;
-  if (failed(llvmPm->run(*trainModule)))
+  if (failed(runPasses(*llvmPm, *trainModule, options.verifyEach)))
     return failure();
   mlirMs += timer.lap();
   FailureOr<JitStep> step =

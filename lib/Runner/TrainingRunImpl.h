@@ -32,6 +32,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -53,6 +54,19 @@ namespace mlir::echo::detail {
 inline LogicalResult error(const Twine &msg) {
   llvm::errs() << "echo-run: " << msg << "\n";
   return failure();
+}
+
+/// Runs `pm` on `module` and verifies the result once, not after every
+/// pass unless `verifyEach` (echo-run --verify-each): the passes are tested
+/// with verification after each of them (lit), and the model was verified
+/// when parsed; checking the whole step after each of echo-pipeline's ~40
+/// passes was a quarter of a paper-size DeepSpeech2's compile.
+inline LogicalResult runPasses(PassManager &pm, ModuleOp module,
+                               bool verifyEach) {
+  pm.enableVerifier(verifyEach);
+  if (failed(pm.run(module)))
+    return failure();
+  return verifyEach ? success() : verify(module);
 }
 
 /// Wall-clock milliseconds between laps.

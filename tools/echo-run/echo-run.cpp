@@ -183,6 +183,12 @@ static cl::opt<unsigned>
                 cl::desc("LLVM optimization level of the JIT (0-3); 0 "
                          "compiles fastest (tests)"),
                 cl::init(2), cl::cat(runCategory));
+static cl::opt<bool>
+    verifyEachOpt("verify-each",
+                  cl::desc("Verify the IR after every compiler pass, not "
+                           "only after each pipeline (slower; for debugging "
+                           "the compiler)"),
+                  cl::init(false), cl::cat(runCategory));
 static cl::opt<bool> quietOpt("quiet", cl::desc("Do not print losses"),
                               cl::init(false), cl::cat(runCategory));
 static StringOpt emitAotOpt(
@@ -345,6 +351,7 @@ int main(int argc, char **argv) {
   options.dump = dumpOpt;
   options.referenceDump = referenceDumpOpt;
   options.optLevel = optLevelOpt;
+  options.verifyEach = verifyEachOpt;
   options.quiet = quietOpt;
   options.planBuffers = planBuffersOpt;
   options.comparePlans = comparePlansOpt;

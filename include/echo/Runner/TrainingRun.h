@@ -50,6 +50,9 @@ struct TrainingRunOptions {
   /// check's step: no recomputation, no library calls), as --dump does.
   std::string referenceDump;
   unsigned optLevel = 2;
+  /// Verify the IR after every pass of the pipelines (echo-run
+  /// --verify-each), not only after each pipeline.
+  bool verifyEach = false;
   bool quiet = false;
   bool planBuffers = true;
   /// echo-pipeline's budget= (strategy budget).
