@@ -31,7 +31,12 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     `bufferization.to_buffer(acc)`, the sum named by `to_tensor restrict
     writable`; applied before the other patterns), so a gradient summed
     over the slices of one tensor never holds a second full-size tensor and
-    one-shot bufferization sees one short chain per slice.
+    one-shot bufferization sees one short chain per slice. An
+    `echo.slice` of an `echo.embedding` that takes whole rows, where every
+    user of the embedding is such a slice, becomes the embedding of the
+    sliced ids (a decoder reading its inputs one time step at a time
+    gathers each step's rows where it needs them; the gradient, formed
+    before, stays one scatter).
 
     `echo.dropout` draws its mask from a counter-based generator: element
     `i` (row-major) of a dropout with seed `s` is kept iff

@@ -42,14 +42,17 @@ struct ConvertEchoToLinalgPass
   void runOnOperation() override {
     inlineRecomputeRegions(getOperation());
     {
-      // Only on the adds, once each: nothing else is visited, folded or
-      // erased.
-      SmallVector<Operation *> adds;
-      getOperation()->walk([&](AddOp op) { adds.push_back(op); });
+      // Only on the adds and slices, once each: nothing else is visited,
+      // folded or erased.
+      SmallVector<Operation *> ops;
+      getOperation()->walk([&](Operation *op) {
+        if (isa<AddOp, SliceOp>(op))
+          ops.push_back(op);
+      });
       RewritePatternSet accumulation(&getContext());
       linalg_lowering::populateAccumulationPatterns(accumulation);
       (void)applyOpPatternsGreedily(
-          adds, std::move(accumulation),
+          ops, std::move(accumulation),
           GreedyRewriteConfig().enableFolding(false).setStrictness(
               GreedyRewriteStrictness::ExistingOps));
     }

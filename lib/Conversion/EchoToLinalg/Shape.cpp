@@ -181,6 +181,47 @@ struct AddSliceGradInPlace : OpRewritePattern<AddOp> {
   }
 };
 
+/// Whether `op` takes whole rows of an embedding: every index of the last
+/// (feature) dim, and at least one id dim.
+bool takesWholeRows(SliceOp op) {
+  auto type = cast<RankedTensorType>(op.getX().getType());
+  return type.getRank() >= 2 && op.getOffsets().back() == 0 &&
+         op.getSizes().back() == type.getShape().back();
+}
+
+/// `echo.slice(echo.embedding(ids, table))` where every user of the
+/// embedding takes whole rows is the embedding of the sliced ids (the same
+/// values: a gather copies rows). A decoder that reads its input
+/// embeddings one time step at a time, forward and where echo-recompute
+/// re-runs them for the backward, gathers each step's rows where it needs
+/// them, and the whole [batch, steps, features] tensor is never made. Run
+/// after echo-autodiff (it is part of the lowering), so the gradient stays
+/// one scatter over all ids.
+struct SliceOfEmbedding : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto embedding = op.getX().getDefiningOp<EmbeddingOp>();
+    if (!embedding || !llvm::all_of(embedding->getUsers(), [](Operation *u) {
+          auto slice = dyn_cast<SliceOp>(u);
+          return slice && takesWholeRows(slice);
+        }))
+      return failure();
+    auto idsType = cast<RankedTensorType>(embedding.getIds().getType());
+    ArrayRef<int64_t> offsets = op.getOffsets().drop_back();
+    ArrayRef<int64_t> sizes = op.getSizes().drop_back();
+    Value ids = SliceOp::create(rewriter, op.getLoc(), idsType.clone(sizes),
+                                embedding.getIds(),
+                                rewriter.getDenseI64ArrayAttr(offsets),
+                                rewriter.getDenseI64ArrayAttr(sizes));
+    rewriter.replaceOpWithNewOp<EmbeddingOp>(op, op.getType(), ids,
+                                             embedding.getTable());
+    if (embedding->use_empty())
+      rewriter.eraseOp(embedding);
+    return success();
+  }
+};
+
 /// One `tensor.concat`: its bufferization copies each input into its slice
 /// of one allocation. (A chain of insert_slice ops, one per input, made
 /// one-shot bufferization's conflict analysis quadratic in the chain: 18 s
@@ -319,7 +360,7 @@ void linalg_lowering::populateShapePatterns(RewritePatternSet &patterns) {
 
 void linalg_lowering::populateAccumulationPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<AddSliceGradInPlace>(patterns.getContext());
+  patterns.add<AddSliceGradInPlace, SliceOfEmbedding>(patterns.getContext());
 }
 
 void linalg_lowering::populateEmbeddingPatterns(RewritePatternSet &patterns) {

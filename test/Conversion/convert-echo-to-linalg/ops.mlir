@@ -581,6 +581,36 @@ func.func @slice_grad_sum(%a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>, %c: tens
 
 // -----
 
+// A slice of an embedding taking whole rows gathers the sliced ids: the
+// [4, 3, 8] embedding is never made (no gather of 12 rows, two of 4). An
+// embedding with a user that takes part of each row, or any other user,
+// stays whole.
+// CHECK-LABEL: func.func @slice_of_embedding
+// CHECK-SAME: (%[[IDS:.*]]: tensor<4x3xi32>, %[[T:.*]]: tensor<10x8xf32>)
+// CHECK-NOT: tensor<4x3x8xf32>
+// CHECK: %[[I0:.*]] = tensor.extract_slice %[[IDS]][0, 0] [4, 1] [1, 1] : tensor<4x3xi32> to tensor<4x1xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[I0]] : tensor<4x1xi32>) outs(%{{.*}} : tensor<4x1x8xf32>)
+// CHECK: %[[I2:.*]] = tensor.extract_slice %[[IDS]][0, 2] [4, 1] [1, 1] : tensor<4x3xi32> to tensor<4x1xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[I2]] : tensor<4x1xi32>) outs(%{{.*}} : tensor<4x1x8xf32>)
+// CHECK-LABEL: func.func @embedding_kept
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x3xi32>) outs(%{{.*}} : tensor<4x3x8xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [4, 1, 8]
+// CHECK: tensor.extract_slice %{{.*}}[0, 1, 0] [4, 1, 4]
+func.func @slice_of_embedding(%ids: tensor<4x3xi32>, %t: tensor<10x8xf32>) -> (tensor<4x1x8xf32>, tensor<4x1x8xf32>) {
+  %e = echo.embedding %ids, %t : (tensor<4x3xi32>, tensor<10x8xf32>) -> tensor<4x3x8xf32>
+  %a = echo.slice %e {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 4, 1, 8>} : (tensor<4x3x8xf32>) -> tensor<4x1x8xf32>
+  %b = echo.slice %e {offsets = array<i64: 0, 2, 0>, sizes = array<i64: 4, 1, 8>} : (tensor<4x3x8xf32>) -> tensor<4x1x8xf32>
+  return %a, %b : tensor<4x1x8xf32>, tensor<4x1x8xf32>
+}
+func.func @embedding_kept(%ids: tensor<4x3xi32>, %t: tensor<10x8xf32>) -> (tensor<4x1x8xf32>, tensor<4x1x4xf32>) {
+  %e = echo.embedding %ids, %t : (tensor<4x3xi32>, tensor<10x8xf32>) -> tensor<4x3x8xf32>
+  %a = echo.slice %e {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 4, 1, 8>} : (tensor<4x3x8xf32>) -> tensor<4x1x8xf32>
+  %b = echo.slice %e {offsets = array<i64: 0, 1, 0>, sizes = array<i64: 4, 1, 4>} : (tensor<4x3x8xf32>) -> tensor<4x1x4xf32>
+  return %a, %b : tensor<4x1x8xf32>, tensor<4x1x4xf32>
+}
+
+// -----
+
 // broadcast is a linalg.generic reading x without the added dims (so
 // elementwise fusion can fold it into its consumers).
 // CHECK-DAG: #[[DROP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
