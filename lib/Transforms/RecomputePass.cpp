@@ -274,45 +274,24 @@ struct EchoRecomputePass
     // reuse window no value needed; echo at several heavy budgets; a search
     // that reaches one plan twice): each distinct step is lowered once in
     // the pass's run, told apart by its printed form (milliseconds, where a
-    // lowering takes a second at paper size). Within a call the texts are
-    // compared; across calls their two 64-bit hashes and length are kept.
-    SmallVector<std::optional<size_t>> lowerings;
-    SmallVector<std::optional<int64_t>> known;
-    SmallVector<size_t> distinct;
-    SmallVector<StepKey> distinctKeys;
+    // lowering takes a second at paper size), kept as two 64-bit hashes and
+    // its length.
+    SmallVector<StepKey> keys;
+    SmallVector<size_t> distinct;       // indices into steps, one per new key
+    std::map<StepKey, size_t> lowering; // new key -> index into distinct
     {
-      std::vector<std::string> texts;
-      DenseMap<llvm::hash_code, SmallVector<size_t, 1>> byHash;
       OpPrintingFlags flags;
       flags.printGenericOpForm().useLocalScope();
-      for (func::FuncOp step : steps) {
+      for (auto [i, step] : llvm::enumerate(steps)) {
         std::string text;
         llvm::raw_string_ostream os(text);
         step->print(os, flags);
         StepKey key{llvm::xxh3_64bits(text),
                     static_cast<uint64_t>(llvm::hash_value(text)), text.size()};
-        auto seen = loweredSteps.find(key);
-        if (seen != loweredSteps.end()) {
-          known.push_back(seen->second);
-          lowerings.push_back(std::nullopt);
-          texts.emplace_back();
-          continue;
-        }
-        known.push_back(std::nullopt);
-        SmallVector<size_t, 1> &same =
-            byHash[llvm::hash_code(std::get<1>(key))];
-        auto it = llvm::find_if(
-            same, [&](size_t i) { return texts[distinct[i]] == text; });
-        if (it != same.end()) {
-          lowerings.push_back(*it);
-          texts.emplace_back();
-          continue;
-        }
-        same.push_back(distinct.size());
-        lowerings.push_back(distinct.size());
-        distinct.push_back(texts.size());
-        distinctKeys.push_back(key);
-        texts.push_back(std::move(text));
+        keys.push_back(key);
+        if (!loweredSteps.count(key) &&
+            lowering.try_emplace(key, distinct.size()).second)
+          distinct.push_back(i);
       }
     }
     numPlansLowered += distinct.size();
@@ -340,15 +319,10 @@ struct EchoRecomputePass
     if (!modules.empty() && failed(each.run(container)))
       return func::FuncOp(steps.front()).emitError()
              << "echo-recompute: plan-pipeline failed on a candidate step";
-    SmallVector<int64_t> bytes;
-    for (auto [constStep, lowering, cached] :
-         llvm::zip(steps, lowerings, known)) {
-      if (cached) {
-        bytes.push_back(*cached);
-        continue;
-      }
-      func::FuncOp step = constStep;
-      ModuleOp module = modules[*lowering];
+    // Each new step's bytes, read from its lowered module.
+    for (auto [key, index] : lowering) {
+      func::FuncOp step = steps[distinct[index]];
+      ModuleOp module = modules[index];
       auto lowered = module.lookupSymbol<func::FuncOp>(step.getSymName());
       auto plan = lowered ? lowered->getAttrOfType<DictionaryAttr>(
                                 EchoDialect::getBufferPlanAttrName())
@@ -364,9 +338,11 @@ struct EchoRecomputePass
                << EchoDialect::getBufferPlanAttrName()
                << "' with arena, argument and unplanned bytes (does it end "
                   "with echo-plan-buffers?)";
-      loweredSteps[distinctKeys[*lowering]] = *stepBytes;
-      bytes.push_back(*stepBytes);
+      loweredSteps[key] = *stepBytes;
     }
+    SmallVector<int64_t> bytes;
+    for (const StepKey &key : keys)
+      bytes.push_back(loweredSteps.at(key));
     return bytes;
   }
 

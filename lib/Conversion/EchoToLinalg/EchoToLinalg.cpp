@@ -49,10 +49,10 @@ struct ConvertEchoToLinalgPass
         if (isa<AddOp, SliceOp>(op))
           ops.push_back(op);
       });
-      RewritePatternSet accumulation(&getContext());
-      linalg_lowering::populateAccumulationPatterns(accumulation);
+      RewritePatternSet preLowering(&getContext());
+      linalg_lowering::populatePreLoweringPatterns(preLowering);
       (void)applyOpPatternsGreedily(
-          ops, std::move(accumulation),
+          ops, std::move(preLowering),
           GreedyRewriteConfig().enableFolding(false).setStrictness(
               GreedyRewriteStrictness::ExistingOps));
     }

@@ -31,7 +31,7 @@ void populateShapePatterns(RewritePatternSet &patterns);
 /// Adds the rewrites applied before the lowering, on Echo ops: a sum of
 /// slice gradients adds each slice in place, and a slice of an embedding
 /// taking whole rows gathers the sliced ids (Shape.cpp).
-void populateAccumulationPatterns(RewritePatternSet &patterns);
+void populatePreLoweringPatterns(RewritePatternSet &patterns);
 
 /// Adds the lowerings of embedding and embedding_grad (Shape.cpp).
 void populateEmbeddingPatterns(RewritePatternSet &patterns);

@@ -358,8 +358,7 @@ void linalg_lowering::populateShapePatterns(RewritePatternSet &patterns) {
                ReshapeLowering, TransposeLowering>(patterns.getContext());
 }
 
-void linalg_lowering::populateAccumulationPatterns(
-    RewritePatternSet &patterns) {
+void linalg_lowering::populatePreLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<AddSliceGradInPlace, SliceOfEmbedding>(patterns.getContext());
 }
 
