@@ -35,8 +35,16 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     `echo.slice` of an `echo.embedding` that takes whole rows, where every
     user of the embedding is such a slice, becomes the embedding of the
     sliced ids (a decoder reading its inputs one time step at a time
-    gathers each step's rows where it needs them; the gradient, formed
-    before, stays one scatter).
+    gathers each step's rows where it needs them). Its gradient, first:
+    an `echo.embedding_grad` of a sum of slice gradients that take whole
+    rows, where the table's gradient is the step's result or no larger
+    than that sum, becomes the sum of the embedding gradients of each
+    slice's ids, each where its slice's gradient is made, and
+    `echo.add(acc, echo.embedding_grad(...))` scatters into acc's buffer in
+    place (the rule above); every scatter writes the buffer of its
+    zero-filled table through `to_buffer`/`to_tensor restrict writable`,
+    so a table gradient that is the step's result is written in the
+    caller's buffer.
 
     `echo.dropout` draws its mask from a counter-based generator: element
     `i` (row-major) of a dropout with seed `s` is kept iff

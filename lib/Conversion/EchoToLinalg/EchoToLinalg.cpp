@@ -41,6 +41,7 @@ struct ConvertEchoToLinalgPass
     : echo::impl::ConvertEchoToLinalgBase<ConvertEchoToLinalgPass> {
   void runOnOperation() override {
     inlineRecomputeRegions(getOperation());
+    linalg_lowering::scatterEmbeddingGradsBySlice(getOperation());
     {
       // Only on the adds and slices, once each: nothing else is visited,
       // folded or erased.

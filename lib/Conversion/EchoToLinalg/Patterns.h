@@ -12,6 +12,7 @@
 #define ECHO_LIB_CONVERSION_ECHOTOLINALG_PATTERNS_H
 
 namespace mlir {
+class Operation;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -29,9 +30,20 @@ void populateMaskPackingPatterns(RewritePatternSet &patterns);
 void populateShapePatterns(RewritePatternSet &patterns);
 
 /// Adds the rewrites applied before the lowering, on Echo ops: a sum of
-/// slice gradients adds each slice in place, and a slice of an embedding
+/// slice gradients adds each slice in place, an embedding gradient summed
+/// into another is scattered into it in place, and a slice of an embedding
 /// taking whole rows gathers the sliced ids (Shape.cpp).
 void populatePreLoweringPatterns(RewritePatternSet &patterns);
+
+/// Under `root`, an embedding gradient of a sum of slice gradients that
+/// take whole rows (an embedding read one time step at a time) becomes the
+/// sum of the embedding gradients of each slice's ids, each placed where
+/// its slice's gradient is made: the table's gradient accumulates step by
+/// step (AddEmbeddingGradInPlace) and the [batch, steps, features] sum of
+/// the rows' gradients is never made. Only where the table's gradient is
+/// the step's result (the caller's buffer) or no larger than that sum
+/// (Shape.cpp). Runs before the pre-lowering rewrites.
+void scatterEmbeddingGradsBySlice(Operation *root);
 
 /// Adds the lowerings of embedding and embedding_grad (Shape.cpp).
 void populateEmbeddingPatterns(RewritePatternSet &patterns);

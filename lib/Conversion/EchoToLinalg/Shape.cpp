@@ -291,65 +291,201 @@ struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
   }
 };
 
-/// dtable[ids[i], :] += dy[i, :], one row per token in an scf.for.
+/// Adds each token's row of `op`'s dy into its id's row of `table` (a
+/// memref of the table's shape, written in place): an `scf.for` over the
+/// tokens, a `linalg.generic` per row on subviews. The ids and dy are read
+/// through read-only `to_buffer`s.
+void scatterRows(OpBuilder &b, EmbeddingGradOp op, Value table) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Type element = type.getElementType();
+  int64_t h = type.getDimSize(1);
+  Value idsTensor = flatten(b, loc, op.getIds());
+  auto idsType = cast<RankedTensorType>(idsTensor.getType());
+  int64_t tokens = idsType.getDimSize(0);
+  Value dyTensor = op.getDy();
+  auto dyType = cast<RankedTensorType>(dyTensor.getType());
+  if (dyType.getRank() != 2) {
+    SmallVector<ReassociationIndices> reassoc(2);
+    for (int64_t i = 0; i + 1 < dyType.getRank(); ++i)
+      reassoc[0].push_back(i);
+    reassoc[1].push_back(dyType.getRank() - 1);
+    dyTensor = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({tokens, h}, element), dyTensor, reassoc);
+  }
+  Value ids = bufferization::ToBufferOp::create(
+      b, loc, stridedType(idsType.getShape(), idsType.getElementType()),
+      idsTensor, /*read_only=*/true);
+  Value dy = bufferization::ToBufferOp::create(
+      b, loc, stridedType({tokens, h}, element), dyTensor,
+      /*read_only=*/true);
+  // One op per statement (argument evaluation order is unspecified).
+  Value lower = indexConst(b, loc, 0);
+  Value upper = indexConst(b, loc, tokens);
+  Value step = indexConst(b, loc, 1);
+  scf::ForOp::create(
+      b, loc, lower, upper, step, ValueRange{},
+      [&](OpBuilder &nb, Location l, Value t, ValueRange) {
+        Value id = memref::LoadOp::create(nb, l, ids, ValueRange{t});
+        Value row = arith::IndexCastOp::create(nb, l, nb.getIndexType(), id);
+        SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1),
+                                           nb.getIndexAttr(h)};
+        SmallVector<OpFoldResult> strides(2, nb.getIndexAttr(1));
+        Value from = memref::SubViewOp::create(
+            nb, l, dy, SmallVector<OpFoldResult>{t, nb.getIndexAttr(0)}, sizes,
+            strides);
+        Value into = memref::SubViewOp::create(
+            nb, l, table, SmallVector<OpFoldResult>{row, nb.getIndexAttr(0)},
+            sizes, strides);
+        AffineMap rowMap = nb.getMultiDimIdentityMap(2);
+        SmallVector<utils::IteratorType> parallel(
+            2, utils::IteratorType::parallel);
+        linalg::GenericOp::create(
+            nb, l, TypeRange{}, ValueRange{from}, ValueRange{into},
+            SmallVector<AffineMap>(2, rowMap), parallel,
+            [](OpBuilder &bb, Location bl, ValueRange args) {
+              Value sum = arith::AddFOp::create(bb, bl, args[1], args[0]);
+              linalg::YieldOp::create(bb, bl, sum);
+            });
+        scf::YieldOp::create(nb, l);
+      });
+}
+
+/// dtable[ids[i], :] += dy[i, :] on a zero-filled table, one row per token
+/// (scatterRows), named by `to_tensor restrict writable`: the table is the
+/// fill's buffer, so a gradient that is the step's result is written in
+/// the caller's buffer (no copy at the end).
 struct EmbeddingGradLowering : OpRewritePattern<EmbeddingGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
-    int64_t h = type.getDimSize(1);
-    Value ids = flatten(rewriter, loc, op.getIds());
-    int64_t tokens = cast<RankedTensorType>(ids.getType()).getDimSize(0);
-    auto dyType = cast<RankedTensorType>(op.getDy().getType());
-    auto dy2Type = RankedTensorType::get({tokens, h}, type.getElementType());
-    Value dy = op.getDy();
-    if (dyType.getRank() != 2) {
-      SmallVector<ReassociationIndices> reassoc(2);
-      for (int64_t i = 0; i + 1 < dyType.getRank(); ++i)
-        reassoc[0].push_back(i);
-      reassoc[1].push_back(dyType.getRank() - 1);
-      dy = tensor::CollapseShapeOp::create(rewriter, loc, dy2Type, dy, reassoc);
-    }
-    auto rowType = RankedTensorType::get({1, h}, type.getElementType());
-    Value init = zeros(rewriter, loc, type);
-    // One op per statement (argument evaluation order is unspecified).
-    Value lower = indexConst(rewriter, loc, 0);
-    Value upper = indexConst(rewriter, loc, tokens);
-    Value step = indexConst(rewriter, loc, 1);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, lower, upper, step, ValueRange{init},
-        [&](OpBuilder &b, Location l, Value i, ValueRange iter) {
-          Value id = tensor::ExtractOp::create(b, l, ids, ValueRange{i});
-          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
-          SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                             b.getIndexAttr(h)};
-          SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-          SmallVector<OpFoldResult> src = {i, b.getIndexAttr(0)};
-          SmallVector<OpFoldResult> dst = {row, b.getIndexAttr(0)};
-          Value g = tensor::ExtractSliceOp::create(b, l, rowType, dy, src,
-                                                   sizes, strides);
-          Value cur = tensor::ExtractSliceOp::create(b, l, rowType, iter[0],
-                                                     dst, sizes, strides);
-          // The row accumulates in place (outs is the row itself), so
-          // that bufferization writes the table's row directly: no
-          // temporary row and copy per token.
-          AffineMap rowMap = b.getMultiDimIdentityMap(2);
-          Value sum = buildGeneric(
-              b, l, ValueRange{g}, {rowMap, rowMap}, cur,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::AddFOp::create(nb, nl, a[1], a[0]);
-              });
-          Value next = tensor::InsertSliceOp::create(b, l, sum, iter[0], dst,
-                                                     sizes, strides);
-          scf::YieldOp::create(b, l, next);
-        });
-    rewriter.replaceOp(op, loop.getResult(0));
+    Value table = bufferization::ToBufferOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        zeros(rewriter, loc, type), /*read_only=*/false);
+    scatterRows(rewriter, op, table);
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, type, table, /*restrict=*/true, /*writable=*/true);
     return success();
   }
 };
 
+/// `echo.add(acc, echo.embedding_grad(ids, dy))` where the embedding
+/// gradient has no other user and acc may be written in place
+/// (canAccumulateInPlace) adds each token's dy row into acc's buffer
+/// (scatterRows on `to_buffer(acc)`), the sum named by `to_tensor restrict
+/// writable`. No zero-filled table of its own per embedding gradient.
+struct AddEmbeddingGradInPlace : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    // The sum's operand first (acc + g, as the split builds it), then g + acc.
+    for (unsigned i : {1u, 0u}) {
+      auto grad = op->getOperand(i).getDefiningOp<EmbeddingGradOp>();
+      OpOperand &acc = op->getOpOperand(1 - i);
+      if (!grad || !grad->hasOneUse() || acc.get() == grad.getResult() ||
+          !canAccumulateInPlace(acc))
+        continue;
+      auto type = cast<RankedTensorType>(op.getType());
+      Value table = bufferization::ToBufferOp::create(
+          rewriter, op.getLoc(),
+          MemRefType::get(type.getShape(), type.getElementType()), acc.get(),
+          /*read_only=*/false);
+      scatterRows(rewriter, grad, table);
+      rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+          op, type, table, /*restrict=*/true, /*writable=*/true);
+      rewriter.eraseOp(grad);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The slice gradients summed into `dy` (a tree of adds, each with one
+/// user, down to slice gradients with one user that take whole rows), in
+/// program order; empty where dy is anything else.
+SmallVector<SliceGradOp> sliceGradLeaves(Value dy, Block *block) {
+  SmallVector<SliceGradOp> leaves;
+  SmallVector<Value> work = {dy};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block || !v.hasOneUse())
+      return {};
+    if (auto add = dyn_cast<AddOp>(def)) {
+      work.push_back(add.getRhs());
+      work.push_back(add.getLhs());
+      continue;
+    }
+    auto grad = dyn_cast<SliceGradOp>(def);
+    auto part = grad ? cast<RankedTensorType>(grad.getDy().getType()) : nullptr;
+    if (!grad || grad.getOffsets().back() != 0 ||
+        part.getShape().back() !=
+            cast<RankedTensorType>(v.getType()).getShape().back())
+      return {};
+    leaves.push_back(grad);
+  }
+  llvm::sort(leaves, [](SliceGradOp a, SliceGradOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  return leaves;
+}
+
 } // namespace
+
+void linalg_lowering::scatterEmbeddingGradsBySlice(Operation *root) {
+  SmallVector<EmbeddingGradOp> grads;
+  root->walk([&](EmbeddingGradOp op) { grads.push_back(op); });
+  for (EmbeddingGradOp op : grads) {
+    // Only where the table's gradient costs no bytes of its own from the
+    // first slice on: it is the step's result (the caller's buffer), or no
+    // larger than the gradient of the rows it replaces.
+    auto table = cast<RankedTensorType>(op.getType());
+    auto rows = cast<RankedTensorType>(op.getDy().getType());
+    bool result =
+        op->hasOneUse() && op->user_begin()->hasTrait<OpTrait::ReturnLike>();
+    if (!result && table.getNumElements() > rows.getNumElements())
+      continue;
+    SmallVector<SliceGradOp> leaves =
+        sliceGradLeaves(op.getDy(), op->getBlock());
+    Value ids = op.getIds();
+    if (leaves.size() < 2 ||
+        (ids.getDefiningOp() &&
+         !ids.getDefiningOp()->isBeforeInBlock(leaves.front())))
+      continue;
+    auto idsType = cast<RankedTensorType>(ids.getType());
+    OpBuilder b(op);
+    Value sum;
+    for (SliceGradOp leaf : leaves) {
+      b.setInsertionPointAfter(leaf);
+      Location loc = leaf.getLoc();
+      auto part = cast<RankedTensorType>(leaf.getDy().getType());
+      ArrayRef<int64_t> offsets = leaf.getOffsets().drop_back();
+      ArrayRef<int64_t> sizes = part.getShape().drop_back();
+      Value partIds = SliceOp::create(b, loc, idsType.clone(sizes), ids,
+                                      b.getDenseI64ArrayAttr(offsets),
+                                      b.getDenseI64ArrayAttr(sizes));
+      Value g =
+          EmbeddingGradOp::create(b, op.getLoc(), table, partIds, leaf.getDy());
+      sum = sum ? AddOp::create(b, loc, sum, g).getResult() : g;
+    }
+    Value dy = op.getDy();
+    op.replaceAllUsesWith(sum);
+    op.erase();
+    // The adds and slice gradients of the old sum, users first.
+    SmallVector<Operation *> dead = {dy.getDefiningOp()};
+    while (!dead.empty()) {
+      Operation *d = dead.pop_back_val();
+      SmallVector<Value> operands(d->getOperands());
+      d->erase();
+      for (Value v : operands)
+        if (Operation *def = v.getDefiningOp();
+            def && v.use_empty() && isa<AddOp, SliceGradOp>(def))
+          dead.push_back(def);
+    }
+  }
+}
 
 void linalg_lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<BroadcastLowering, ReduceLowering<ReduceSumOp, false>,
@@ -359,7 +495,8 @@ void linalg_lowering::populateShapePatterns(RewritePatternSet &patterns) {
 }
 
 void linalg_lowering::populatePreLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<AddSliceGradInPlace, SliceOfEmbedding>(patterns.getContext());
+  patterns.add<AddSliceGradInPlace, AddEmbeddingGradInPlace, SliceOfEmbedding>(
+      patterns.getContext());
 }
 
 void linalg_lowering::populateEmbeddingPatterns(RewritePatternSet &patterns) {

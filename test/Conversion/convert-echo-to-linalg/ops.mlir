@@ -611,6 +611,70 @@ func.func @embedding_kept(%ids: tensor<4x3xi32>, %t: tensor<10x8xf32>) -> (tenso
 
 // -----
 
+// The gradient of an embedding read one step at a time (a sum of slice
+// gradients that take whole rows) scatters each step's rows where that
+// step's gradient is made: the table is zero-filled once, each scatter adds
+// into its buffer (an scf.for of row generics on subviews, the sum named by
+// to_tensor restrict writable), in program order (ids' column 2, 1, 0); the
+// [4, 3, 8] sum of the rows' gradients is never made. Where the table's
+// gradient is not the step's result and is larger than that sum
+// (@embedding_grad_kept: 20 x 8 values against 4 x 3 x 8), it stays one scatter of
+// the summed rows.
+// CHECK-LABEL: func.func @embedding_grad_by_slice
+// CHECK-SAME: (%[[IDS:.*]]: tensor<4x3xi32>, %[[A:.*]]: tensor<4x1x8xf32>, %[[B:.*]]: tensor<4x1x8xf32>, %[[C:.*]]: tensor<4x1x8xf32>)
+// CHECK-NOT: tensor<4x3x8xf32>
+// CHECK: %[[I2:.*]] = tensor.extract_slice %[[IDS]][0, 2] [4, 1] [1, 1] : tensor<4x3xi32> to tensor<4x1xi32>
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} -> tensor<20x8xf32>
+// CHECK: %[[T0:.*]] = bufferization.to_buffer %[[Z]] : tensor<20x8xf32> to memref<20x8xf32>
+// CHECK: tensor.collapse_shape %[[A]]
+// CHECK: scf.for
+// CHECK: memref.load
+// CHECK: %[[ROW0:.*]] = memref.subview %[[T0]][%{{.*}}, 0] [1, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[ROW0]] :
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[S0:.*]] = bufferization.to_tensor %[[T0]] restrict writable
+// CHECK: tensor.extract_slice %[[IDS]][0, 1] [4, 1] [1, 1]
+// CHECK: %[[T1:.*]] = bufferization.to_buffer %[[S0]] : tensor<20x8xf32> to memref<20x8xf32>
+// CHECK: tensor.collapse_shape %[[B]]
+// CHECK: scf.for
+// CHECK: memref.subview %[[T1]]
+// CHECK: %[[S1:.*]] = bufferization.to_tensor %[[T1]] restrict writable
+// CHECK: tensor.extract_slice %[[IDS]][0, 0] [4, 1] [1, 1]
+// CHECK: %[[T2:.*]] = bufferization.to_buffer %[[S1]]
+// CHECK: tensor.collapse_shape %[[C]]
+// CHECK: scf.for
+// CHECK: memref.subview %[[T2]]
+// CHECK: %[[S2:.*]] = bufferization.to_tensor %[[T2]] restrict writable
+// CHECK: return %[[S2]]
+// CHECK-LABEL: func.func @embedding_grad_kept
+// CHECK: tensor<4x3x8xf32>
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} -> tensor<20x8xf32>
+// CHECK: %[[T:.*]] = bufferization.to_buffer %[[Z]]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<4x3xi32> into tensor<12xi32>
+// CHECK: scf.for
+// CHECK: memref.subview %[[T]]
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @embedding_grad_by_slice(%ids: tensor<4x3xi32>, %a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>, %c: tensor<4x1x8xf32>) -> tensor<20x8xf32> {
+  %ga = echo.slice_grad %a {offsets = array<i64: 0, 2, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %gb = echo.slice_grad %b {offsets = array<i64: 0, 1, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s1 = echo.add %ga, %gb : tensor<4x3x8xf32>
+  %gc = echo.slice_grad %c {offsets = array<i64: 0, 0, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s2 = echo.add %s1, %gc : tensor<4x3x8xf32>
+  %t = echo.embedding_grad %ids, %s2 : (tensor<4x3xi32>, tensor<4x3x8xf32>) -> tensor<20x8xf32>
+  return %t : tensor<20x8xf32>
+}
+func.func @embedding_grad_kept(%ids: tensor<4x3xi32>, %a: tensor<4x1x8xf32>, %b: tensor<4x1x8xf32>) -> tensor<20x8xf32> {
+  %ga = echo.slice_grad %a {offsets = array<i64: 0, 2, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %gb = echo.slice_grad %b {offsets = array<i64: 0, 1, 0>} : (tensor<4x1x8xf32>) -> tensor<4x3x8xf32>
+  %s1 = echo.add %ga, %gb : tensor<4x3x8xf32>
+  %t = echo.embedding_grad %ids, %s1 : (tensor<4x3xi32>, tensor<4x3x8xf32>) -> tensor<20x8xf32>
+  %u = echo.mul %t, %t : tensor<20x8xf32>
+  return %u : tensor<20x8xf32>
+}
+
+// -----
+
 // broadcast is a linalg.generic reading x without the added dims (so
 // elementwise fusion can fold it into its consumers).
 // CHECK-DAG: #[[DROP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
