@@ -278,6 +278,9 @@ FailureOr<RecomputePlan> planRecompute(func::FuncOp func,
 
 /// The most chunks `chooseLossChunks` tries (each chunk is a dozen ops).
 constexpr int64_t kMaxLossChunks = 64;
+/// The most chunks it tries with a chunk per block of rows of the output
+/// layer's input (one per decoder step).
+constexpr int64_t kMaxAlignedLossChunks = 256;
 
 /// Chunks the output layer and loss of the training step `func` into
 /// `chunks` row chunks (Liger-Kernel's fused linear cross-entropy): the
@@ -292,15 +295,28 @@ constexpr int64_t kMaxLossChunks = 64;
 /// (`total_rows` = R), on which each reader runs (row-wise readers are
 /// concatenated, summing ones added up chunk by chunk); the loss is the
 /// terms' sum over R. Nothing is recomputed. Chunks have ceil(R / chunks)
-/// rows, the last one fewer. Records `echo.chunked_loss`. Fails, leaving
-/// `func` as it was, when the step has no such loss or `chunks` < 2.
-LogicalResult chunkLoss(func::FuncOp func, int64_t chunks);
+/// rows, the last one fewer. A chunk's rows of the layer's input that are
+/// an operand of its row concatenation are that operand, and slices of the
+/// row-wise readers' results that take one chunk's rows are that chunk's
+/// rows. Where no reader's result is then read whole, the chunks are built
+/// in the order their rows are first read and each chunk after the first
+/// runs right before its values are first read (the loss where it is
+/// read): a decoder's output layer runs one step's chunk where that step's
+/// backward begins, and `*placed` (when given) is set; `place` = false
+/// keeps row order and every chunk where the gradient was formed. Records
+/// `echo.chunked_loss`. Fails, leaving `func` as it was, when the step has
+/// no such loss or `chunks` < 2.
+LogicalResult chunkLoss(func::FuncOp func, int64_t chunks,
+                        bool *placed = nullptr, bool place = true);
 
 /// The cost model of `chunk-loss=auto`: 0 (do not chunk) when the loss
-/// cannot be chunked or when no chunking lowers the estimated peak; else the
-/// fewest chunks, of 2, 4, ... kMaxLossChunks, whose estimated peak is within
-/// 1% of the largest saving any of them makes (fewer chunks run larger
-/// GEMMs).
+/// cannot be chunked or when no chunking lowers the estimated peak (chunks
+/// not placed); else, where the layer's input is a concatenation of at
+/// most kMaxAlignedLossChunks equal row blocks whose chunks are placed
+/// where they are read (chunkLoss) and that lowers the estimated peak, a
+/// chunk per block; else the fewest chunks, of 2, 4, ... kMaxLossChunks,
+/// whose estimated peak is within 1% of the largest saving any of them
+/// makes (fewer chunks run larger GEMMs).
 int64_t chooseLossChunks(func::FuncOp func);
 
 //===----------------------------------------------------------------------===//

@@ -27,6 +27,8 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::echo;
 
@@ -200,6 +202,133 @@ Value cloneLayer(OpBuilder &b, ArrayRef<Operation *> layer, IRMapping &mapping,
   return last->getResult(0);
 }
 
+/// The input of the concatenation `slice` reads that is exactly what it
+/// takes (the same rows along the concatenation's axis, every index of the
+/// other dims), or null.
+Value partOfConcat(SliceOp slice) {
+  auto concat = slice.getX().getDefiningOp<ConcatOp>();
+  if (!concat)
+    return {};
+  int64_t axis = concat.getAxis();
+  auto type = cast<RankedTensorType>(slice.getType());
+  auto whole = cast<RankedTensorType>(concat.getType());
+  for (int64_t d = 0; d < whole.getRank(); ++d)
+    if (d != axis && (slice.getOffsets()[d] != 0 ||
+                      type.getDimSize(d) != whole.getDimSize(d)))
+      return {};
+  int64_t at = 0;
+  for (Value input : concat.getInputs()) {
+    if (at == slice.getOffsets()[axis])
+      return input.getType() == type ? input : Value();
+    at += cast<RankedTensorType>(input.getType()).getDimSize(axis);
+  }
+  return {};
+}
+
+/// The first of `op`'s users in its block, or null.
+Operation *firstUser(Operation *op) {
+  Operation *first = nullptr;
+  for (Operation *user : op->getUsers()) {
+    user = op->getBlock()->findAncestorOpInBlock(*user);
+    if (user && (!first || user->isBeforeInBlock(first)))
+      first = user;
+  }
+  return first;
+}
+
+/// Moves `ops` (in order, in one block) right before the first op outside
+/// them that reads one of their results, where that is after them; a
+/// reader in a group of `groupOf` (another chunk) counts as that group's
+/// first op, so that chunks are never interleaved.
+void sinkToFirstReader(ArrayRef<Operation *> ops,
+                       const DenseMap<Operation *, Operation *> &groupOf) {
+  if (ops.empty())
+    return;
+  DenseSet<Operation *> own(ops.begin(), ops.end());
+  Operation *target = nullptr;
+  for (Operation *op : ops)
+    for (Operation *user : op->getUsers()) {
+      user = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!user || own.contains(user))
+        continue;
+      if (Operation *first = groupOf.lookup(user))
+        user = first;
+      if (!target || user->isBeforeInBlock(target))
+        target = user;
+    }
+  if (!target || target->isBeforeInBlock(ops.back()))
+    return;
+  for (Operation *op : ops)
+    op->moveBefore(target);
+}
+
+/// The order in which chunks are built: by where their rows of a row-wise
+/// reader's result are first read, where every such result is read only
+/// by slices taking one chunk's rows each (the gradient of a concatenation
+/// of the rows: one decoder step per chunk); chunks whose rows nothing
+/// reads come last. Row order where no reader is such.
+SmallVector<size_t> readOrder(const ChunkableLoss &c,
+                              ArrayRef<std::pair<int64_t, int64_t>> parts) {
+  SmallVector<size_t> order(parts.size());
+  std::iota(order.begin(), order.end(), 0);
+  SmallVector<Operation *> firstRead(parts.size(), nullptr);
+  for (OpOperand *use : c.readers) {
+    Value result = use->getOwner()->getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<std::pair<size_t, Operation *>> reads;
+    bool rowWise = !result.use_empty();
+    for (Operation *user : result.getUsers()) {
+      auto slice = dyn_cast<SliceOp>(user);
+      const auto *part =
+          slice ? llvm::find_if(parts,
+                                [&](auto p) {
+                                  return slice.getOffsets()[0] == p.first &&
+                                         slice.getSizes()[0] == p.second;
+                                })
+                : parts.end();
+      bool wholeRows =
+          slice &&
+          llvm::all_of(llvm::seq<int64_t>(1, type.getRank()), [&](int64_t d) {
+            return slice.getOffsets()[d] == 0 &&
+                   slice.getSizes()[d] == type.getDimSize(d);
+          });
+      if (part == parts.end() || !wholeRows) {
+        rowWise = false;
+        break;
+      }
+      if (Operation *read = firstUser(slice))
+        reads.push_back({static_cast<size_t>(part - parts.begin()), read});
+    }
+    if (!rowWise)
+      continue;
+    for (auto [k, read] : reads)
+      if (!firstRead[k] || read->isBeforeInBlock(firstRead[k]))
+        firstRead[k] = read;
+  }
+  if (llvm::all_of(firstRead, [](Operation *op) { return !op; }))
+    return order;
+  llvm::sort(order, [&](size_t a, size_t b) {
+    Operation *x = firstRead[a], *y = firstRead[b];
+    if (x && y && x != y)
+      return x->isBeforeInBlock(y);
+    if (!x != !y)
+      return x != nullptr; // read before unread
+    return a < b;
+  });
+  return order;
+}
+
+/// The number of equal row blocks `x` is concatenated from (along dim 0),
+/// or 0.
+int64_t concatenatedRowBlocks(Value x) {
+  auto concat = x.getDefiningOp<ConcatOp>();
+  if (!concat || concat.getAxis() != 0 || concat.getInputs().size() < 2)
+    return 0;
+  return llvm::all_equal(concat.getInputs().getTypes())
+             ? static_cast<int64_t>(concat.getInputs().size())
+             : 0;
+}
+
 /// Records the ops a rewrite creates, to erase them if it fails.
 struct Recorder : OpBuilder::Listener {
   void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
@@ -210,7 +339,8 @@ struct Recorder : OpBuilder::Listener {
 
 } // namespace
 
-LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
+LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks,
+                                    bool *placed, bool place) {
   std::optional<ChunkableLoss> found = findChunkableLoss(func);
   if (!found || chunks < 2)
     return failure();
@@ -221,6 +351,13 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
     parts.push_back({offset, std::min(size, c.rows - offset)});
   if (parts.size() < 2)
     return failure();
+  // The chunks in the order their rows of the input gradient are first
+  // read (a decoder's backward reads its last step's rows first), else in
+  // row order.
+  SmallVector<size_t> order(parts.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (place)
+    order = readOrder(c, parts);
 
   // Where the logits gradient was formed: per chunk, the logits, their
   // terms of the loss, their gradient and each reader on the chunk.
@@ -232,24 +369,25 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
   auto f32 = cast<RankedTensorType>(c.loss.getType());
   struct Partial {
     Value sum;
-    SmallVector<Value> rows;
+    SmallVector<Value> rows; // by part (row order)
     bool summed = false;
   };
   SmallVector<Partial> partials(c.readers.size());
-  SmallVector<Value> terms;
-  for (auto [k, part] : llvm::enumerate(parts)) {
-    auto [offset, rows] = part;
+  for (Partial &partial : partials)
+    partial.rows.resize(parts.size());
+  SmallVector<Value> terms(parts.size());
+  // The ops each chunk made, in build order.
+  SmallVector<SmallVector<Operation *>> chunkOps;
+  for (auto [built, k] : llvm::enumerate(order)) {
+    auto [offset, rows] = parts[k];
+    size_t first = recorder.created.size();
     IRMapping mapping;
     Value x = sliceRows(b, loc, c.x, offset, rows);
-    // The backward pass begins here, before the loss it forms.
-    if (k == 0)
-      x.getDefiningOp()->setAttr(EchoDialect::getBackwardBeginAttrName(),
-                                 b.getUnitAttr());
     mapping.map(c.x, x);
     Value logits = cloneLayer(b, c.layer, mapping, rows);
     Value chunkLabels = sliceRows(b, loc, labels, offset, rows);
-    terms.push_back(CrossEntropyTermsOp::create(b, loc, f32.clone({rows}),
-                                                logits, chunkLabels));
+    terms[k] = CrossEntropyTermsOp::create(b, loc, f32.clone({rows}), logits,
+                                           chunkLabels);
     auto grad = CrossEntropyGradOp::create(
         b, loc, cast<RankedTensorType>(logits.getType()), logits, chunkLabels,
         c.grad.getDloss(), b.getI64IntegerAttr(c.rows));
@@ -258,7 +396,7 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
       Value v = cast<RowChunkOpInterface>(use->getOwner())
                     .buildOnRowChunk(b, use->getOperandNumber(), grad, offset,
                                      summed);
-      if (!v || (k > 0 && summed != partial.summed)) {
+      if (!v || (built > 0 && summed != partial.summed)) {
         for (Operation *op : llvm::reverse(recorder.created)) {
           op->dropAllUses();
           op->erase();
@@ -267,18 +405,24 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
       }
       partial.summed = summed;
       if (!summed)
-        partial.rows.push_back(v);
+        partial.rows[k] = v;
       else
         partial.sum = partial.sum ? AddOp::create(b, loc, partial.sum, v) : v;
     }
+    chunkOps.emplace_back(recorder.created.begin() + first,
+                          recorder.created.end());
   }
+  size_t tail = recorder.created.size();
+  SmallVector<Operation *> wholes;
   for (auto [use, partial] : llvm::zip(c.readers, partials)) {
     Operation *reader = use->getOwner();
-    Value whole = partial.summed
-                      ? partial.sum
-                      : ConcatOp::create(b, loc, reader->getResult(0).getType(),
-                                         partial.rows, b.getI64IntegerAttr(0))
-                            .getResult();
+    Value whole = partial.sum;
+    if (!partial.summed) {
+      auto concat = ConcatOp::create(b, loc, reader->getResult(0).getType(),
+                                     partial.rows, b.getI64IntegerAttr(0));
+      wholes.push_back(concat);
+      whole = concat;
+    }
     reader->getResult(0).replaceAllUsesWith(whole);
   }
   // loss = Σ terms / R.
@@ -291,6 +435,9 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
       DenseElementsAttr::get(f32,
                              b.getFloatAttr(f32.getElementType(), c.rows)));
   Value loss = DivOp::create(b, loc, sum, count);
+  SmallVector<Operation *> lossOps(
+      recorder.created.begin() + tail + wholes.size(), recorder.created.end());
+  b.setListener(nullptr);
 
   // The unchunked layer, loss and gradient are left without readers.
   int64_t elementBytes =
@@ -313,6 +460,62 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks) {
     op->erase();
   }
 
+  // A chunk's rows of the input (a decoder step's output) and of the input
+  // gradient (read one step at a time) are the parts of their
+  // concatenations: the slices go, and so do the concatenations nothing
+  // reads then.
+  DenseSet<Operation *> erased;
+  auto eraseIfUnread = [&](Operation *op) {
+    if (op && op->use_empty() && isa<ConcatOp>(op)) {
+      erased.insert(op);
+      op->erase();
+    }
+  };
+  for (ArrayRef<Operation *> ops : chunkOps)
+    for (Operation *op : ops)
+      if (auto slice = dyn_cast<SliceOp>(op))
+        if (Value part = partOfConcat(slice)) {
+          slice.getResult().replaceAllUsesWith(part);
+          erased.insert(slice);
+          slice->erase();
+        }
+  bool placeChunks = place && !wholes.empty();
+  for (Operation *whole : wholes) {
+    for (Operation *user : llvm::make_early_inc_range(whole->getUsers()))
+      if (auto slice = dyn_cast<SliceOp>(user))
+        if (Value part = partOfConcat(slice)) {
+          slice.getResult().replaceAllUsesWith(part);
+          slice->erase();
+        }
+    placeChunks &= whole->use_empty();
+    eraseIfUnread(whole);
+  }
+  eraseIfUnread(c.x.getDefiningOp());
+  for (SmallVector<Operation *> &ops : chunkOps)
+    llvm::erase_if(ops, [&](Operation *op) { return erased.contains(op); });
+
+  // The backward pass begins at the first chunk (which stays where the
+  // logits gradient was formed).
+  if (chunkOps.front().empty())
+    return failure(); // unreachable: its logits are always made
+  chunkOps.front().front()->setAttr(EchoDialect::getBackwardBeginAttrName(),
+                                    b.getUnitAttr());
+
+  // Where every chunk's input gradient is read as its own rows, each later
+  // chunk runs where its values are first read (the loss where it is
+  // read): the whole input gradient is never live at once.
+  if (placed)
+    *placed = placeChunks;
+  if (placeChunks) {
+    DenseMap<Operation *, Operation *> groupOf;
+    for (ArrayRef<Operation *> ops : chunkOps)
+      for (Operation *op : ops)
+        groupOf[op] = ops.front();
+    sinkToFirstReader(lossOps, groupOf);
+    for (ArrayRef<Operation *> ops : llvm::reverse(llvm::drop_begin(chunkOps)))
+      sinkToFirstReader(ops, groupOf);
+  }
+
   Builder attrs(func.getContext());
   func->setAttr(
       EchoDialect::getChunkedLossAttrName(),
@@ -333,11 +536,16 @@ int64_t mlir::echo::chooseLossChunks(func::FuncOp func) {
     return 0;
   int64_t base = computePeakLiveBytes(func);
   int64_t rows = found->rows;
-  SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)
+  SmallVector<int64_t> candidates;
   for (int64_t chunks = 2; chunks <= kMaxLossChunks && chunks <= rows;
-       chunks *= 2) {
+       chunks *= 2)
+    candidates.push_back(chunks);
+  SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)
+  // Whether chunking pays, on chunks that stay where the logits gradient
+  // is formed.
+  for (int64_t chunks : candidates) {
     auto clone = cast<func::FuncOp>(func->clone());
-    if (succeeded(chunkLoss(clone, chunks)))
+    if (succeeded(chunkLoss(clone, chunks, nullptr, /*place=*/false)))
       peaks.push_back({chunks, computePeakLiveBytes(clone)});
     clone.erase();
   }
@@ -351,8 +559,27 @@ int64_t mlir::echo::chooseLossChunks(func::FuncOp func) {
   // The fewest chunks (the largest GEMMs) that get 99% of what chunking
   // can save.
   int64_t enough = best + (base - best) / 100;
+  int64_t chosen = 0;
   for (auto [chunks, peak] : peaks)
-    if (peak <= enough)
-      return chunks;
-  return 0;
+    if (peak <= enough) {
+      chosen = chunks;
+      break;
+    }
+  // Where chunking pays: a chunk per block of rows the input is
+  // concatenated from (a decoder's steps) if the backward reads the input
+  // gradient block by block: each chunk runs where its block is read, so
+  // neither the whole input nor its gradient is ever live. (The estimate
+  // here, every forward value stashed, peaks before the backward, not where
+  // echo's plan does: inside the decoder's backward.)
+  if (int64_t blocks = concatenatedRowBlocks(found->x);
+      chosen && blocks >= 2 && blocks <= kMaxAlignedLossChunks) {
+    auto clone = cast<func::FuncOp>(func->clone());
+    bool placed = false;
+    bool better = succeeded(chunkLoss(clone, blocks, &placed)) && placed &&
+                  computePeakLiveBytes(clone) < base;
+    clone.erase();
+    if (better)
+      return blocks;
+  }
+  return chosen;
 }

@@ -14,6 +14,8 @@
 // peak, whatever heavy-budget (nothing is re-run).
 // RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute | FileCheck %s --check-prefix=AUTO
 // RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="heavy-budget=0" | FileCheck %s --check-prefix=AUTO
+// A chunk per decoder step, each placed where its step's backward reads it.
+// RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=4" | FileCheck %s --check-prefix=PLACED
 // The memory report: chunks and the logits bytes saved.
 // RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none chunk-loss=2" --echo-memory-report -o /dev/null | FileCheck %s --check-prefix=REPORT
 // RUN: echo-opt %s -split-input-file --echo-autodiff --echo-recompute="strategy=none" --echo-memory-report -o /dev/null | FileCheck %s --check-prefix=REPORT-OFF
@@ -176,5 +178,63 @@ func.func @big_logits(%x: tensor<64x4xf32>, %labels: tensor<64xi32>,
   %h = echo.tanh %x : tensor<64x4xf32>
   %z = echo.linear %h, %w, %b : (tensor<64x4xf32>, tensor<500x4xf32>, tensor<500xf32>) -> tensor<64x500xf32>
   %l = echo.cross_entropy %z, %labels : (tensor<64x500xf32>, tensor<64xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A decoder's output layer over its steps' outputs (a concatenation of
+// equal row blocks), its backward reading each step's rows in turn, last
+// step first: with a chunk per step (PLACED) each chunk's rows are the
+// step's output (the concatenation goes) and its input gradient the step's
+// own (no concatenation of them); the chunks are built last step first and
+// each runs right before its step's backward reads it (the last step's
+// chunk where the logits gradient was formed, marking the backward's
+// start), the chunk of the step nothing reads (h0: x is data) after the
+// others, and the loss where it is returned. auto takes a chunk per step
+// (AUTO). With 2 chunks (not a step each) the chunks stay together and the
+// input gradient is one concatenation (CHECK).
+// CHECK-LABEL: func.func @decoder_train
+// CHECK: echo.concat {{.*}} {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+// CHECK-COUNT-2: echo.cross_entropy_terms
+// CHECK: echo.concat {{.*}} {axis = 0 : i64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+// PLACED-LABEL: func.func @decoder_train
+// PLACED: %[[H0:.*]] = echo.tanh %arg0
+// PLACED: %[[H1:.*]] = echo.tanh
+// PLACED: %[[H2:.*]] = echo.tanh
+// PLACED: %[[H3:.*]] = echo.tanh
+// PLACED-NOT: echo.concat
+// PLACED: echo.linear %[[H3]], {{.*}} {echo.backward_begin}
+// PLACED: echo.slice %arg1 {offsets = array<i64: 6>
+// PLACED: %[[DX3:.*]] = echo.matmul %{{.*}}, %arg3 :
+// PLACED-NEXT: echo.tanh_grad %[[H3]], %[[DX3]]
+// PLACED: echo.linear %[[H2]],
+// PLACED: %[[DX2:.*]] = echo.matmul %{{.*}}, %arg3 :
+// PLACED-NEXT: echo.add %[[DX2]],
+// PLACED-NEXT: echo.tanh_grad %[[H2]]
+// PLACED: echo.linear %[[H1]],
+// PLACED: echo.tanh_grad %[[H1]]
+// PLACED: echo.linear %[[H0]],
+// PLACED: %[[TERMS:.*]] = echo.concat {{.*}} {axis = 0 : i64} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<8xf32>
+// PLACED-NEXT: echo.reduce_sum %[[TERMS]]
+// PLACED-NEXT: arith.constant dense<8.000000e+00>
+// PLACED-NEXT: %[[LOSS:.*]] = echo.div
+// PLACED-NEXT: return %[[LOSS]]
+// AUTO-LABEL: func.func @decoder_train
+// AUTO-SAME: echo.chunked_loss = {chunk_rows = 2 : i64, chunks = 4 : i64
+func.func @decoder(%x: tensor<2x4xf32>, %labels: tensor<8xi32>,
+                   %u: tensor<4x4xf32> {echo.param},
+                   %w: tensor<6x4xf32> {echo.param},
+                   %b: tensor<6xf32> {echo.param}) -> tensor<f32> {
+  %h0 = echo.tanh %x : tensor<2x4xf32>
+  %m1 = echo.matmul %h0, %u : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %h1 = echo.tanh %m1 : tensor<2x4xf32>
+  %m2 = echo.matmul %h1, %u : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %h2 = echo.tanh %m2 : tensor<2x4xf32>
+  %m3 = echo.matmul %h2, %u : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %h3 = echo.tanh %m3 : tensor<2x4xf32>
+  %all = echo.concat %h0, %h1, %h2, %h3 {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  %z = echo.linear %all, %w, %b : (tensor<8x4xf32>, tensor<6x4xf32>, tensor<6xf32>) -> tensor<8x6xf32>
+  %l = echo.cross_entropy %z, %labels : (tensor<8x6xf32>, tensor<8xi32>) -> tensor<f32>
   return %l : tensor<f32>
 }
