@@ -496,8 +496,7 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks,
 
   // The backward pass begins at the first chunk (which stays where the
   // logits gradient was formed).
-  if (chunkOps.front().empty())
-    return failure(); // unreachable: its logits are always made
+  assert(!chunkOps.front().empty() && "a chunk always makes its logits");
   chunkOps.front().front()->setAttr(EchoDialect::getBackwardBeginAttrName(),
                                     b.getUnitAttr());
 
