@@ -406,9 +406,15 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     cross-entropy): the logits [R, C] are never whole; where their gradient
     was formed, each chunk's logits are computed once and give the chunk's
     terms of the loss and its gradient, read chunk by chunk. Nothing is
-    recomputed. Under `auto`, strategy echo chunks when that lowers the
-    estimated peak, with the fewest chunks within 1% of the best saving of
-    2, 4, ..., 64 chunks; under strategy budget, `auto` adds candidates with
+    recomputed. Where the layer's input is a concatenation of row blocks (a
+    decoder's steps), each chunk one block, and the backward reads the
+    input gradient block by block, a chunk's rows and dx are the block's
+    own (neither concatenation is built) and each chunk runs right before
+    its block is first read. Under `auto`, strategy echo chunks when that
+    lowers the estimated peak (2, 4, ..., 64 chunks, unplaced): a chunk per
+    block where that placement happens and lowers the estimate, else the
+    fewest chunks within 1% of the best saving; under strategy budget,
+    `auto` adds candidates with
     the loss so chunked after every candidate with it whole (before those
     that offload); a number forces that many chunks under any strategy. The
     step records `echo.chunked_loss`.
