@@ -181,12 +181,22 @@ struct AddSliceGradInPlace : OpRewritePattern<AddOp> {
   }
 };
 
-/// Whether `op` takes whole rows of an embedding: every index of the last
-/// (feature) dim, and at least one id dim.
+/// Whether a part at `offsets` with `partShape` of a `whole` [ids...,
+/// features] tensor takes whole rows of an embedding: every index of the
+/// last (feature) dim, and at least one id dim.
+bool takesWholeRows(ArrayRef<int64_t> offsets, ArrayRef<int64_t> partShape,
+                    RankedTensorType whole) {
+  return whole.getRank() >= 2 && offsets.back() == 0 &&
+         partShape.back() == whole.getShape().back();
+}
 bool takesWholeRows(SliceOp op) {
-  auto type = cast<RankedTensorType>(op.getX().getType());
-  return type.getRank() >= 2 && op.getOffsets().back() == 0 &&
-         op.getSizes().back() == type.getShape().back();
+  return takesWholeRows(op.getOffsets(), op.getSizes(),
+                        cast<RankedTensorType>(op.getX().getType()));
+}
+bool takesWholeRows(SliceGradOp op) {
+  return takesWholeRows(op.getOffsets(),
+                        cast<RankedTensorType>(op.getDy().getType()).getShape(),
+                        cast<RankedTensorType>(op.getType()));
 }
 
 /// `echo.slice(echo.embedding(ids, table))` where every user of the
@@ -419,10 +429,7 @@ SmallVector<SliceGradOp> sliceGradLeaves(Value dy, Block *block) {
       continue;
     }
     auto grad = dyn_cast<SliceGradOp>(def);
-    auto part = grad ? cast<RankedTensorType>(grad.getDy().getType()) : nullptr;
-    if (!grad || grad.getOffsets().back() != 0 ||
-        part.getShape().back() !=
-            cast<RankedTensorType>(v.getType()).getShape().back())
+    if (!grad || !takesWholeRows(grad))
       return {};
     leaves.push_back(grad);
   }
@@ -449,10 +456,12 @@ void linalg_lowering::scatterEmbeddingGradsBySlice(Operation *root) {
       continue;
     SmallVector<SliceGradOp> leaves =
         sliceGradLeaves(op.getDy(), op->getBlock());
+    // The ids must be there at the first slice's gradient (defined in an
+    // enclosing block, or before it in this one).
     Value ids = op.getIds();
-    if (leaves.size() < 2 ||
-        (ids.getDefiningOp() &&
-         !ids.getDefiningOp()->isBeforeInBlock(leaves.front())))
+    Operation *idsDef = ids.getDefiningOp();
+    if (leaves.size() < 2 || (idsDef && idsDef->getBlock() == op->getBlock() &&
+                              !idsDef->isBeforeInBlock(leaves.front())))
       continue;
     auto idsType = cast<RankedTensorType>(ids.getType());
     OpBuilder b(op);

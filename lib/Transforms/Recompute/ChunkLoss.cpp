@@ -202,20 +202,25 @@ Value cloneLayer(OpBuilder &b, ArrayRef<Operation *> layer, IRMapping &mapping,
   return last->getResult(0);
 }
 
+/// Whether `slice` takes every index of its input's dims other than
+/// `axis`.
+bool takesAllBut(SliceOp slice, int64_t axis) {
+  auto whole = cast<RankedTensorType>(slice.getX().getType());
+  return llvm::all_of(llvm::seq<int64_t>(0, whole.getRank()), [&](int64_t d) {
+    return d == axis || (slice.getOffsets()[d] == 0 &&
+                         slice.getSizes()[d] == whole.getDimSize(d));
+  });
+}
+
 /// The input of the concatenation `slice` reads that is exactly what it
 /// takes (the same rows along the concatenation's axis, every index of the
 /// other dims), or null.
 Value partOfConcat(SliceOp slice) {
   auto concat = slice.getX().getDefiningOp<ConcatOp>();
-  if (!concat)
+  int64_t axis = concat ? static_cast<int64_t>(concat.getAxis()) : 0;
+  if (!concat || !takesAllBut(slice, axis))
     return {};
-  int64_t axis = concat.getAxis();
   auto type = cast<RankedTensorType>(slice.getType());
-  auto whole = cast<RankedTensorType>(concat.getType());
-  for (int64_t d = 0; d < whole.getRank(); ++d)
-    if (d != axis && (slice.getOffsets()[d] != 0 ||
-                      type.getDimSize(d) != whole.getDimSize(d)))
-      return {};
   int64_t at = 0;
   for (Value input : concat.getInputs()) {
     if (at == slice.getOffsets()[axis])
@@ -274,7 +279,6 @@ SmallVector<size_t> readOrder(const ChunkableLoss &c,
   SmallVector<Operation *> firstRead(parts.size(), nullptr);
   for (OpOperand *use : c.readers) {
     Value result = use->getOwner()->getResult(0);
-    auto type = cast<RankedTensorType>(result.getType());
     SmallVector<std::pair<size_t, Operation *>> reads;
     bool rowWise = !result.use_empty();
     for (Operation *user : result.getUsers()) {
@@ -286,13 +290,7 @@ SmallVector<size_t> readOrder(const ChunkableLoss &c,
                                          slice.getSizes()[0] == p.second;
                                 })
                 : parts.end();
-      bool wholeRows =
-          slice &&
-          llvm::all_of(llvm::seq<int64_t>(1, type.getRank()), [&](int64_t d) {
-            return slice.getOffsets()[d] == 0 &&
-                   slice.getSizes()[d] == type.getDimSize(d);
-          });
-      if (part == parts.end() || !wholeRows) {
+      if (part == parts.end() || !takesAllBut(slice, 0)) {
         rowWise = false;
         break;
       }
