@@ -225,15 +225,25 @@ void mlir::echo::buildEchoBufferizationPipeline(
 // LLVM: deallocation, loops, the LLVM dialect
 //===----------------------------------------------------------------------===//
 
+/// The fewest loop iterations of a kernel split across threads.
+static constexpr int64_t kParallelMinWork = int64_t(1) << 16;
+
 /// The CPU lowering after planning (see shared/ENV.md for why each pass is
 /// there).
-static void buildCPUToLLVMPipeline(OpPassManager &pm) {
+static void buildCPUToLLVMPipeline(OpPassManager &pm,
+                                   const EchoPipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm);
   // The step and the runtime calls get C interfaces; the kernels outlined
   // next (one function per loop nest, since LLVM's loop passes scale with
-  // the function) do not need one.
+  // the function) do not need one. Where the step links the CPU runtime,
+  // kernels of kParallelMinWork iterations or more run across its threads
+  // (a fork and join of OpenMP's team costs a few microseconds; below
+  // that a kernel takes tens of microseconds on one core).
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  pm.addPass(createEchoOutlineKernels());
+  EchoOutlineKernelsOptions outline;
+  if (options.libraryCalls)
+    outline.parallelMinWork = kParallelMinWork;
+  pm.addPass(createEchoOutlineKernels(outline));
   // What remains (views, calls, copies) is cut into functions of bounded
   // size: LLVM's register allocation is superlinear in a function's size.
   pm.addPass(createEchoOutlineSegments());
@@ -271,6 +281,8 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.libraryCalls)
+    pm.addPass(createEchoCpuParallelCalls());
 }
 
 void mlir::echo::buildEchoLLVMPipeline(OpPassManager &pm,
@@ -278,7 +290,7 @@ void mlir::echo::buildEchoLLVMPipeline(OpPassManager &pm,
   if (options.target == Target::NVVM)
     buildEchoNVVMPipeline(pm, options);
   else
-    buildCPUToLLVMPipeline(pm);
+    buildCPUToLLVMPipeline(pm, options);
 }
 
 void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,

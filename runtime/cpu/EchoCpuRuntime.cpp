@@ -23,6 +23,7 @@
 #include <dnnl.h>
 #include <dnnl_debug.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -37,6 +38,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace echo_cpu_runtime {
@@ -93,6 +95,19 @@ bool hostLimitReady() {
   rt.hostLimit = static_cast<size_t>(bytes);
   rt.hostLimitValid = true;
   return true;
+}
+
+/// Before OpenMP's runtime (GNU libgomp) is loaded: unless the user chose
+/// how its idle threads wait ($GOMP_SPINCOUNT, $OMP_WAIT_POLICY), they
+/// spin 10,000 rounds (tens of microseconds) before sleeping, instead of
+/// libgomp's 300,000. Its threads (the split kernels', oneDNN's) share the
+/// cores with OpenBLAS's own: spinning long after each kernel, they took
+/// the cores the next GEMM needed (the paper-size NMT's step 1.3x slower
+/// with kernels split across two threads; 0.7x with the short spin). A
+/// libgomp loaded before (a host program's) keeps its own settings.
+void prepareOpenMP() {
+  if (!std::getenv("GOMP_SPINCOUNT") && !std::getenv("OMP_WAIT_POLICY"))
+    setenv("GOMP_SPINCOUNT", "10000", /*overwrite=*/0);
 }
 
 /// Opens the library `override` names when it is set (an environment
@@ -157,6 +172,8 @@ bool dnnReady() {
   if (rt.dnnTried)
     return rt.dnnReady;
   rt.dnnTried = true;
+  // oneDNN brings in OpenMP's runtime, which reads its settings once.
+  prepareOpenMP();
   static const char *const names[] = {"libdnnl.so.2", "libdnnl.so", nullptr};
   std::string opened;
   void *lib = openLibrary("ECHO_DNNL_LIBRARY", names, "libdnnl2", opened);
@@ -371,9 +388,109 @@ void transferWait(const char *what, int64_t slot, UnrankedMemRefType<T> *) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Threads for the kernels split across them
+//===----------------------------------------------------------------------===//
+
+/// OpenMP's team (GNU libgomp, the OpenMP runtime Debian's oneDNN uses, so
+/// that kernels and convolutions share one set of threads instead of two
+/// pools spinning against each other), opened once with dlopen
+/// ($ECHO_OPENMP_LIBRARY names another build of it). Without it, a split
+/// kernel runs whole on the caller's thread: the same results, one core.
+struct OpenMP {
+  void (*parallel)(void (*)(void *), void *, unsigned, unsigned) = nullptr;
+  int (*threadNum)() = nullptr;
+  int (*numThreads)() = nullptr;
+  int (*maxThreads)() = nullptr;
+};
+
+const OpenMP &openMP() {
+  static const OpenMP team = [] {
+    OpenMP t;
+    prepareOpenMP();
+    const char *path = std::getenv("ECHO_OPENMP_LIBRARY");
+    void *handle =
+        dlopen(path && *path ? path : "libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!handle)
+      return t;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(handle, name));
+      return fn != nullptr;
+    };
+    OpenMP found;
+    if (get(found.parallel, "GOMP_parallel") &&
+        get(found.threadNum, "omp_get_thread_num") &&
+        get(found.numThreads, "omp_get_num_threads") &&
+        get(found.maxThreads, "omp_get_max_threads"))
+      t = found;
+    return t;
+  }();
+  return team;
+}
+
+/// $ECHO_CPU_KERNEL_THREADS, read once: the most threads a split kernel
+/// runs on (a positive integer; unset or empty: OpenMP's, i.e.
+/// $OMP_NUM_THREADS or every core), 0 for no limit. Anything else is an
+/// error naming the variable, and the kernels then run on one thread.
+int64_t kernelThreadLimit() {
+  static const int64_t limit = [] {
+    const char *text = std::getenv("ECHO_CPU_KERNEL_THREADS");
+    if (!text || !*text)
+      return int64_t(0);
+    errno = 0;
+    char *end = nullptr;
+    long long n = std::strtoll(text, &end, 10);
+    if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+        errno == ERANGE || n < 1) {
+      fail("$ECHO_CPU_KERNEL_THREADS is '%s': not a number of threads (a "
+           "positive integer; unset it for OpenMP's)",
+           text);
+      return int64_t(1);
+    }
+    return static_cast<int64_t>(n);
+  }();
+  return limit;
+}
+
+struct ParallelRange {
+  void (*body)(void *, int64_t, int64_t);
+  void *context;
+  int64_t lo, hi;
+};
+
+/// One thread's part of the range: the t-th of T contiguous parts.
+void runPart(void *data) {
+  const ParallelRange &range = *static_cast<const ParallelRange *>(data);
+  const OpenMP &team = openMP();
+  int64_t t = team.threadNum(), parts = team.numThreads();
+  int64_t n = range.hi - range.lo;
+  int64_t begin = range.lo + n / parts * t + std::min(t, n % parts);
+  int64_t end = begin + n / parts + (t < n % parts ? 1 : 0);
+  if (begin < end)
+    range.body(range.context, begin, end);
+}
+
 } // namespace echo_cpu_runtime
 
 using namespace echo_cpu_runtime;
+
+ECHO_EXPORT void echo_cpu_parallel_for(void (*body)(void *, int64_t, int64_t),
+                                       void *context, int64_t lo, int64_t hi) {
+  if (hi <= lo)
+    return;
+  const OpenMP &team = openMP();
+  int64_t threads = team.parallel ? team.maxThreads() : 1;
+  if (int64_t limit = kernelThreadLimit())
+    threads = std::min(threads, limit);
+  threads = std::min(threads, hi - lo);
+  if (threads <= 1) {
+    body(context, lo, hi);
+    return;
+  }
+  ParallelRange range{body, context, lo, hi};
+  team.parallel(runPart, &range, static_cast<unsigned>(threads), 0);
+}
 
 //===----------------------------------------------------------------------===//
 // Library calls (declared in echo/Runtime/EchoRuntimeABI.h)

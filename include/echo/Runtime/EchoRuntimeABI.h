@@ -117,6 +117,14 @@ void _mlir_ciface_echo_transfer_wait_f16(int64_t slot, EchoUnranked16 *value);
 void _mlir_ciface_echo_offload_bf16(EchoUnranked16 *src, int64_t slot);
 void _mlir_ciface_echo_fetch_bf16(int64_t slot, EchoUnranked16 *dst);
 void _mlir_ciface_echo_transfer_wait_bf16(int64_t slot, EchoUnranked16 *value);
+
+/// A kernel split across threads (echo-outline-kernels' parallel-min-work,
+/// echo-cpu-parallel-calls; the CPU runtime only): runs body(context, a, b)
+/// on contiguous parts [a, b) that cover [lo, hi), on the runtime's threads,
+/// and returns when all are done. Not a `_mlir_ciface_` call: the generated
+/// code passes the trampoline and its context as pointers.
+void echo_cpu_parallel_for(void (*body)(void *context, int64_t lo, int64_t hi),
+                           void *context, int64_t lo, int64_t hi);
 }
 
 /// Defines the transfer entry points above, each calling the runtime's

@@ -9,11 +9,15 @@
 
 #include "echo/Target/CPU/Passes.h"
 
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+
 #include "Outline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -33,6 +37,27 @@ namespace {
 bool isClonableConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   return cst && !isa<ShapedType>(cst.getType());
+}
+
+/// The loop of `op` that its kernel splits across threads: the outermost
+/// parallel loop of at least two iterations, when every loop's extent is
+/// static and the loops run at least `minWork` iterations in all.
+std::optional<unsigned> getSplitLoop(linalg::LinalgOp op, int64_t minWork) {
+  if (minWork <= 0 || !isa<TilingInterface>(op.getOperation()))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t work = 1;
+  for (int64_t range : ranges) {
+    if (ShapedType::isDynamic(range))
+      return std::nullopt;
+    work = range > 0 && work > INT64_MAX / range ? INT64_MAX : work * range;
+  }
+  if (work < minWork)
+    return std::nullopt;
+  for (auto [loop, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::parallel && ranges[loop] >= 2)
+      return loop;
+  return std::nullopt;
 }
 
 struct EchoOutlineKernelsPass
@@ -118,6 +143,8 @@ struct EchoOutlineKernelsPass
       callee = kernel;
       created = kernel;
       ++numKernels;
+      if (std::optional<unsigned> loop = getSplitLoop(op, parallelMinWork))
+        created = splitAcrossThreads(kernel, *loop, symbols);
     } else {
       callee = it->second;
       kernel.erase();
@@ -128,6 +155,66 @@ struct EchoOutlineKernelsPass
     func::CallOp::create(call, op.getLoc(), callee, inputs.getArrayRef());
     operation->erase();
     return created;
+  }
+
+  /// Moves `kernel`'s body into `@<kernel>_part(args..., lo, hi)`, which
+  /// runs the iterations [lo, hi) of the op's loop `loop` (the op tiled to
+  /// that range: views of its operands), marked `echo.parallel_part`, and
+  /// makes the kernel call it on the whole range. `echo-cpu-parallel-calls`
+  /// then turns that call into the runtime's `echo_cpu_parallel_for`, which
+  /// runs the range in parts on the runtime's threads. Each output element
+  /// is computed by one part, by the same loops as before: the results are
+  /// bitwise the same. Returns the part, placed after the kernel.
+  Operation *splitAcrossThreads(func::FuncOp kernel, unsigned loop,
+                                SymbolTable &symbols) {
+    MLIRContext *context = kernel.getContext();
+    Location loc = kernel.getLoc();
+    auto part = cast<func::FuncOp>(kernel->clone());
+    part.setSymName((kernel.getSymName() + "_part").str());
+    Block &body = part.getBody().front();
+    Type index = IndexType::get(context);
+    BlockArgument lo = body.addArgument(index, loc);
+    BlockArgument hi = body.addArgument(index, loc);
+    part.setType(FunctionType::get(context, body.getArgumentTypes(), {}));
+    part->setAttr(EchoDialect::getParallelPartAttrName(),
+                  UnitAttr::get(context));
+    auto op = *body.getOps<linalg::LinalgOp>().begin();
+    OpBuilder b(op);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t extent = ranges[loop];
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (int64_t range : ranges) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(range));
+    }
+    offsets[loop] = lo;
+    sizes[loop] = arith::SubIOp::create(b, loc, hi, lo).getResult();
+    if (failed(cast<TilingInterface>(op.getOperation())
+                   .getTiledImplementation(b, offsets, sizes))) {
+      part.erase();
+      return kernel;
+    }
+    op->erase();
+    // The tiling's index math that nothing reads (sizes it derived).
+    for (Operation &dead : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isOpTriviallyDead(&dead))
+        dead.erase();
+    OpBuilder after(kernel);
+    after.setInsertionPointAfter(kernel);
+    after.insert(part);
+    symbols.insert(part);
+
+    // The kernel calls its part on the whole range.
+    Block &entry = kernel.getBody().front();
+    entry.clear();
+    OpBuilder call = OpBuilder::atBlockEnd(&entry);
+    SmallVector<Value> args(entry.getArguments());
+    args.push_back(arith::ConstantIndexOp::create(call, loc, 0));
+    args.push_back(arith::ConstantIndexOp::create(call, loc, extent));
+    func::CallOp::create(call, loc, part, args);
+    func::ReturnOp::create(call, loc);
+    ++numParallel;
+    return part;
   }
 
   /// The kernels outlined so far, by their printed body.

@@ -2692,6 +2692,19 @@ func.func @backward_begin_outside_step(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// expected-error @+1 {{'echo.parallel_part' must be a unit attribute}}
+func.func private @parallel_part_not_unit(index, index) attributes {echo.parallel_part = 1 : i64}
+
+// -----
+
+func.func @parallel_part_not_function(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'echo.parallel_part' may only mark a function}}
+  %y = echo.tanh %x {echo.parallel_part} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 // reshape: an element count that wraps around int64 (2^62+1 x 4 = 2^64+4)
 // must not pass for the input's 4: every Echo op bounds its tensors.
 func.func @reshape_overflow(%x: tensor<4xf32>) {

@@ -1,5 +1,6 @@
 // RUN: echo-opt %s --split-input-file --echo-outline-kernels | FileCheck %s
 // RUN: echo-opt %s --split-input-file --echo-outline-kernels="min-ops=3" | FileCheck %s --check-prefix=MIN
+// RUN: echo-opt %s --split-input-file --echo-outline-kernels="parallel-min-work=1024" | FileCheck %s --check-prefix=PAR
 
 // Each top-level linalg op on buffers becomes a noinline private function
 // taking its operands and the values its body uses from above; scalar
@@ -107,6 +108,60 @@ func.func @steps(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>, %d: me
   ^bb0(%x: f32, %y: f32):
     %0 = math.exp %x : f32
     linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// parallel-min-work: a kernel of at least that many iterations (64 x 32)
+// runs its op in a part over [lo, hi) of its outermost parallel loop (the
+// rows here, a reduction's kept rows below: never the reduced loop), on
+// views of its operands; the kernel calls the part on the whole range.
+// Smaller kernels (4 x 32) and the default (0) split nothing.
+// PAR-LABEL: func.func @split(
+// PAR: call @split_kernel_0(
+// PAR: call @split_kernel_1(
+// PAR: call @split_kernel_2(
+// PAR: func.func private @split_kernel_0(%[[A:.*]]: memref<64x32xf32>, %[[B:.*]]: memref<64x32xf32>, %[[S:.*]]: f32)
+// PAR-NEXT: %[[LO:.*]] = arith.constant 0 : index
+// PAR-NEXT: %[[HI:.*]] = arith.constant 64 : index
+// PAR-NEXT: call @split_kernel_0_part(%[[A]], %[[B]], %[[S]], %[[LO]], %[[HI]])
+// PAR-NEXT: return
+// PAR: func.func private @split_kernel_0_part(%[[PA:.*]]: memref<64x32xf32>, %[[PB:.*]]: memref<64x32xf32>, %{{.*}}: f32, %[[PLO:.*]]: index, %[[PHI:.*]]: index) attributes {echo.parallel_part, passthrough = ["noinline"]}
+// PAR-NEXT: %[[N:.*]] = arith.subi %[[PHI]], %[[PLO]] : index
+// PAR-NEXT: %[[VA:.*]] = memref.subview %[[PA]][%[[PLO]], 0] [%[[N]], 32] [1, 1]
+// PAR-NEXT: %[[VB:.*]] = memref.subview %[[PB]][%[[PLO]], 0] [%[[N]], 32] [1, 1]
+// PAR-NEXT: linalg.generic
+// PAR-SAME: ins(%[[VA]] : memref<?x32xf32, strided<[32, 1], offset: ?>>) outs(%[[VB]] : memref<?x32xf32, strided<[32, 1], offset: ?>>)
+// PAR: func.func private @split_kernel_1_part(
+// PAR: memref.subview %{{.*}}[%{{.*}}, 0] [%{{.*}}, 32] [1, 1] : memref<64x32xf32> to memref<?x32xf32
+// PAR: memref.subview %{{.*}}[%{{.*}}] [%{{.*}}] [1] : memref<64xf32> to memref<?xf32
+// PAR: iterator_types = ["parallel", "reduction"]
+// PAR: func.func private @split_kernel_2(
+// PAR-NOT: echo.parallel_part
+// PAR: linalg.generic
+// CHECK-LABEL: func.func @split(
+// CHECK-NOT: echo.parallel_part
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @split(%a: memref<64x32xf32>, %b: memref<64x32xf32>, %c: memref<64xf32>, %d: memref<4x32xf32>, %s: f32) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<64x32xf32>) outs(%b : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.addf %x, %s : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%b : memref<64x32xf32>) outs(%c : memref<64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %0 = arith.addf %x, %y : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%d : memref<4x32xf32>) {
+  ^bb0(%y: f32):
+    linalg.yield %s : f32
   }
   return
 }

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -18,6 +19,11 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::echo {
+
+/// The CPU runtime's entry point that runs a kernel's part
+/// (EchoDialect::getParallelPartAttrName()) on its threads.
+inline constexpr llvm::StringLiteral kParallelForFunction =
+    "echo_cpu_parallel_for";
 
 #define GEN_PASS_DECL
 #include "echo/Target/CPU/Passes.h.inc"

@@ -30,6 +30,17 @@ def EchoOutlineKernels : Pass<"echo-outline-kernels", "::mlir::ModuleOp"> {
     deallocated buffers, before `convert-linalg-to-loops` and after
     `llvm-request-c-wrappers` (a kernel needs no C interface).
 
+    With `parallel-min-work=N` (N > 0), a kernel whose loops have static
+    extents and run at least N iterations in all is split across threads:
+    its op moves into `@<kernel>_part(args..., %lo, %hi)`, marked
+    `echo.parallel_part`, which runs the iterations [lo, hi) of the op's
+    outermost parallel loop (the op tiled to that range, on views of its
+    operands), and the kernel calls the part on the whole range.
+    `echo-cpu-parallel-calls` turns that call into the CPU runtime's
+    `echo_cpu_parallel_for`. Each output element is still computed by one
+    part with the same loops, so results are bitwise unchanged. The
+    echo-pipeline sets it where the step links the CPU runtime.
+
     ```mlir
     linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
     // becomes
@@ -39,11 +50,17 @@ def EchoOutlineKernels : Pass<"echo-outline-kernels", "::mlir::ModuleOp"> {
   let options = [
     Option<"minOps", "min-ops", "int64_t", /*default=*/"2",
            "Outline only in functions with at least this many linalg ops">,
+    Option<"parallelMinWork", "parallel-min-work", "int64_t",
+           /*default=*/"0",
+           "Split a kernel of at least this many loop iterations across "
+           "threads (0: none)">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernel functions created">,
     Statistic<"numReused", "reused-kernels",
               "Linalg ops that call a kernel created for an identical op">,
+    Statistic<"numParallel", "parallel-kernels",
+              "Kernels split across threads">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",
@@ -84,6 +101,36 @@ def EchoOutlineSegments : Pass<"echo-outline-segments", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::func::FuncDialect",
   ];
+}
+
+def EchoCpuParallelCalls
+    : Pass<"echo-cpu-parallel-calls", "::mlir::ModuleOp"> {
+  let summary = "Run the kernels split across threads on the CPU runtime's "
+                "threads";
+  let description = [{
+    On the LLVM dialect: every call of a function marked
+    `echo.parallel_part` (`echo-outline-kernels` with `parallel-min-work`),
+    whose last two arguments are the range [lo, hi) of iterations it runs,
+    becomes a call of the CPU runtime's
+
+    ```c
+    void echo_cpu_parallel_for(void (*body)(void *context, int64_t lo,
+                                            int64_t hi),
+                               void *context, int64_t lo, int64_t hi);
+    ```
+
+    which runs [lo, hi) in contiguous parts on its threads (OpenMP's, the
+    ones oneDNN uses; one part where there is one thread). The other
+    arguments (the operands' memref descriptors, already expanded into
+    scalars) are stored in a struct on the caller's stack, the context; a
+    trampoline `@<part>_body(context, lo, hi)` loads them and calls the
+    part. Run it after the conversion to the LLVM dialect.
+  }];
+  let statistics = [
+    Statistic<"numCalls", "parallel-calls",
+              "Calls dispatched to echo_cpu_parallel_for">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def EchoApproximateMath : Pass<"echo-approximate-math"> {

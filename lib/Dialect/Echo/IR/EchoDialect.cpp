@@ -12,6 +12,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -117,6 +118,15 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << getBackwardBeginAttrName()
                              << "' may only mark an op of a training step's "
                                 "body";
+    return success();
+  }
+  if (attr.getName() == getParallelPartAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getParallelPartAttrName()
+                             << "' must be a unit attribute";
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << getParallelPartAttrName()
+                             << "' may only mark a function";
     return success();
   }
   return op->emitError() << "unknown echo attribute '"

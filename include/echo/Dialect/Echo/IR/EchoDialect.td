@@ -92,6 +92,12 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getBackwardBeginAttrName() {
       return ::llvm::StringLiteral("echo.backward_begin");
     }
+    /// Unit attribute on a kernel's part that runs a range of its loop
+    /// (`echo-outline-kernels` parallel-min-work), whose calls
+    /// `echo-cpu-parallel-calls` runs across the CPU runtime's threads.
+    static constexpr ::llvm::StringLiteral getParallelPartAttrName() {
+      return ::llvm::StringLiteral("echo.parallel_part");
+    }
     /// Dictionary attribute on a training step echo-recompute planned with
     /// another time model than the defaults (kept on the function as it is
     /// lowered): the roofline its recompute decisions were priced with
