@@ -14,6 +14,7 @@
 #include "Outline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -37,6 +38,17 @@ namespace {
 bool isClonableConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   return cst && !isa<ShapedType>(cst.getType());
+}
+
+/// True for a copy between ranked memrefs of the same shape of which one
+/// is not contiguous (MLIR lowers a contiguous copy to memcpy).
+bool isStridedCopy(memref::CopyOp copy) {
+  auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+  auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+  return source && target && source.hasStaticShape() &&
+         source.getShape() == target.getShape() &&
+         source.getElementType() == target.getElementType() &&
+         (!source.getLayout().isIdentity() || !target.getLayout().isIdentity());
 }
 
 /// The loop of `op` that its kernel splits across threads: the outermost
@@ -71,6 +83,17 @@ struct EchoOutlineKernelsPass
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
         continue;
+      // A copy between strided views (into a padded buffer's interior)
+      // would call the C runner's memrefCopy, element by element on one
+      // thread: as a linalg.copy it is a kernel like the others.
+      for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+        if (auto copy = dyn_cast<memref::CopyOp>(op))
+          if (isStridedCopy(copy)) {
+            OpBuilder b(copy);
+            linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                                   copy.getTarget());
+            copy.erase();
+          }
       SmallVector<linalg::LinalgOp> ops;
       for (Operation &op : func.getBody().front())
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))

@@ -165,3 +165,26 @@ func.func @split(%a: memref<64x32xf32>, %b: memref<64x32xf32>, %c: memref<64xf32
   }
   return
 }
+
+// -----
+
+// A copy into a strided view (a padded buffer's interior) becomes a
+// linalg.copy kernel; a contiguous copy stays a memref.copy (memcpy).
+// CHECK-LABEL: func.func @copies(
+// CHECK: %[[VIEW:.*]] = memref.subview
+// CHECK-NEXT: call @copies_kernel_0(%{{.*}}, %[[VIEW]])
+// CHECK-NEXT: memref.copy
+// CHECK: func.func private @copies_kernel_0(
+// CHECK: linalg.copy ins(%{{.*}} : memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32, strided<[6, 1], offset: 7>>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @copies(%a: memref<4x4xf32>, %padded: memref<6x6xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  %view = memref.subview %padded[1, 1] [4, 4] [1, 1] : memref<6x6xf32> to memref<4x4xf32, strided<[6, 1], offset: 7>>
+  memref.copy %a, %view : memref<4x4xf32> to memref<4x4xf32, strided<[6, 1], offset: 7>>
+  memref.copy %a, %b : memref<4x4xf32> to memref<4x4xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<4x4xf32>) outs(%c : memref<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  }
+  return
+}

@@ -25,7 +25,10 @@ def EchoOutlineKernels : Pass<"echo-outline-kernels", "::mlir::ModuleOp"> {
     the number of ops, as a GPU step's kernels do.
 
     The kernel takes the op's operands (memrefs and scalars) and any value
-    its body uses from above; constants are cloned into it. Functions with
+    its body uses from above; constants are cloned into it. A top-level
+    `memref.copy` between a strided view and a buffer of the same static
+    shape (a padded buffer's interior), which would call the C runner's
+    element-by-element `memrefCopy`, becomes a `linalg.copy` kernel first. Functions with
     fewer than `min-ops` linalg ops are left alone. Run it on planned,
     deallocated buffers, before `convert-linalg-to-loops` and after
     `llvm-request-c-wrappers` (a kernel needs no C interface).
