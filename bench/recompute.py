@@ -595,7 +595,9 @@ def conv_side_by_side_markdown():
              "kernels on blocked copies, reordered at each call: the "
              "default) or on the step's plain NCHW buffers "
              "(`ECHO_CPU_CONV_LAYOUT=plain`, where oneDNN picks im2col GEMMs "
-             "for most)." % (c["model"], c["classes"], c["batch"],
+             "for most). Echo's generated kernels of 65,536 iterations or "
+             "more run split across the threads (OpenMP's team, the one "
+             "oneDNN uses), or on one (`ECHO_CPU_KERNEL_THREADS=1`)." % (c["model"], c["classes"], c["batch"],
                              c["image"], c["image"], c["torch"], c["threads"],
                              machine_text(c), c["repeats"], c["steps"]), "",
              "| run | step ms | / PyTorch eager | measured MiB | library "

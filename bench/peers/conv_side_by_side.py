@@ -12,7 +12,10 @@ same count on both sides (--threads, default every core):
 
 * Echo under strategies none and echo, its convolutions in the layouts
   oneDNN chooses (the runtime's default: blocked copies reordered at each
-  call) and on the step's plain NCHW buffers (ECHO_CPU_CONV_LAYOUT=plain);
+  call) and on the step's plain NCHW buffers (ECHO_CPU_CONV_LAYOUT=plain),
+  and its generated kernels on one thread (ECHO_CPU_KERNEL_THREADS=1:
+  those of 65,536 iterations or more are otherwise split across the
+  threads);
 * PyTorch eager (its oneDNN convolutions on NCHW tensors).
 
 Each run takes the median of --steps steps after a warm-up step, and the
@@ -138,10 +141,14 @@ def main():
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads),
                    OMP_NUM_THREADS=str(args.threads))
         plain = dict(env, ECHO_CPU_CONV_LAYOUT="plain")
+        one_thread = dict(env, ECHO_CPU_KERNEL_THREADS="1")
         jobs = [("echo none", lambda: echo_step(echo_run, model, data, "none",
                                                 args.steps, env)),
                 ("echo echo", lambda: echo_step(echo_run, model, data, "echo",
                                                 args.steps, env)),
+                ("echo none, kernels on one thread",
+                 lambda: echo_step(echo_run, model, data, "none", args.steps,
+                                   one_thread)),
                 ("echo none, plain layouts",
                  lambda: echo_step(echo_run, model, data, "none", args.steps,
                                    plain)),
