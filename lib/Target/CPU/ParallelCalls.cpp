@@ -73,11 +73,14 @@ struct EchoCpuParallelCallsPass
       if (!body)
         body = createBody(part, contextType, symbols);
 
-      // The context: the arguments, in a struct on the caller's stack.
-      OpBuilder b(call);
+      // The context: the arguments, in a struct on the caller's stack
+      // (allocated in its entry block, once however often the call runs).
       Location loc = call.getLoc();
+      auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
+      OpBuilder b = OpBuilder::atBlockBegin(&caller.getBody().front());
       Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
       Value packed = LLVM::AllocaOp::create(b, loc, ptr, contextType, one);
+      b.setInsertionPoint(call);
       for (auto [i, value] : llvm::enumerate(captured)) {
         Value field = LLVM::GEPOp::create(
             b, loc, ptr, contextType, packed,

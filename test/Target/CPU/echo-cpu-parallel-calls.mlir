@@ -6,10 +6,10 @@
 // shared by its calls) loads them and calls the part on its range.
 // CHECK-LABEL: llvm.func @kernel(
 // CHECK-SAME: %[[P:.*]]: !llvm.ptr, %[[N:.*]]: i64, %[[X:.*]]: f32)
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT: %[[CTX:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, i64, f32)> : (i64) -> !llvm.ptr
 // CHECK-DAG: %[[LO:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-DAG: %[[HI:.*]] = llvm.mlir.constant(64 : i64) : i64
-// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
-// CHECK: %[[CTX:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, i64, f32)> : (i64) -> !llvm.ptr
 // CHECK: %[[F0:.*]] = llvm.getelementptr %[[CTX]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i64, f32)>
 // CHECK: llvm.store %[[P]], %[[F0]] : !llvm.ptr, !llvm.ptr
 // CHECK: %[[F1:.*]] = llvm.getelementptr %[[CTX]][0, 1]
@@ -20,7 +20,12 @@
 // CHECK: llvm.call @echo_cpu_parallel_for(%[[BODY]], %[[CTX]], %[[LO]], %[[HI]]) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
 // CHECK-NOT: llvm.call @kernel_part(
 // CHECK: llvm.return
+// The context is allocated in the caller's entry block, once, wherever the
+// call is (here in a loop).
 // CHECK-LABEL: llvm.func @other(
+// CHECK-NEXT: llvm.mlir.constant(1 : i64)
+// CHECK-NEXT: llvm.alloca
+// CHECK-NEXT: llvm.br
 // CHECK: llvm.mlir.addressof @kernel_part_body
 // CHECK: llvm.call @echo_cpu_parallel_for
 // CHECK-LABEL: llvm.func @kernel_part(
@@ -47,7 +52,12 @@ llvm.func @kernel(%p: !llvm.ptr, %n: i64, %x: f32) {
   llvm.return
 }
 llvm.func @other(%p: !llvm.ptr, %n: i64, %x: f32, %lo: i64, %hi: i64) {
+  llvm.br ^loop
+^loop:
   llvm.call @kernel_part(%p, %n, %x, %lo, %hi) : (!llvm.ptr, i64, f32, i64, i64) -> ()
+  %again = llvm.icmp "slt" %lo, %hi : i64
+  llvm.cond_br %again, ^loop, ^done
+^done:
   llvm.return
 }
 llvm.func @kernel_part(%p: !llvm.ptr, %n: i64, %x: f32, %lo: i64, %hi: i64) attributes {echo.parallel_part} {
