@@ -410,10 +410,16 @@ const OpenMP &openMP() {
     OpenMP t;
     prepareOpenMP();
     const char *path = std::getenv("ECHO_OPENMP_LIBRARY");
+    bool named = path && *path;
     void *handle =
-        dlopen(path && *path ? path : "libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (!handle)
+        dlopen(named ? path : "libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!handle) {
+      // libgomp comes with GCC's runtime on Debian; a file the user named
+      // must open.
+      if (named)
+        fail("cannot open %s (from $ECHO_OPENMP_LIBRARY): %s", path, dlerror());
       return t;
+    }
     auto get = [&](auto &fn, const char *name) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
           dlsym(handle, name));
@@ -425,6 +431,10 @@ const OpenMP &openMP() {
         get(found.numThreads, "omp_get_num_threads") &&
         get(found.maxThreads, "omp_get_max_threads"))
       t = found;
+    else if (named)
+      fail("%s (from $ECHO_OPENMP_LIBRARY) has no GOMP_parallel or "
+           "omp_get_*_threads: not GNU libgomp",
+           path);
     return t;
   }();
   return team;
