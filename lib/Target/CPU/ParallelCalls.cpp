@@ -57,13 +57,16 @@ struct EchoCpuParallelCallsPass
     for (LLVM::CallOp call : calls) {
       auto part = symbols.lookup<LLVM::LLVMFuncOp>(*call.getCallee());
       ValueRange args = call.getArgOperands();
-      if (args.size() < 2 || args[args.size() - 2].getType() != i64 ||
+      auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
+      if (!caller || args.size() < 2 ||
+          args[args.size() - 2].getType() != i64 ||
           args.back().getType() != i64 || call.getNumResults() != 0) {
         call.emitError() << "echo-cpu-parallel-calls: @" << part.getSymName()
                          << " is marked '"
                          << EchoDialect::getParallelPartAttrName()
-                         << "' but does not end with (i64 lo, i64 hi) or "
-                            "returns a value";
+                         << "' but does not end with (i64 lo, i64 hi), "
+                            "returns a value or is called outside an "
+                            "llvm.func";
         return signalPassFailure();
       }
       ValueRange captured = args.drop_back(2);
@@ -76,7 +79,6 @@ struct EchoCpuParallelCallsPass
       // The context: the arguments, in a struct on the caller's stack
       // (allocated in its entry block, once however often the call runs).
       Location loc = call.getLoc();
-      auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
       OpBuilder b = OpBuilder::atBlockBegin(&caller.getBody().front());
       Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
       Value packed = LLVM::AllocaOp::create(b, loc, ptr, contextType, one);

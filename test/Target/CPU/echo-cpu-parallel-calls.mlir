@@ -76,7 +76,7 @@ llvm.func @bad_part(%p: !llvm.ptr, %lo: i32) attributes {echo.parallel_part} {
   llvm.return
 }
 llvm.func @caller(%p: !llvm.ptr, %lo: i32) {
-  // expected-error @below {{echo-cpu-parallel-calls: @bad_part is marked 'echo.parallel_part' but does not end with (i64 lo, i64 hi) or returns a value}}
+  // expected-error @below {{echo-cpu-parallel-calls: @bad_part is marked 'echo.parallel_part' but does not end with (i64 lo, i64 hi), returns a value or is called outside an llvm.func}}
   llvm.call @bad_part(%p, %lo) : (!llvm.ptr, i32) -> ()
   llvm.return
 }
