@@ -51,11 +51,27 @@ bool isStridedCopy(memref::CopyOp copy) {
          (!source.getLayout().isIdentity() || !target.getLayout().isIdentity());
 }
 
+/// Whether the ops of `op`'s body at most read memory: a body that writes
+/// (a store into a captured buffer) would race once the iterations run on
+/// several threads, and an op of unknown effects might.
+bool bodyOnlyReads(linalg::LinalgOp op) {
+  return !op->walk([&](Operation *inner) {
+              if (inner == op.getOperation() || isMemoryEffectFree(inner))
+                return WalkResult::advance();
+              auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+              return effects && effects.onlyHasEffect<MemoryEffects::Read>()
+                         ? WalkResult::advance()
+                         : WalkResult::interrupt();
+            }).wasInterrupted();
+}
+
 /// The loop of `op` that its kernel splits across threads: the outermost
 /// parallel loop of at least two iterations, when every loop's extent is
-/// static and the loops run at least `minWork` iterations in all.
+/// static, the loops run at least `minWork` iterations in all and the body
+/// writes nothing but the op's outputs.
 std::optional<unsigned> getSplitLoop(linalg::LinalgOp op, int64_t minWork) {
-  if (minWork <= 0 || !isa<TilingInterface>(op.getOperation()))
+  if (minWork <= 0 || !isa<TilingInterface>(op.getOperation()) ||
+      !bodyOnlyReads(op))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t work = 1;

@@ -188,3 +188,36 @@ func.func @copies(%a: memref<4x4xf32>, %padded: memref<6x6xf32>, %b: memref<4x4x
   }
   return
 }
+
+// -----
+
+// A body that writes memory (a store into a captured buffer) would race
+// across threads: its kernel is not split; one that only reads a captured
+// buffer (a gather) is.
+// PAR-LABEL: func.func @effects(
+// PAR: func.func private @effects_kernel_0(
+// PAR-NOT: _part
+// PAR: memref.store
+// PAR: func.func private @effects_kernel_1(
+// PAR: call @effects_kernel_1_part(
+// PAR: func.func private @effects_kernel_1_part(
+// PAR-SAME: echo.parallel_part
+// PAR: memref.load
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @effects(%a: memref<64x32xf32>, %b: memref<64x32xf32>, %log: memref<1xf32>, %table: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<64x32xf32>) outs(%b : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    memref.store %x, %log[%c0] : memref<1xf32>
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<64x32xf32>) outs(%b : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = memref.load %table[%c0] : memref<8xf32>
+    %s = arith.addf %x, %t : f32
+    linalg.yield %s : f32
+  }
+  return
+}
