@@ -26,7 +26,10 @@
 // faults (a 150 MB arena: ~37k faults and the zeroing of every page, 50 ms
 // a step on the machines here). A request that no kept block fits frees
 // them all first, so the process never holds a kept block beside newly
-// obtained memory: what it holds stays within the counted peak.
+// obtained memory: what it holds stays within the counted peak. Kept blocks
+// live until then or until the process ends (the allocator has no
+// destructor: a buffer released during static destruction must still find
+// it whole).
 // Allocations are rare (a few per step): a mutex guards the kept blocks.
 //
 //===----------------------------------------------------------------------===//
@@ -88,12 +91,6 @@ public:
     }
     std::free(header->raw);
   }
-  /// Frees the blocks kept for reuse.
-  void releaseKept() {
-    std::lock_guard<std::mutex> lock(keptMutex);
-    freeKeptLocked();
-  }
-  ~CountingAllocator() { releaseKept(); }
 
   /// Bytes allocated and not yet released.
   size_t liveBytes() const { return live.load(); }

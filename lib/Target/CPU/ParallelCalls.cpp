@@ -25,6 +25,15 @@ using namespace mlir::echo;
 
 namespace {
 
+/// A pointer to field `i` of the context struct at `context`.
+Value getFieldPointer(OpBuilder &b, Location loc,
+                      LLVM::LLVMStructType contextType, Value context,
+                      size_t i) {
+  return LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), contextType, context,
+      ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+}
+
 struct EchoCpuParallelCallsPass
     : public echo::impl::EchoCpuParallelCallsBase<EchoCpuParallelCallsPass> {
   using Base::Base;
@@ -83,12 +92,9 @@ struct EchoCpuParallelCallsPass
       Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
       Value packed = LLVM::AllocaOp::create(b, loc, ptr, contextType, one);
       b.setInsertionPoint(call);
-      for (auto [i, value] : llvm::enumerate(captured)) {
-        Value field = LLVM::GEPOp::create(
-            b, loc, ptr, contextType, packed,
-            ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
-        LLVM::StoreOp::create(b, loc, value, field);
-      }
+      for (auto [i, value] : llvm::enumerate(captured))
+        LLVM::StoreOp::create(b, loc, value,
+                              getFieldPointer(b, loc, contextType, packed, i));
       Value fn = LLVM::AddressOfOp::create(b, loc, body);
       LLVM::CallOp::create(
           b, loc, parallelFor,
@@ -118,12 +124,10 @@ struct EchoCpuParallelCallsPass
     Block *entry = body.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
     SmallVector<Value> args;
-    for (auto [i, type] : llvm::enumerate(contextType.getBody())) {
-      Value field = LLVM::GEPOp::create(
-          b, loc, ptr, contextType, entry->getArgument(0),
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
-      args.push_back(LLVM::LoadOp::create(b, loc, type, field));
-    }
+    for (auto [i, type] : llvm::enumerate(contextType.getBody()))
+      args.push_back(LLVM::LoadOp::create(
+          b, loc, type,
+          getFieldPointer(b, loc, contextType, entry->getArgument(0), i)));
     args.push_back(entry->getArgument(1));
     args.push_back(entry->getArgument(2));
     LLVM::CallOp::create(b, loc, part, args);
