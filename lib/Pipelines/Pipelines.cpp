@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -51,6 +52,18 @@ static std::string libdevicePath(StringRef cuda) {
   SmallString<128> path(cuda);
   llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
   return std::string(path);
+}
+
+/// The canonicalizer of the phases before the LLVM lowering, without region
+/// simplification: there the step and its functions are single blocks
+/// (loops and branches are scf ops, whose regions are single blocks too),
+/// so simplifying regions finds nothing to merge or erase, yet it walks the
+/// whole module after every round of patterns: half the canonicalizer's
+/// time on a long step (dead ops are still erased by the rewrite driver).
+static std::unique_ptr<Pass> createStraightLineCanonicalizer() {
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  return createCanonicalizerPass(config);
 }
 
 LogicalResult mlir::echo::validateEchoPipelineOptions(
@@ -170,7 +183,7 @@ void mlir::echo::buildEchoBufferizationPipeline(
     pm.addPass(createEchoVectorizeContractions());
   // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
   // would merge recomputed values back into the stashed ones.
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createStraightLineCanonicalizer());
   // Elementwise chains fuse into one loop nest (one kernel on a GPU): a
   // recomputed value fuses into the op that consumes it, what the paper's
   // hand-written Echo kernels did; a fusion that would keep forward values
@@ -183,7 +196,7 @@ void mlir::echo::buildEchoBufferizationPipeline(
   if (gpu)
     fusion.maxOperandBytes = 3584;
   pm.addPass(createEchoFuseElementwise(fusion));
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createStraightLineCanonicalizer());
   if (gpu)
     pm.addPass(createEchoFillConstants());
   pm.addNestedPass<func::FuncOp>(createEchoDistinctResults());
@@ -232,7 +245,18 @@ static constexpr int64_t kParallelMinWork = int64_t(1) << 16;
 /// there).
 static void buildCPUToLLVMPipeline(OpPassManager &pm,
                                    const EchoPipelineOptions &options) {
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buildBufferDeallocationPipeline, its canonicalizers without
+  // region simplification.
+  memref::ExpandReallocPassOptions expandRealloc;
+  expandRealloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(expandRealloc));
+  pm.addPass(createStraightLineCanonicalizer());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createStraightLineCanonicalizer());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createStraightLineCanonicalizer());
   // The step and the runtime calls get C interfaces; the kernels outlined
   // next (one function per loop nest, since LLVM's loop passes scale with
   // the function) do not need one. Where the step links the CPU runtime,

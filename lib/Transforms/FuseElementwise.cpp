@@ -127,7 +127,11 @@ struct EchoFuseElementwisePass
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, control);
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+    // Fusion rewrites ops inside single-block regions only: no region
+    // simplification (a walk of the whole module after every round).
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
   }
 };
 
