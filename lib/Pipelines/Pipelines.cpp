@@ -290,6 +290,9 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createEchoStripMarkers());
+  // Kernels and segments take their static memrefs as bare pointers: the
+  // expanded descriptors of their calls were most of the step's LLVM IR.
+  pm.addPass(createEchoBarePointerCalls());
   // The step's allocations call MLIR's generic allocation functions, which
   // the drivers (echo-run's JIT, echo-step) define with the allocator that
   // counts every byte of the step; aligned, so that the bytes asked for are

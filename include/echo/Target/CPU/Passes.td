@@ -124,7 +124,8 @@ def EchoCpuParallelCalls
 
     which runs [lo, hi) in contiguous parts on its threads (OpenMP's, the
     ones oneDNN uses; one part where there is one thread). The other
-    arguments (the operands' memref descriptors, already expanded into
+    arguments (the operands: bare pointers, see
+    `echo-cpu-bare-pointer-calls`, or memref descriptors expanded into
     scalars) are stored in a struct on the caller's stack, the context; a
     trampoline `@<part>_body(context, lo, hi)` loads them and calls the
     part. Run it after the conversion to the LLVM dialect.
@@ -134,6 +135,44 @@ def EchoCpuParallelCalls
               "Calls dispatched to echo_cpu_parallel_for">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def EchoBarePointerCalls
+    : Pass<"echo-cpu-bare-pointer-calls", "::mlir::ModuleOp"> {
+  let summary = "Pass static memrefs to the step's own functions as bare "
+                "pointers";
+  let description = [{
+    The LLVM lowering passes a memref to a function as its descriptor
+    expanded into 3 + 2 * rank scalars (two pointers, the offset, the sizes
+    and the strides), each taken out of the caller's descriptor: on a long
+    training step the kernel and segment calls (`echo-outline-kernels`,
+    `echo-outline-segments`) made seven LLVM ops in ten, which every pass
+    after the conversion and LLVM's code generation then pay for. The sizes,
+    strides and offset of a memref with a static shape and layout are
+    constants of its type, so the callee needs only the aligned pointer.
+
+    This pass marks every private function with a body whose memref
+    arguments and results all have static shapes, strides and offsets, and
+    whose every use is a direct `func.call`, with `llvm.bareptr`: upstream's
+    conversion of `func` to the LLVM dialect then passes (and returns) one
+    pointer per memref and rebuilds the descriptor from the type inside the
+    callee. Public functions (the step and its C interface), declarations
+    (the runtime's entry points, whose C ABI takes descriptors) and functions
+    whose address is taken keep the descriptor convention. Run it before the
+    conversion of `func` to the LLVM dialect.
+
+    ```mlir
+    func.func private @f_kernel_0(%a: memref<4xf32>, %b: memref<4xf32>)
+    // becomes
+    func.func private @f_kernel_0(%a: memref<4xf32>, %b: memref<4xf32>)
+        attributes {llvm.bareptr}
+    // and lowers to llvm.func @f_kernel_0(!llvm.ptr, !llvm.ptr)
+    ```
+  }];
+  let statistics = [
+    Statistic<"numFunctions", "bare-pointer-functions",
+              "Functions called with bare pointers">,
+  ];
 }
 
 def EchoApproximateMath : Pass<"echo-approximate-math"> {
