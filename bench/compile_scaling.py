@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """Compile time against the number of ops (not a test; writes JSON).
 
-Runs `echo-opt <model> --echo-pipeline=strategy=S -o /dev/null` (every
-pass from the model to the LLVM dialect: autodiff, recomputation, the
-lowering, bufferization, the buffer plan and the CPU lowering; no LLVM code
-generation) on training steps of growing length, for each strategy, and
-records the wall-clock and CPU seconds, the peak memory of the compiler
-and the number of ops of the training step (echo ops after autodiff).
+Runs `echo-opt <model> --echo-pipeline=strategy=S --verify-each=0
+-o /dev/null` (every pass from the model to the LLVM dialect: autodiff,
+recomputation, the lowering, bufferization, the buffer plan and the CPU
+lowering; no LLVM code generation; the verifier not run after each of the
+~40 passes, as echo-run compiles, which runs it once after the pipeline;
+`--verify-each` for echo-opt's default) on training steps of growing
+length, for each strategy, and records the wall-clock and CPU seconds, the
+peak memory of the compiler and the number of ops of the training step
+(echo ops after autodiff).
 
 The families:
 
@@ -28,7 +31,7 @@ bench/machine.py) and, with --docs, the section of docs/results.md.
 
 Usage: bench/compile_scaling.py [--build build] [--baseline-build DIR]
        [--chain 1000,2000,...] [--lstm 25,50,...] [--strategies none,echo]
-       [--no-deepspeech2] [--timeout 300] [--docs]
+       [--no-deepspeech2] [--timeout 300] [--verify-each] [--docs]
 """
 import argparse
 import json
@@ -78,10 +81,11 @@ def count_ops(echo_opt, model):
     return out.count('"echo.')
 
 
-def compile_once(echo_opt, model, options, timeout):
+def compile_once(echo_opt, model, options, timeout, verify_each):
     """Wall and CPU seconds and peak RSS of one pipeline run, or a timeout."""
     start = time.monotonic()
     proc = subprocess.Popen([echo_opt, model, f"--echo-pipeline={options}",
+                             f"--verify-each={int(verify_each)}",
                              "-o", os.devnull], stderr=subprocess.PIPE,
                             text=True)
     deadline = start + timeout
@@ -113,6 +117,9 @@ def main():
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--no-deepspeech2", action="store_true")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--verify-each", action="store_true",
+                    help="verify the IR after every pass (echo-opt's "
+                         "default), not once")
     ap.add_argument("--docs", action="store_true",
                     help="also replace the section of docs/results.md")
     ap.add_argument("--out", default=os.path.join(
@@ -150,10 +157,11 @@ def main():
                        "options": options}
                 for name, echo_opt in builds.items():
                     row[name] = compile_once(echo_opt, path, options,
-                                             args.timeout)
+                                             args.timeout, args.verify_each)
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
     results = {"rows": rows, "timeout_s": args.timeout,
+               "verify_each": args.verify_each,
                "builds": {k: os.path.relpath(os.path.dirname(
                    os.path.dirname(v)), ROOT) for k, v in builds.items()}}
     record["at_end"] = {"load_average": [round(x, 2)
@@ -183,8 +191,9 @@ def markdown(results):
     lines = [
         "## Compile time against the number of ops "
         "(`bench/compile_scaling.py`)", "",
-        "`echo-opt --echo-pipeline=strategy=S` from the model to the LLVM "
-        "dialect (no LLVM code generation), seconds wall-clock (CPU) on "
+        "`echo-opt --echo-pipeline=strategy=S --verify-each=%d` from the "
+        "model to the LLVM dialect (%s; no LLVM code generation; the result "
+        "printed to /dev/null), seconds wall-clock (CPU) on "
         "machine `%s` (%s), load average %s at the start and %s at the end "
         "(other work shared the cores: wall-clock figures are high, CPU "
         "figures count the compiler's own threads). Size: the chain's ops, "
@@ -192,6 +201,11 @@ def markdown(results):
         "ops after autodiff; `> N`: stopped at the wall-clock limit, which "
         "a loaded machine can reach well before the compile's CPU time "
         "would." % (
+            int(results.get("verify_each", True)),
+            "the IR verified after every pass" if results.get(
+                "verify_each", True) else
+            "the verifier not run between passes: echo-run runs it once "
+            "after the pipeline",
             rec["key"], rec.get("summary", ""),
             rec["at_run"]["load_average"][0],
             rec.get("at_end", {}).get("load_average", ["?"])[0]),
