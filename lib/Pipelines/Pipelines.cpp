@@ -291,6 +291,8 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createEchoStripMarkers());
   // Kernels and segments take their static memrefs as bare pointers: the
   // expanded descriptors of their calls were most of the step's LLVM IR.
+  // (Sound with use-aligned-alloc below: a callee that deallocates frees a
+  // pointer that is both the allocated and the aligned one.)
   pm.addPass(createEchoBarePointerCalls());
   // The step's allocations call MLIR's generic allocation functions, which
   // the drivers (echo-run's JIT, echo-step) define with the allocator that

@@ -161,6 +161,14 @@ def EchoBarePointerCalls
     whose address is taken keep the descriptor convention. Run it before the
     conversion of `func` to the LLVM dialect.
 
+    The callee's descriptor has the pointer as both its allocated and its
+    aligned pointer, so a marked function that deallocates a memref it was
+    passed, or returns one its caller deallocates, frees the aligned
+    pointer: the allocations must be lowered so that the two agree
+    (`finalize-memref-to-llvm` with `use-aligned-alloc`, as echo-pipeline
+    lowers them), and memrefs from outside the module must not be
+    deallocated by them (a step never deallocates its arguments).
+
     ```mlir
     func.func private @f_kernel_0(%a: memref<4xf32>, %b: memref<4xf32>)
     // becomes
