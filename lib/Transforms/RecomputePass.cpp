@@ -52,6 +52,12 @@ struct EchoRecomputePass
           << static_cast<int64_t>(plansCompared);
       return signalPassFailure();
     }
+    if (!(budgetEstimateFloor >= 0.0 && budgetEstimateFloor <= 10.0)) {
+      getOperation().emitError()
+          << "echo-recompute: budget-estimate-floor must be in [0, 10], got "
+          << budgetEstimateFloor;
+      return signalPassFailure();
+    }
     for (auto [name, value] :
          {std::pair<StringRef, double>{"link-bandwidth", linkBandwidth},
           {"device-tflops", deviceTflops},
@@ -172,6 +178,7 @@ struct EchoRecomputePass
     echoOptions.plansCompared = plansCompared;
     echoOptions.budget = parsedBudget;
     echoOptions.budgetReserve = budgetReserve;
+    echoOptions.budgetEstimateFloor = budgetEstimateFloor;
     echoOptions.offload = offload;
     echoOptions.offloadModel = model;
     echoOptions.lossChunks = budgetChunks;
@@ -189,6 +196,7 @@ struct EchoRecomputePass
         llvm::json::Object row{{"name", c.name},
                                {"recompute_flops", c.recomputeFlops},
                                {"estimated_bytes", c.estimatedBytes},
+                               {"predicted_over_budget", c.predictedOver},
                                {"chosen", c.chosen}};
         row["step_bytes"] = c.stepBytes ? llvm::json::Value(*c.stepBytes)
                                         : llvm::json::Value(nullptr);

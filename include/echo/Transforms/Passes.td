@@ -448,10 +448,18 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "budget: bytes the step allocates outside its plan (a library's "
            "workspace), counted with every candidate's step bytes (and "
            "none's, for a share)">,
+    Option<"budgetEstimateFloor", "budget-estimate-floor", "double",
+           /*default=*/"0.8",
+           "budget with plan-pipeline: a candidate whose estimated bytes, "
+           "scaled by none's planned-to-estimated ratio and by this factor, "
+           "exceed the budget is predicted not to fit and lowered only when "
+           "no other candidate fits; 0: every candidate is lowered in order "
+           "until one fits. In [0, 10]">,
     Option<"budgetTable", "budget-table", "std::string", /*default=*/"",
            "budget: write every candidate (ranked order, recompute FLOPs, "
            "estimated and, with plan-pipeline, planned step bytes; all are "
-           "measured), the budget and none's bytes as JSON to this file "
+           "measured, and whether budget-estimate-floor predicted each over "
+           "the budget), the budget and none's bytes as JSON to this file "
            "('-': stdout)">,
     Option<"offload", "offload", "::mlir::echo::OffloadPolicy",
            /*default=*/"::mlir::echo::OffloadPolicy::None",

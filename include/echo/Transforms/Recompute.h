@@ -182,6 +182,9 @@ struct BudgetCandidateInfo {
   int64_t estimatedBytes = 0;
   /// Planned step bytes (with `stepBytes`), plus the reserve.
   std::optional<int64_t> stepBytes;
+  /// Predicted over the budget (EchoPlanOptions::budgetEstimateFloor): it
+  /// could be chosen only if no candidate predicted to fit does.
+  bool predictedOver = false;
   bool chosen = false;
 };
 
@@ -212,6 +215,13 @@ struct EchoPlanOptions {
   /// library's workspace). A candidate fits when its bytes plus these are
   /// within the budget; a fractional budget is of none's bytes plus these.
   int64_t budgetReserve = 0;
+  /// Strategy budget, measured: a candidate whose estimated bytes times
+  /// none's planned-to-estimated ratio times this factor, plus the reserve,
+  /// exceed the budget is predicted not to fit; it is lowered only when no
+  /// candidate predicted to fit does (a lowering costs a bufferization of
+  /// the whole step). 0: every candidate is lowered in the ranked order until
+  /// one fits.
+  double budgetEstimateFloor = 0.8;
   /// Strategy budget: which stashed values the candidates may offload to
   /// host memory, and the bandwidth model that schedules the copies. With
   /// a policy, candidates that offload follow every recompute-only one in
@@ -224,8 +234,8 @@ struct EchoPlanOptions {
   /// loss is chunked only where no plan with it whole meets the budget.
   int64_t lossChunks = 0;
   /// Strategy budget: when set, every candidate is measured (not only until
-  /// one fits) and listed here in the ranked order, with the resolved budget
-  /// and none's bytes.
+  /// one fits; the choice is the same) and listed here in the ranked order,
+  /// with the resolved budget and none's bytes.
   struct BudgetTable {
     SmallVector<BudgetCandidateInfo> candidates;
     int64_t budgetBytes = 0, noneBytes = 0;

@@ -67,6 +67,7 @@
 // TABLE: "budget_bytes": 200000,
 // TABLE: "estimated_bytes": 239620,
 // TABLE-NEXT: "name": "none",
+// TABLE-NEXT: "predicted_over_budget": false,
 // TABLE-NEXT: "recompute_flops": 0,
 // TABLE-NEXT: "step_bytes": null
 // TABLE: "chosen": true,
