@@ -270,11 +270,15 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   // What remains (views, calls, copies) is cut into functions of bounded
   // size: LLVM's register allocation is superlinear in a function's size.
   pm.addPass(createEchoOutlineSegments());
+  // From here on, passes that rewrite one function at a time run nested on
+  // func.func: the pass manager runs them on the kernels and segments in
+  // parallel (one module-wide pass would keep one core busy).
+  OpPassManager &loops = pm.nest<func::FuncOp>();
   // tanh/exp/log as polynomials the loop vectorizer handles (libm's are
   // scalar calls).
-  pm.addPass(createEchoApproximateMath());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createConvertVectorToSCFPass(
+  loops.addPass(createEchoApproximateMath());
+  loops.addPass(createConvertLinalgToLoopsPass());
+  loops.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   // bf16 on any x86-64, once linalg bodies are loops: arithmetic and math
   // on bf16 computed in f32 and rounded once per op (what LLVM's promotion
@@ -282,12 +286,12 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   // compiler-rt call (__truncsfbf2) is left on CPUs without AVX512-BF16.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
-  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
-  pm.addPass(math::createMathExtendToSupportedTypes());
-  pm.addPass(createEchoExpandBF16());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  loops.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  loops.addPass(math::createMathExtendToSupportedTypes());
+  loops.addPass(createEchoExpandBF16());
+  loops.addPass(createSCFToControlFlowPass());
+  loops.addPass(memref::createExpandStridedMetadataPass());
+  loops.addPass(createLowerAffinePass());
   pm.addPass(createEchoStripMarkers());
   // Kernels and segments take their static memrefs as bare pointers: the
   // expanded descriptors of their calls were most of the step's LLVM IR.
@@ -302,8 +306,11 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   memrefToLLVM.useGenericFunctions = true;
   memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createConvertMathToLLVMPass());
+  // Vector and math ops become LLVM ops in place, one function at a time
+  // (no declarations: the CPU pipeline makes no vector.print).
+  OpPassManager &toLLVM = pm.nest<func::FuncOp>();
+  toLLVM.addPass(createConvertVectorToLLVMPass());
+  toLLVM.addPass(createConvertMathToLLVMPass());
   // What has no LLVM intrinsic becomes a libm call: erf (gelu) in the f64
   // reference of a gradient check, which echo-approximate-math leaves alone.
   pm.addPass(createConvertMathToLibmPass());
