@@ -306,11 +306,13 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   memrefToLLVM.useGenericFunctions = true;
   memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  // Vector and math ops become LLVM ops in place, one function at a time
-  // (no declarations: the CPU pipeline makes no vector.print).
+  // Vector, math and arith ops become LLVM ops in place, one function at a
+  // time (no declarations: the CPU pipeline makes no vector.print);
+  // convert-to-llvm converts the functions and what is left.
   OpPassManager &toLLVM = pm.nest<func::FuncOp>();
   toLLVM.addPass(createConvertVectorToLLVMPass());
   toLLVM.addPass(createConvertMathToLLVMPass());
+  toLLVM.addPass(createArithToLLVMConversionPass());
   // What has no LLVM intrinsic becomes a libm call: erf (gelu) in the f64
   // reference of a gradient check, which echo-approximate-math leaves alone.
   pm.addPass(createConvertMathToLibmPass());
