@@ -112,6 +112,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--baseline-build",
                     help="a second build to time beside this one")
+    ap.add_argument("--baseline-label",
+                    help="what the baseline build is, for the docs (e.g. "
+                         "'the build of <commit>, before <change>')")
     ap.add_argument("--chain", default=",".join(map(str, CHAIN)))
     ap.add_argument("--lstm", default=",".join(map(str, LSTM)))
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
@@ -162,6 +165,7 @@ def main():
                 print(json.dumps(row), file=sys.stderr, flush=True)
     results = {"rows": rows, "timeout_s": args.timeout,
                "verify_each": args.verify_each,
+               "baseline_label": args.baseline_label,
                "builds": {k: os.path.relpath(os.path.dirname(
                    os.path.dirname(v)), ROOT) for k, v in builds.items()}}
     record["at_end"] = {"load_average": [round(x, 2)
@@ -217,7 +221,8 @@ def markdown(results):
         rule += "---|"
     if baseline:
         lines += ["Before: %s, in the same run, alternating with this "
-                  "build." % results["builds"]["baseline"], ""]
+                  "build." % (results.get("baseline_label") or
+                              results["builds"]["baseline"]), ""]
     lines += [header, rule]
     for r in rows:
         line = "| %s | %d | %d | `%s` | %s |" % (
