@@ -802,13 +802,13 @@ mlir::echo::planBudget(func::FuncOp func, const EchoPlanOptions &options) {
   std::optional<size_t> chosen;
   if (failed(measureWhile(
           [&](size_t i) { return table || !predictedOver(i); },
-          [&] { return budget && (chosen = firstFit(false)).has_value(); })))
+          [&] { return budget && firstFit(false).has_value(); })))
     return failure();
   chosen = firstFit(false);
   if (!chosen) {
     if (failed(measureWhile(
             [](size_t) { return true; },
-            [&] { return (chosen = firstFit(true)).has_value(); })))
+            [&] { return firstFit(true).has_value(); })))
       return failure();
     chosen = firstFit(true);
   }
