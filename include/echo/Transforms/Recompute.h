@@ -347,6 +347,13 @@ int64_t binarizeGradientReads(func::FuncOp func);
 /// A detached clone of `func` rewritten with `plan` (the caller erases it).
 func::FuncOp applyToClone(func::FuncOp func, const RecomputePlan &plan);
 
+/// The bytes `options.stepBytes` (which must be set) measures of `func`
+/// itself when `withStep`, then of `func` rewritten with each of `plans`,
+/// all in one call (lowered in parallel); the rewritten clones are erased.
+FailureOr<SmallVector<int64_t>>
+measurePlans(func::FuncOp func, ArrayRef<const RecomputePlan *> plans,
+             const EchoPlanOptions &options, bool withStep = false);
+
 /// The positions of `ops` in `step`, which must hold them.
 SmallVector<int64_t> getPositions(const TrainingStep &step,
                                   ArrayRef<Operation *> ops);

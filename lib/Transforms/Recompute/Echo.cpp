@@ -313,18 +313,6 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
   // On the plan: the best estimated candidates and the step as it is,
   // measured together; the fewest bytes below the step's own win (ties go
   // to the fewer recompute seconds, then the lower estimate).
-  auto measure = [&](ArrayRef<const RecomputePlan *> plans,
-                     bool withBase) -> FailureOr<SmallVector<int64_t>> {
-    SmallVector<func::FuncOp> steps;
-    if (withBase)
-      steps.push_back(func);
-    for (const RecomputePlan *plan : plans)
-      steps.push_back(applyToClone(func, *plan));
-    FailureOr<SmallVector<int64_t>> bytes = options.stepBytes(steps);
-    for (func::FuncOp step : ArrayRef(steps).drop_front(withBase ? 1 : 0))
-      step.erase();
-    return bytes;
-  };
   std::optional<int64_t> baseBytes;
   if (options.stepBytes) {
     // The best estimated of all candidates, and of those that re-run every
@@ -355,7 +343,8 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     SmallVector<const RecomputePlan *> plans;
     for (size_t i : order)
       plans.push_back(&estimated[i].plan);
-    FailureOr<SmallVector<int64_t>> bytes = measure(plans, /*withBase=*/true);
+    FailureOr<SmallVector<int64_t>> bytes =
+        measurePlans(func, plans, options, /*withStep=*/true);
     if (failed(bytes))
       return failure();
     baseBytes = (*bytes)[0];
@@ -396,7 +385,7 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
   RecomputePlan masksOnly;
   masksOnly.packMasks = true;
   FailureOr<SmallVector<int64_t>> bytes =
-      measure({&plan, &masksOnly}, /*withBase=*/false);
+      measurePlans(func, {&plan, &masksOnly}, options);
   if (failed(bytes))
     return failure();
   if ((*bytes)[0] <= *baseBytes)

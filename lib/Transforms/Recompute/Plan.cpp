@@ -39,6 +39,21 @@ func::FuncOp mlir::echo::applyToClone(func::FuncOp func,
   return clone;
 }
 
+FailureOr<SmallVector<int64_t>>
+mlir::echo::measurePlans(func::FuncOp func,
+                         ArrayRef<const RecomputePlan *> plans,
+                         const EchoPlanOptions &options, bool withStep) {
+  SmallVector<func::FuncOp> steps;
+  if (withStep)
+    steps.push_back(func);
+  for (const RecomputePlan *plan : plans)
+    steps.push_back(applyToClone(func, *plan));
+  FailureOr<SmallVector<int64_t>> bytes = options.stepBytes(steps);
+  for (func::FuncOp step : ArrayRef(steps).drop_front(withStep ? 1 : 0))
+    step.erase();
+  return bytes;
+}
+
 SmallVector<int64_t> mlir::echo::getPositions(const TrainingStep &step,
                                               ArrayRef<Operation *> ops) {
   SmallVector<int64_t> out;
