@@ -95,6 +95,12 @@ LogicalResult TrainingRun::writeReport() {
   }
   // The first step includes one-time page faults; report the median.
   entry["step_time_ms"] = median(times);
+  // Every step's time, in order: on a noisy machine the minimum or the
+  // spread says more than the median.
+  llvm::json::Array timeArray;
+  for (double t : times)
+    timeArray.push_back(t);
+  entry["step_times_ms"] = std::move(timeArray);
   // Compile time: the MLIR pipelines, then LLVM's optimization and code
   // generation in the JIT.
   entry["compile_ms"] = mlirMs + llvmMs;

@@ -453,6 +453,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < losses.size(); ++i)
       json += (i ? "," : "") + formatDouble(losses[i]);
     json += "],\"step_time_ms\":" + formatDouble(median);
+    json += ",\"step_times_ms\":[";
+    for (size_t i = 0; i < times.size(); ++i)
+      json += (i ? "," : "") + formatDouble(times[i]);
+    json += "]";
     if (onGPU) {
       json += ",\"device\":" + jsonString(echoCudaDeviceName());
       json += ",\"device_peak_bytes\":" + std::to_string(echoCudaPeakBytes());

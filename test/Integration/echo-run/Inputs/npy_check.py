@@ -45,6 +45,9 @@ elif mode == "check":
     assert rep[0]["function"] == "reg_train" and len(rep[0]["losses"]) == 2
     assert abs(rep[0]["losses"][0] - float(loss)) < 1e-6
     assert rep[0]["step_time_ms"] > 0
+    times = rep[0]["step_times_ms"]
+    assert len(times) == 2 and all(t > 0 for t in times), times
+    assert sorted(times)[1] == rep[0]["step_time_ms"], times
     print("npy ok")
 elif mode == "bad-dtype":
     os.makedirs(sys.argv[2], exist_ok=True)
