@@ -114,6 +114,20 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
 
 void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
                                            const EchoPipelineOptions &options) {
+  buildEchoTrainingPipeline(pm, options, nullptr);
+}
+
+/// True when echo-recompute decides on the buffer plans of this pipeline's
+/// own bufferization phase (strategies echo and budget with compare-plans).
+static bool comparesPlans(const EchoPipelineOptions &options) {
+  return (options.strategy == RecomputeStrategy::Echo ||
+          options.strategy == RecomputeStrategy::Budget) &&
+         options.comparePlans > 0 && options.planBuffers;
+}
+
+void mlir::echo::buildEchoTrainingPipeline(
+    OpPassManager &pm, const EchoPipelineOptions &options,
+    std::shared_ptr<LoweredStepCache> lowered) {
   if (options.precision != Precision::F32) {
     EchoAutocastOptions autocast;
     autocast.dtype = options.precision;
@@ -144,13 +158,12 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
     recompute.budgetReserve = options.budgetReserve;
     // echo and budget decide on what the lowered step will hold: each
     // candidate is planned by the bufferization phase of this very pipeline.
-    if ((options.strategy == RecomputeStrategy::Echo ||
-         options.strategy == RecomputeStrategy::Budget) &&
-        options.comparePlans > 0 && options.planBuffers) {
+    if (comparesPlans(options)) {
       recompute.plansCompared = options.comparePlans;
       OpPassManager planner(ModuleOp::getOperationName());
       buildEchoBufferizationPipeline(planner, options);
-      pm.addPass(createEchoRecompute(recompute, std::move(planner)));
+      pm.addPass(
+          createEchoRecompute(recompute, std::move(planner), std::move(lowered)));
     } else {
       pm.addPass(createEchoRecompute(recompute));
     }
@@ -160,6 +173,20 @@ void mlir::echo::buildEchoTrainingPipeline(OpPassManager &pm,
 //===----------------------------------------------------------------------===//
 // Bufferization: linalg on tensors, one-shot bufferization, the arena
 //===----------------------------------------------------------------------===//
+
+void mlir::echo::buildEchoBufferizationPipeline(
+    OpPassManager &pm, const EchoPipelineOptions &options,
+    std::shared_ptr<LoweredStepCache> lowered) {
+  if (!lowered) {
+    buildEchoBufferizationPipeline(pm, options);
+    return;
+  }
+  // The step echo-recompute chose was lowered by this phase already, when
+  // it was compared: it is put back as it was lowered then.
+  OpPassManager lowering(ModuleOp::getOperationName());
+  buildEchoBufferizationPipeline(lowering, options);
+  pm.addPass(createEchoReuseLoweredSteps(std::move(lowering), std::move(lowered)));
+}
 
 void mlir::echo::buildEchoBufferizationPipeline(
     OpPassManager &pm, const EchoPipelineOptions &options) {
@@ -338,17 +365,23 @@ void mlir::echo::buildEchoLoweringPipeline(OpPassManager &pm,
 
 void mlir::echo::buildEchoPipeline(OpPassManager &pm,
                                    const EchoPipelineOptions &options) {
-  buildEchoTrainingPipeline(pm, options);
+  // Where echo-recompute lowers candidate steps through the bufferization
+  // phase, the one it chooses is not lowered again.
+  std::shared_ptr<LoweredStepCache> lowered;
+  if (comparesPlans(options))
+    lowered = std::make_shared<LoweredStepCache>();
+  buildEchoTrainingPipeline(pm, options, lowered);
   // The footprint is measured on the tensor-level step and written once the
   // buffers are planned (planned_bytes).
   if (options.report.empty()) {
-    buildEchoLoweringPipeline(pm, options);
+    buildEchoBufferizationPipeline(pm, options, lowered);
+    buildEchoLLVMPipeline(pm, options);
     return;
   }
   EchoMemoryReportOptions attach;
   attach.attach = true;
   pm.addPass(createEchoMemoryReport(attach));
-  buildEchoBufferizationPipeline(pm, options);
+  buildEchoBufferizationPipeline(pm, options, lowered);
   EchoMemoryReportOptions write;
   write.output = options.report;
   pm.addPass(createEchoMemoryReport(write));

@@ -326,7 +326,11 @@ LogicalResult TrainingRun::compileStep(bool probe) {
   }
   PassManager trainPm(&context, ModuleOp::getOperationName(),
                       OpPassManager::Nesting::Implicit);
-  buildEchoTrainingPipeline(trainPm, trainOptions);
+  // The candidate steps echo-recompute lowers to compare their buffer
+  // plans, for the bufferization below (the chosen one is not lowered
+  // twice).
+  auto lowered = std::make_shared<LoweredStepCache>();
+  buildEchoTrainingPipeline(trainPm, trainOptions, lowered);
   if (failed(runPasses(trainPm, *trainModule, options.verifyEach)))
     return failure();
   auto trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);
@@ -343,7 +347,7 @@ LogicalResult TrainingRun::compileStep(bool probe) {
   // Bufferize and plan, read the plan, then lower to LLVM.
   PassManager bufferPm(&context, ModuleOp::getOperationName(),
                        OpPassManager::Nesting::Implicit);
-  buildEchoBufferizationPipeline(bufferPm, trainOptions);
+  buildEchoBufferizationPipeline(bufferPm, trainOptions, lowered);
   if (failed(runPasses(bufferPm, *trainModule, options.verifyEach)))
     return failure();
   trainFunc = trainModule->lookupSymbol<func::FuncOp>(trainName);

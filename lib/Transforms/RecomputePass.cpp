@@ -19,10 +19,8 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/Support/xxhash.h"
 
 #include <map>
-#include <tuple>
 
 namespace mlir::echo {
 #define GEN_PASS_DEF_ECHORECOMPUTE
@@ -39,6 +37,8 @@ struct EchoRecomputePass
 
   void runOnOperation() override {
     loweredSteps.clear();
+    if (keptLowerings)
+      keptLowerings->clear();
     if (!(heavyBudget >= 0.0 && heavyBudget <= 1.0)) {
       getOperation().emitError()
           << "echo-recompute: heavy-budget must be a share of the step's "
@@ -122,6 +122,13 @@ struct EchoRecomputePass
     }
     if (failed(writeTables()))
       return signalPassFailure();
+    // Of the lowered candidates, only the chosen steps are kept.
+    if (keptLowerings) {
+      SmallVector<StepKey> chosen;
+      for (func::FuncOp func : steps)
+        chosen.push_back(getStepKey(func));
+      keptLowerings->retain(chosen);
+    }
   }
 
   LogicalResult rewrite(func::FuncOp func, llvm::json::Array &tables) {
@@ -220,9 +227,11 @@ struct EchoRecomputePass
     return success();
   }
 
-  EchoRecomputePass(const EchoRecomputeOptions &options, OpPassManager plan)
+  EchoRecomputePass(const EchoRecomputeOptions &options, OpPassManager plan,
+                    std::shared_ptr<LoweredStepCache> lowered)
       : Base(options),
-        planner(std::make_shared<OpPassManager>(std::move(plan))) {
+        planner(std::make_shared<OpPassManager>(std::move(plan))),
+        keptLowerings(std::move(lowered)) {
     // The option says what the pass does when printed (reproducers).
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -254,21 +263,8 @@ struct EchoRecomputePass
   LogicalResult parsePlanPipeline(std::string &error) const {
     if (planner || planPipeline.empty())
       return success();
-    llvm::raw_string_ostream errorStream(error);
-    StringRef text = planPipeline;
-    if (text.starts_with(ModuleOp::getOperationName().str() + "(")) {
-      FailureOr<OpPassManager> parsed = parsePassPipeline(text, errorStream);
-      if (failed(parsed))
-        return failure();
-      planner = std::make_shared<OpPassManager>(std::move(*parsed));
-      return success();
-    }
-    auto pm = std::make_shared<OpPassManager>(ModuleOp::getOperationName(),
-                                              OpPassManager::Nesting::Implicit);
-    if (failed(parsePassPipeline(text, *pm, errorStream)))
-      return failure();
-    planner = std::move(pm);
-    return success();
+    planner = parseModulePipeline(planPipeline, error);
+    return success(planner != nullptr);
   }
 
   /// The step bytes (arena + arguments + unplanned buffers) of the buffer
@@ -287,20 +283,12 @@ struct EchoRecomputePass
     SmallVector<StepKey> keys;
     SmallVector<size_t> distinct;       // indices into steps, one per new key
     std::map<StepKey, size_t> lowering; // new key -> index into distinct
-    {
-      OpPrintingFlags flags;
-      flags.printGenericOpForm().useLocalScope();
-      for (auto [i, step] : llvm::enumerate(steps)) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        step->print(os, flags);
-        StepKey key{llvm::xxh3_64bits(text),
-                    static_cast<uint64_t>(llvm::hash_value(text)), text.size()};
-        keys.push_back(key);
-        if (!loweredSteps.count(key) &&
-            lowering.try_emplace(key, distinct.size()).second)
-          distinct.push_back(i);
-      }
+    for (auto [i, step] : llvm::enumerate(steps)) {
+      StepKey key = getStepKey(step);
+      keys.push_back(key);
+      if (!loweredSteps.count(key) &&
+          lowering.try_emplace(key, distinct.size()).second)
+        distinct.push_back(i);
     }
     numPlansLowered += distinct.size();
     OpBuilder b(getOperation().getBodyRegion());
@@ -347,6 +335,11 @@ struct EchoRecomputePass
                << "' with arena, argument and unplanned bytes (does it end "
                   "with echo-plan-buffers?)";
       loweredSteps[key] = *stepBytes;
+      // Kept for the bufferization phase, should this step be chosen.
+      if (keptLowerings) {
+        module->remove();
+        keptLowerings->insert(key, OwningOpRef<ModuleOp>(module), *stepBytes);
+      }
     }
     SmallVector<int64_t> bytes;
     for (const StepKey &key : keys)
@@ -354,8 +347,6 @@ struct EchoRecomputePass
     return bytes;
   }
 
-  /// A lowered step's printed form: two hashes and its length.
-  using StepKey = std::tuple<uint64_t, uint64_t, uint64_t>;
   /// The step bytes of every step lowered in this run (cleared by each run
   /// on the module).
   std::map<StepKey, int64_t> loweredSteps;
@@ -367,11 +358,15 @@ struct EchoRecomputePass
 
   /// The plan pipeline (shared by the pass's copies).
   mutable std::shared_ptr<OpPassManager> planner;
+  /// Where the lowered candidates are kept, if anywhere.
+  std::shared_ptr<LoweredStepCache> keptLowerings;
 };
 } // namespace
 
 std::unique_ptr<Pass>
 mlir::echo::createEchoRecompute(const EchoRecomputeOptions &options,
-                                OpPassManager planPipeline) {
-  return std::make_unique<EchoRecomputePass>(options, std::move(planPipeline));
+                                OpPassManager planPipeline,
+                                std::shared_ptr<LoweredStepCache> lowered) {
+  return std::make_unique<EchoRecomputePass>(options, std::move(planPipeline),
+                                             std::move(lowered));
 }

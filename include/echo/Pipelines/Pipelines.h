@@ -14,6 +14,7 @@
 #ifndef ECHO_PIPELINES_PIPELINES_H
 #define ECHO_PIPELINES_PIPELINES_H
 
+#include "echo/Transforms/LoweredSteps.h"
 #include "echo/Transforms/Options.h"
 
 #include "mlir/Pass/PassOptions.h"
@@ -168,11 +169,22 @@ std::string getCudaToolkitPath(const EchoPipelineOptions &options);
 /// Appends the tensor-level half: echo-autodiff and echo-recompute.
 void buildEchoTrainingPipeline(OpPassManager &pm,
                                const EchoPipelineOptions &options);
+/// The same, where echo-recompute keeps the candidate steps it lowers (to
+/// compare their buffer plans) in `lowered`.
+void buildEchoTrainingPipeline(OpPassManager &pm,
+                               const EchoPipelineOptions &options,
+                               std::shared_ptr<LoweredStepCache> lowered);
 
 /// Appends the first part of the lowering: Echo ops to linalg, one-shot
 /// bufferization, buffer planning and its check.
 void buildEchoBufferizationPipeline(OpPassManager &pm,
                                     const EchoPipelineOptions &options);
+/// The same, run by echo-reuse-lowered-steps on `lowered` (the cache given
+/// to buildEchoTrainingPipeline): the steps lowered there are not lowered
+/// again. A null cache: the phase itself.
+void buildEchoBufferizationPipeline(OpPassManager &pm,
+                                    const EchoPipelineOptions &options,
+                                    std::shared_ptr<LoweredStepCache> lowered);
 
 /// Appends the rest of the lowering: deallocation, loops, the LLVM dialect
 /// (target=cpu), or buildEchoNVVMPipeline (target=nvvm).

@@ -8,6 +8,7 @@
 #define ECHO_TRANSFORMS_PASSES_H
 
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Transforms/LoweredSteps.h"
 #include "echo/Transforms/Options.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -29,8 +30,18 @@ namespace mlir::echo {
 /// echo-recompute whose echo strategy compares candidate steps on the step
 /// bytes of the buffer plan `planPipeline` (on builtin.module, ending with
 /// echo-plan-buffers) makes of each: the `plan-pipeline` option, built.
-std::unique_ptr<Pass> createEchoRecompute(const EchoRecomputeOptions &options,
-                                          OpPassManager planPipeline);
+/// With `lowered`, the lowered candidates are kept there, for an
+/// echo-reuse-lowered-steps of the same cache.
+std::unique_ptr<Pass>
+createEchoRecompute(const EchoRecomputeOptions &options,
+                    OpPassManager planPipeline,
+                    std::shared_ptr<LoweredStepCache> lowered = nullptr);
+
+/// echo-reuse-lowered-steps running `lowering`, reusing the steps in
+/// `cache` (see LoweredSteps.h).
+std::unique_ptr<Pass>
+createEchoReuseLoweredSteps(OpPassManager lowering,
+                            std::shared_ptr<LoweredStepCache> cache);
 
 /// Returns true when argument `index` of `func` is a trainable parameter
 /// (carries `echo.param`).

@@ -494,6 +494,35 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::echo::EchoDialect"];
 }
 
+def EchoReuseLoweredSteps
+    : Pass<"echo-reuse-lowered-steps", "::mlir::ModuleOp"> {
+  let summary = "Runs a lowering pipeline, reusing the training steps "
+                "echo-recompute already lowered";
+  let description = [{
+    Runs `pipeline` on the module. echo-pipeline and echo-run use it for
+    their bufferization phase where echo-recompute compares candidate
+    steps by lowering each through that same phase (`plan-pipeline`): the
+    two passes share a cache of those lowerings (built in C++,
+    `createEchoReuseLoweredSteps`), and every training step the cache
+    holds in the form it has now (its printed form, but for the function
+    attributes `echo.recompute_strategy` and `echo.memory_stats`, which the
+    lowering does not read and which are carried over) is taken from the
+    module before `pipeline` runs and put back lowered, in its place, with
+    the declarations it calls; a symbol of a taken name is renamed. So the
+    chosen step is lowered once, not twice. From the command line there is
+    no cache, and the pass is `pipeline`.
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string", /*default=*/"",
+           "the lowering: a textual pass pipeline on builtin.module (e.g. "
+           "echo-bufferization-pipeline)">,
+  ];
+  let statistics = [
+    Statistic<"numReused", "reused-steps",
+              "Training steps taken from echo-recompute's lowerings">,
+  ];
+}
+
 def EchoDistinctResults : Pass<"echo-distinct-results", "::mlir::func::FuncOp"> {
   let summary = "Return each tensor value once, so each result gets its own buffer";
   let description = [{
