@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <climits>
 #include <cstdint>
@@ -408,6 +410,36 @@ bool convLayoutsChosen() {
   return chosen;
 }
 
+/// The default of $ECHO_CPU_CONV_WORKSPACE_LIMIT: on the paper-size ResNet
+/// (batch 32, 224x224) it runs the first stage's convolutions on the step's
+/// buffers, halving the workspace (411 -> 206 MB) at the same step time.
+constexpr size_t kDefaultConvWorkspaceLimit = size_t(256) << 20;
+
+/// $ECHO_CPU_CONV_WORKSPACE_LIMIT, read once: the most bytes of workspace
+/// (oneDNN's scratchpad and the reordered copies) a convolution may take to
+/// run in the layouts oneDNN chooses; one that needs more runs on the
+/// step's buffers. A byte count; 0 for no limit; unset or empty: 256 MiB.
+/// Anything else is an error naming the variable (the step fails).
+size_t convWorkspaceLimit() {
+  static const size_t limit = [] {
+    const char *text = std::getenv("ECHO_CPU_CONV_WORKSPACE_LIMIT");
+    if (!text || !*text)
+      return kDefaultConvWorkspaceLimit;
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long bytes = std::strtoull(text, &end, 10);
+    if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+        errno == ERANGE || bytes > SIZE_MAX) {
+      fail("$ECHO_CPU_CONV_WORKSPACE_LIMIT is '%s': not a byte count (a "
+           "non-negative integer, 0 for no limit; unset it for 256 MiB)",
+           text);
+      return kDefaultConvWorkspaceLimit;
+    }
+    return bytes == 0 ? SIZE_MAX : static_cast<size_t>(bytes);
+  }();
+  return limit;
+}
+
 /// A oneDNN memory descriptor of `m`'s shape and strides.
 bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
   dnnl_dims_t dims, strides;
@@ -589,9 +621,15 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
       (y.sizes[3] - 1) * sw + w.sizes[3] - x.sizes[3] - pw,
   };
   ConvPrimitive conv;
+  // The copies in oneDNN's layouts are as large as the operands: past the
+  // workspace limit the convolution runs on the step's buffers instead (a
+  // paper-size ResNet's first stage: 400 MB of copies of 100 MB maps).
   if (convLayoutsChosen() &&
-      makeChosenLayoutConvolution(kind, user, strides, padL, padR, conv))
-    return &convCache.emplace(key, conv).first->second;
+      makeChosenLayoutConvolution(kind, user, strides, padL, padR, conv)) {
+    if (conv.workspaceBytes <= convWorkspaceLimit())
+      return &convCache.emplace(key, conv).first->second;
+    destroy(conv);
+  }
   dnnl_primitive_desc_t pd =
       convolutionPd(kind, user[0], user[1], user[2], strides, padL, padR,
                     /*quiet=*/false);
