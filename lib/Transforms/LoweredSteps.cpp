@@ -197,7 +197,8 @@ struct EchoReuseLoweredStepsPass
                            << step.name;
         return signalPassFailure();
       }
-      merge(module, table, step);
+      if (failed(merge(module, table, step)))
+        return signalPassFailure();
       ++numReused;
     }
   }
@@ -205,7 +206,7 @@ struct EchoReuseLoweredStepsPass
   /// Moves the lowered step into `module` where its tensor-level form was,
   /// with the symbols it uses: declarations `module` has already are
   /// shared, other symbols of a taken name renamed.
-  void merge(ModuleOp module, SymbolTable &table, ReusedStep &step) {
+  LogicalResult merge(ModuleOp module, SymbolTable &table, ReusedStep &step) {
     ModuleOp lowered = *step.lowered;
     SmallVector<Operation *> moved;
     Operation *stepOp = nullptr;
@@ -220,7 +221,11 @@ struct EchoReuseLoweredStepsPass
           if (isSameDeclaration(existing, &op))
             continue;
           // Renamed in the lowered module, uses included, before it moves.
-          (void)SymbolTable(lowered).renameToUnique(&op, {&table});
+          if (failed(SymbolTable(lowered).renameToUnique(&op, {&table})))
+            return op.emitError()
+                   << "echo-reuse-lowered-steps: cannot rename @"
+                   << symbol.getName() << ", which @" << step.name
+                   << " uses and the module has already";
         }
       }
       moved.push_back(&op);
@@ -241,6 +246,7 @@ struct EchoReuseLoweredStepsPass
     stepOp->remove();
     Operation *next = step.next.empty() ? nullptr : table.lookup(step.next);
     table.insert(stepOp, next ? Block::iterator(next) : body->end());
+    return success();
   }
 
   static bool isDeclaration(Operation *op) {
