@@ -162,8 +162,8 @@ void mlir::echo::buildEchoTrainingPipeline(
       recompute.plansCompared = options.comparePlans;
       OpPassManager planner(ModuleOp::getOperationName());
       buildEchoBufferizationPipeline(planner, options);
-      pm.addPass(
-          createEchoRecompute(recompute, std::move(planner), std::move(lowered)));
+      pm.addPass(createEchoRecompute(recompute, std::move(planner),
+                                     std::move(lowered)));
     } else {
       pm.addPass(createEchoRecompute(recompute));
     }
@@ -185,7 +185,8 @@ void mlir::echo::buildEchoBufferizationPipeline(
   // it was compared: it is put back as it was lowered then.
   OpPassManager lowering(ModuleOp::getOperationName());
   buildEchoBufferizationPipeline(lowering, options);
-  pm.addPass(createEchoReuseLoweredSteps(std::move(lowering), std::move(lowered)));
+  pm.addPass(
+      createEchoReuseLoweredSteps(std::move(lowering), std::move(lowered)));
 }
 
 void mlir::echo::buildEchoBufferizationPipeline(
