@@ -17,8 +17,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
-#include <cerrno>
 #include <cinttypes>
 #include <climits>
 #include <cstdint>
@@ -422,14 +420,13 @@ constexpr size_t kDefaultConvWorkspaceLimit = size_t(256) << 20;
 /// Anything else is an error naming the variable (the step fails).
 size_t convWorkspaceLimit() {
   static const size_t limit = [] {
-    const char *text = std::getenv("ECHO_CPU_CONV_WORKSPACE_LIMIT");
-    if (!text || !*text)
+    const char *text = nullptr;
+    unsigned long long bytes = 0;
+    EnvCount read =
+        readEnvCount("ECHO_CPU_CONV_WORKSPACE_LIMIT", SIZE_MAX, bytes, text);
+    if (read == EnvCount::Unset)
       return kDefaultConvWorkspaceLimit;
-    errno = 0;
-    char *end = nullptr;
-    unsigned long long bytes = std::strtoull(text, &end, 10);
-    if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
-        errno == ERANGE || bytes > SIZE_MAX) {
+    if (read == EnvCount::Invalid) {
       fail("$ECHO_CPU_CONV_WORKSPACE_LIMIT is '%s': not a byte count (a "
            "non-negative integer, 0 for no limit; unset it for 256 MiB)",
            text);

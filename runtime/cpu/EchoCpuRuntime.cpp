@@ -69,6 +69,21 @@ void fail(const char *format, ...) {
 
 Runtime rt;
 
+EnvCount readEnvCount(const char *name, unsigned long long max,
+                      unsigned long long &value, const char *&text) {
+  text = std::getenv(name);
+  if (!text || !*text)
+    return EnvCount::Unset;
+  // strtoull skips blanks and takes a sign: only digits are a count.
+  errno = 0;
+  char *end = nullptr;
+  value = std::strtoull(text, &end, 10);
+  if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+      errno == ERANGE || value > max)
+    return EnvCount::Invalid;
+  return EnvCount::Valid;
+}
+
 /// Reads $ECHO_HOST_POOL_LIMIT once (with rt.mutex held): a positive number
 /// of bytes, or unset (or empty) for no limit. Anything else is an error
 /// naming the variable and its value, never a silent lack of a limit.
@@ -76,17 +91,14 @@ bool hostLimitReady() {
   if (rt.hostLimitRead)
     return rt.hostLimitValid;
   rt.hostLimitRead = true;
-  const char *text = std::getenv("ECHO_HOST_POOL_LIMIT");
-  if (!text || !*text) {
+  const char *text = nullptr;
+  unsigned long long bytes = 0;
+  EnvCount read = readEnvCount("ECHO_HOST_POOL_LIMIT", SIZE_MAX, bytes, text);
+  if (read == EnvCount::Unset) {
     rt.hostLimitValid = true;
     return true;
   }
-  // strtoull skips blanks and takes a sign: only digits are a byte count.
-  errno = 0;
-  char *end = nullptr;
-  unsigned long long bytes = std::strtoull(text, &end, 10);
-  if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
-      errno == ERANGE || bytes == 0 || bytes > SIZE_MAX) {
+  if (read == EnvCount::Invalid || bytes == 0) {
     fail("$ECHO_HOST_POOL_LIMIT is '%s': not a byte count (a positive "
          "integer; unset it for no limit)",
          text);
@@ -441,19 +453,17 @@ const OpenMP &openMP() {
 }
 
 /// $ECHO_CPU_KERNEL_THREADS, read once: the most threads a split kernel
-/// runs on (a positive integer; unset or empty: OpenMP's, i.e.
-/// $OMP_NUM_THREADS or every core), 0 for no limit. Anything else is an
+/// runs on (a positive integer); 0, no cap, where it is unset or empty
+/// (OpenMP's threads: $OMP_NUM_THREADS or every core). Anything else is an
 /// error naming the variable, and the kernels then run on one thread.
 int64_t kernelThreadLimit() {
   static const int64_t limit = [] {
-    const char *text = std::getenv("ECHO_CPU_KERNEL_THREADS");
-    if (!text || !*text)
+    const char *text = nullptr;
+    unsigned long long n = 0;
+    EnvCount read = readEnvCount("ECHO_CPU_KERNEL_THREADS", LLONG_MAX, n, text);
+    if (read == EnvCount::Unset)
       return int64_t(0);
-    errno = 0;
-    char *end = nullptr;
-    long long n = std::strtoll(text, &end, 10);
-    if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
-        errno == ERANGE || n < 1) {
+    if (read == EnvCount::Invalid || n < 1) {
       fail("$ECHO_CPU_KERNEL_THREADS is '%s': not a number of threads (a "
            "positive integer; unset it for OpenMP's)",
            text);

@@ -34,6 +34,16 @@ extern std::string firstError;
 /// Records (and prints, once) the first error.
 void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/// What an environment variable holding a count reads as.
+enum class EnvCount { Unset, Valid, Invalid };
+
+/// Reads $`name` as a decimal count of at most `max` into `value`: Unset
+/// where it is unset or empty, Invalid where it is anything but digits (no
+/// sign, blanks or suffix) or above `max`. `text` is what it holds, for the
+/// caller's error.
+EnvCount readEnvCount(const char *name, unsigned long long max,
+                      unsigned long long &value, const char *&text);
+
 /// OpenBLAS: one entry point.
 struct Blas {
   decltype(&::cblas_sgemm) sgemm = nullptr;
