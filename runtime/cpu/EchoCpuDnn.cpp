@@ -409,7 +409,7 @@ bool convLayoutsChosen() {
 }
 
 /// The default of $ECHO_CPU_CONV_WORKSPACE_LIMIT: on the paper-size ResNet
-/// (batch 32, 224x224) it runs the first stage's convolutions on the step's
+/// (batch 32, 224x224) it runs the largest convolutions on the step's
 /// buffers, halving the workspace (411 -> 206 MB) at the same step time.
 constexpr size_t kDefaultConvWorkspaceLimit = size_t(256) << 20;
 
@@ -620,7 +620,7 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
   ConvPrimitive conv;
   // The copies in oneDNN's layouts are as large as the operands: past the
   // workspace limit the convolution runs on the step's buffers instead (a
-  // paper-size ResNet's first stage: 400 MB of copies of 100 MB maps).
+  // paper-size ResNet's largest: 411 MB of copies of 103 MB maps).
   if (convLayoutsChosen() &&
       makeChosenLayoutConvolution(kind, user, strides, padL, padR, conv)) {
     if (conv.workspaceBytes <= convWorkspaceLimit())

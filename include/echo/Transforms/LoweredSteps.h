@@ -53,7 +53,6 @@ public:
   /// Takes the module of `key` out of the cache; null where there is none.
   OwningOpRef<ModuleOp> take(const StepKey &key);
   void clear() { entries.clear(); }
-  size_t size() const { return entries.size(); }
 
 private:
   struct Entry {
