@@ -4,8 +4,8 @@
 On a machine with an NVIDIA GPU and Echo built with the CUDA toolkit, runs
 the paper-size NMT model (B=128, T=50, H=512, MLP attention, dropout 0.3)
 and Transformer (B=32, S=128, d=512, 6 layers; bench/recompute.py's
-configurations) with `echo-run --target=cuda` for none, mirror, echo and
-echo with host offload, recording `step_time_ms` (median of CUDA-event
+configurations) with `echo-run --target=cuda` for none, mirror, echo,
+echo with host offload and echo in bf16, recording `step_time_ms` (median of CUDA-event
 times) and `device_peak_bytes`. When PyTorch is importable it also trains
 the same architectures in PyTorch (eager; torch.utils.checkpoint around
 each decoder step or block; torch.compile with --torch-compile) and records
@@ -50,6 +50,9 @@ STRATEGIES = {
     # step time against echo's, under the schedule's PCIe 5.0 model.
     "echo-offload": ["--strategy=echo", "--offload=all",
                      "--link-bandwidth=50"],
+    # Mixed precision: bf16 activations and cuBLAS's bf16 GEMMs (f32
+    # accumulation, tensor cores), f32 master weights.
+    "echo-bf16": ["--strategy=echo", "--precision=bf16"],
 }
 
 
@@ -371,6 +374,11 @@ def main():
         if "echo-offload" in echo:
             runs["targets"]["offload_time_over_echo"] = \
                 echo["echo-offload"]["step_time_ms"] / e["step_time_ms"]
+        if "echo-bf16" in echo:
+            runs["targets"]["bf16_peak_over_echo"] = \
+                echo["echo-bf16"]["device_peak_bytes"] / e["device_peak_bytes"]
+            runs["targets"]["bf16_time_over_echo"] = \
+                echo["echo-bf16"]["step_time_ms"] / e["step_time_ms"]
         eager = runs.get("torch", {}).get("eager")
         if eager:
             runs["targets"]["echo_peak_over_pytorch_eager"] = \

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -54,6 +55,16 @@ static void buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createEchoMergeGPUModules());
+  // bf16 and f16 elementwise math (precision=bf16|f16) computed in f32 and
+  // rounded once per op, as on the CPU and as PyTorch's CUDA kernels do
+  // (their "opmath" type): libdevice has no 16-bit math functions, and
+  // the loads and stores stay 16-bit, which is where the bytes are.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  emulate.targetTypeStr = "f32";
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addNestedPass<gpu::GPUModuleOp>(math::createMathExtendToSupportedTypes());
   // A kernel's thread and block ids are bounded (known_block_size,
   // known_grid_size), so its index math (the delinearization of a
   // collapsed loop: div/rem by each dimension) fits 32 bits, unsigned:

@@ -74,11 +74,6 @@ LogicalResult mlir::echo::validateEchoPipelineOptions(
     return error("echo-pipeline: compare-plans must be 0 (decide on the "
                  "estimate) or a number of candidate plans, got " +
                  Twine(options.comparePlans.getValue()));
-  if (options.precision != Precision::F32 && options.target == Target::NVVM)
-    return error(
-        "echo-pipeline: precision=" + stringifyPrecision(options.precision) +
-        " runs on target=cpu; the CUDA runtime's library calls and "
-        "kernels are f32 only");
   std::string why;
   if (!checkRecomputeBudgetOptions(options.strategy, options.budget,
                                    options.budgetReserve, why))
@@ -197,10 +192,11 @@ void mlir::echo::buildEchoBufferizationPipeline(
   pm.addPass(createEchoTagMemoryCategories());
   if (options.libraryCalls) {
     pm.addPass(createEchoTransferCalls());
-    // The CPU runtime has bf16 GEMMs (oneDNN); the CUDA runtime's calls
-    // take f32.
+    // Both runtimes have bf16 GEMMs (oneDNN, cuBLAS); only the CUDA
+    // runtime has f16 ones (the CPU's f16 GEMMs run in f32).
     EchoLibraryCallsOptions calls;
-    calls.bf16Calls = !gpu;
+    calls.bf16Calls = true;
+    calls.f16Calls = gpu;
     pm.addPass(createEchoLibraryCalls(calls));
   }
   pm.addPass(createConvertEchoToLinalg());

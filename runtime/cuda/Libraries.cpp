@@ -126,6 +126,8 @@ bool Blas::load() {
   ECHO_LOAD(lib, cublasSgemm)
   ECHO_LOAD(lib, cublasSgemmStridedBatched)
   ECHO_LOAD(lib, cublasGetStatusName)
+  ECHO_LOAD(lib, cublasGemmEx)
+  ECHO_LOAD(lib, cublasGemmStridedBatchedEx)
   return true;
 }
 

@@ -4,7 +4,8 @@
 //
 // The library calls that echo-library-calls emits, defined against their
 // declarations in echo/Runtime/EchoRuntimeABI.h (the compiler checks every
-// signature). GEMMs map row-major `C = op(A)·op(B)` onto column-major cuBLAS;
+// signature). GEMMs map row-major `C = op(A)·op(B)` onto column-major cuBLAS
+// (f32: cublasSgemm; bf16 and f16: cublasGemmEx with f32 accumulation);
 // convolutions use cuDNN's heuristic algorithm with FP32 FMA math and a
 // runtime-owned workspace. cuBLAS is loaded on the first GEMM, cuDNN on the
 // first convolution.
@@ -21,6 +22,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 using namespace echo::cuda;
 
@@ -84,7 +86,7 @@ void *workspace(size_t bytes) {
 
 /// The first element of `m` (MLIR's descriptors keep the offset apart from
 /// the aligned pointer).
-template <int N> float *elements(const StridedMemRefType<float, N> &m) {
+template <typename T, int N> T *elements(const StridedMemRefType<T, N> &m) {
   return m.data + m.offset;
 }
 
@@ -103,8 +105,8 @@ bool dnnOk(cudnnStatus_t status, const char *what) {
 }
 
 /// Checks that `m`'s rows are contiguous (inner stride 1), as cuBLAS needs.
-template <int N>
-bool rowMajor(const StridedMemRefType<float, N> &m, const char *what) {
+template <typename T, int N>
+bool rowMajor(const StridedMemRefType<T, N> &m, const char *what) {
   if (m.strides[N - 1] != 1 && m.sizes[N - 1] > 1) {
     fail("echo_gemm: %s has inner stride %" PRId64 " (expected 1)", what,
          m.strides[N - 1]);
@@ -113,60 +115,92 @@ bool rowMajor(const StridedMemRefType<float, N> &m, const char *what) {
   return true;
 }
 
+/// The element types of the GEMMs: f32 (cublasSgemm), and bf16 and f16 as
+/// 16-bit words (cublasGemmEx, products accumulated in f32: the CPU
+/// runtime's bf16 GEMM and PyTorch's CUDA matmuls do the same).
+enum class GemmType { F32, BF16, F16 };
+
 /// C (M×N) = op(A) (M×K) · op(B) (K×N) [+ C], row-major. cuBLAS is
 /// column-major, so it computes Cᵀ = op(B)ᵀ · op(A)ᵀ on the same bytes.
-template <int N>
-void gemm(const StridedMemRefType<float, N> *a,
-          const StridedMemRefType<float, N> *b,
-          const StridedMemRefType<float, N> *c, int64_t transA, int64_t transB,
+template <GemmType Type, typename T, int N>
+void gemm(const StridedMemRefType<T, N> *a, const StridedMemRefType<T, N> *b,
+          const StridedMemRefType<T, N> *c, int64_t transA, int64_t transB,
           int64_t accumulate) {
+  static_assert((Type == GemmType::F32) == std::is_same_v<T, float>);
   if (!blasReady())
     return;
   constexpr int r = N - 2;
+  constexpr const char *name = Type == GemmType::F32    ? "echo_gemm"
+                               : Type == GemmType::BF16 ? "echo_gemm_bf16"
+                                                        : "echo_gemm_f16";
   // op(A) is M×K and op(B) K×N; a transposed operand is stored the other
   // way round.
   int64_t m = c->sizes[r], n = c->sizes[r + 1];
   int64_t aM = a->sizes[transA ? r + 1 : r], k = a->sizes[transA ? r : r + 1];
   int64_t bK = b->sizes[transB ? r + 1 : r], bN = b->sizes[transB ? r : r + 1];
   if (aM != m || bK != k || bN != n) {
-    fail("echo_gemm: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
+    fail("%s: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
          ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
-         aM, k, bK, bN, m, n);
+         name, aM, k, bK, bN, m, n);
     return;
   }
   if (!rowMajor(*a, "A") || !rowMajor(*b, "B") || !rowMajor(*c, "C"))
     return;
+  int64_t batch = N == 2 ? 1 : c->sizes[0];
+  if (N == 3 && (a->sizes[0] != batch || b->sizes[0] != batch)) {
+    fail("echo_batched_gemm: batch sizes differ");
+    return;
+  }
   const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   // The row stride; cuBLAS wants at least the row length even when a
   // single row makes the stride meaningless.
-  auto ld = [](const StridedMemRefType<float, N> *x) {
+  auto ld = [](const StridedMemRefType<T, N> *x) {
     return std::max({x->strides[r], x->sizes[r + 1], int64_t(1)});
   };
   int64_t lda = ld(a), ldb = ld(b), ldc = ld(c);
-  ProfileScope timed(
-      "library", N == 2 ? "cublasSgemm" : "cublasSgemmStridedBatched",
-      (N == 2 ? "" : std::to_string(c->sizes[0]) + "x") + std::to_string(m) +
-          "x" + std::to_string(n) + "x" + std::to_string(k) +
-          (transA ? " A^T" : "") + (transB ? " B^T" : ""));
-  if (N == 2) {
-    blasOk(rt.blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
-                               elements(*b), ldb, elements(*a), lda, &beta,
-                               elements(*c), ldc),
-           "cublasSgemm");
-    return;
+  const char *call =
+      Type == GemmType::F32
+          ? (N == 2 ? "cublasSgemm" : "cublasSgemmStridedBatched")
+          : (N == 2 ? "cublasGemmEx" : "cublasGemmStridedBatchedEx");
+  ProfileScope timed("library", call,
+                     (N == 2 ? "" : std::to_string(batch) + "x") +
+                         std::to_string(m) + "x" + std::to_string(n) + "x" +
+                         std::to_string(k) + (transA ? " A^T" : "") +
+                         (transB ? " B^T" : "") +
+                         (Type == GemmType::BF16  ? " bf16"
+                          : Type == GemmType::F16 ? " f16"
+                                                  : ""));
+  Blas &blas = rt.blas;
+  if constexpr (Type == GemmType::F32) {
+    if (N == 2)
+      blasOk(blas.cublasSgemm(rt.blasHandle, opB, opA, n, m, k, &alpha,
+                              elements(*b), ldb, elements(*a), lda, &beta,
+                              elements(*c), ldc),
+             call);
+    else
+      blasOk(blas.cublasSgemmStridedBatched(
+                 rt.blasHandle, opB, opA, n, m, k, &alpha, elements(*b), ldb,
+                 b->strides[0], elements(*a), lda, a->strides[0], &beta,
+                 elements(*c), ldc, c->strides[0], batch),
+             call);
+  } else {
+    cudaDataType type = Type == GemmType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
+    if (N == 2)
+      blasOk(blas.cublasGemmEx(rt.blasHandle, opB, opA, n, m, k, &alpha,
+                               elements(*b), type, ldb, elements(*a), type, lda,
+                               &beta, elements(*c), type, ldc,
+                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+             call);
+    else
+      blasOk(blas.cublasGemmStridedBatchedEx(
+                 rt.blasHandle, opB, opA, n, m, k, &alpha, elements(*b), type,
+                 ldb, b->strides[0], elements(*a), type, lda, a->strides[0],
+                 &beta, elements(*c), type, ldc, c->strides[0], batch,
+                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+             call);
   }
-  int64_t batch = c->sizes[0];
-  if (a->sizes[0] != batch || b->sizes[0] != batch) {
-    fail("echo_batched_gemm: batch sizes differ");
-    return;
-  }
-  blasOk(rt.blas.cublasSgemmStridedBatched(
-             rt.blasHandle, opB, opA, n, m, k, &alpha, elements(*b), ldb,
-             b->strides[0], elements(*a), lda, a->strides[0], &beta,
-             elements(*c), ldc, c->strides[0], batch),
-         "cublasSgemmStridedBatched");
 }
 
 /// cuDNN descriptors of one convolution (x: N×C×H×W, w: F×(C/G)×KH×KW,
@@ -350,7 +384,7 @@ ECHO_EXPORT void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b,
                                         int64_t transB, int64_t accumulate) {
   noteCall(a, b, c, &transA, &transB, &accumulate);
   if (!replayingStep())
-    gemm(a, b, c, transA, transB, accumulate);
+    gemm<GemmType::F32>(a, b, c, transA, transB, accumulate);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
@@ -360,7 +394,45 @@ ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
                                                 int64_t accumulate) {
   noteCall(a, b, c, &transA, &transB, &accumulate);
   if (!replayingStep())
-    gemm(a, b, c, transA, transB, accumulate);
+    gemm<GemmType::F32>(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_gemm_bf16(EchoMemRef2DBF16 *a,
+                                             EchoMemRef2DBF16 *b,
+                                             EchoMemRef2DBF16 *c,
+                                             int64_t transA, int64_t transB,
+                                             int64_t accumulate) {
+  noteCall(a, b, c, &transA, &transB, &accumulate);
+  if (!replayingStep())
+    gemm<GemmType::BF16>(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b,
+                                    EchoMemRef3DBF16 *c, int64_t transA,
+                                    int64_t transB, int64_t accumulate) {
+  noteCall(a, b, c, &transA, &transB, &accumulate);
+  if (!replayingStep())
+    gemm<GemmType::BF16>(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_gemm_f16(EchoMemRef2DF16 *a,
+                                            EchoMemRef2DF16 *b,
+                                            EchoMemRef2DF16 *c, int64_t transA,
+                                            int64_t transB,
+                                            int64_t accumulate) {
+  noteCall(a, b, c, &transA, &transB, &accumulate);
+  if (!replayingStep())
+    gemm<GemmType::F16>(a, b, c, transA, transB, accumulate);
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_batched_gemm_f16(EchoMemRef3DF16 *a, EchoMemRef3DF16 *b,
+                                   EchoMemRef3DF16 *c, int64_t transA,
+                                   int64_t transB, int64_t accumulate) {
+  noteCall(a, b, c, &transA, &transB, &accumulate);
+  if (!replayingStep())
+    gemm<GemmType::F16>(a, b, c, transA, transB, accumulate);
 }
 
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,

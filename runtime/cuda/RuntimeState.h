@@ -111,6 +111,20 @@ struct Blas {
   ECHO_FN(cublasSgemm)
   ECHO_FN(cublasSgemmStridedBatched)
   ECHO_FN(cublasGetStatusName)
+  // The 16-bit GEMMs. cublas_api.h also has C++ overloads of these two
+  // (taking a cudaDataType compute type), so the C functions' types are
+  // spelled out rather than taken with decltype.
+  cublasStatus_t (*cublasGemmEx)(cublasHandle_t, cublasOperation_t,
+                                 cublasOperation_t, int, int, int, const void *,
+                                 const void *, cudaDataType, int, const void *,
+                                 cudaDataType, int, const void *, void *,
+                                 cudaDataType, int, cublasComputeType_t,
+                                 cublasGemmAlgo_t) = nullptr;
+  cublasStatus_t (*cublasGemmStridedBatchedEx)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+      const void *, const void *, cudaDataType, int, long long, const void *,
+      cudaDataType, int, long long, const void *, void *, cudaDataType, int,
+      long long, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 
   bool missing(const char *name);
   bool load();

@@ -20,7 +20,11 @@
 // RUN: not grep -E 'llvm\.(fadd|fsub|fmul|fdiv|fneg|fcmp|fptrunc|fpext|intr\.[a-z]+) .*bf16' %t.bf16.mlir
 // RUN: FileCheck %s --check-prefix=LLVM16 < %t.bf16.mlir
 // RUN: not echo-opt %s --echo-pipeline="precision=f8" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not echo-opt %s --echo-pipeline="precision=f16 target=nvvm" 2>&1 | FileCheck %s --check-prefix=NVVM
+// On target=nvvm the GEMMs call the CUDA runtime's 16-bit forms (cuBLAS,
+// f32 accumulation) of either type; the CPU runtime has bf16 ones only.
+// RUN: echo-opt %s --echo-pipeline="precision=bf16 target=nvvm gpu-format=isa" | FileCheck %s --check-prefix=NVVM-BF16
+// RUN: echo-opt %s --echo-pipeline="precision=f16 target=nvvm gpu-format=isa" | FileCheck %s --check-prefix=NVVM-F16
+// RUN: echo-opt %s --echo-pipeline="precision=f16" | FileCheck %s --check-prefix=CPU-F16
 
 // F32-LABEL: func.func @mlp_train
 // F32-NOT: echo.cast
@@ -37,7 +41,12 @@
 // BYTES16: "feature_map_bytes": 576,
 // LLVM16: llvm.store {{.*}} : bf16, !llvm.ptr
 // BAD: Cannot find option named 'f8'
-// NVVM: echo-pipeline: precision=f16 runs on target=cpu; the CUDA runtime's library calls and kernels are f32 only
+// NVVM-BF16: llvm.call @_mlir_ciface_echo_gemm_bf16(
+// NVVM-BF16-NOT: @_mlir_ciface_echo_gemm(
+// NVVM-F16: llvm.call @_mlir_ciface_echo_gemm_f16(
+// NVVM-F16-NOT: @_mlir_ciface_echo_gemm(
+// CPU-F16-NOT: echo_gemm_f16
+// CPU-F16: @_mlir_ciface_echo_gemm(
 func.func @mlp(%x: tensor<8x4xf32>, %labels: tensor<8xi32>,
                %w: tensor<16x4xf32> {echo.param},
                %b: tensor<16xf32> {echo.param}) -> tensor<f32> {

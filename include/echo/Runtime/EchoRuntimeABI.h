@@ -33,9 +33,11 @@ namespace mlir::echo::runtime {
 inline constexpr const char kGemm[] = "echo_gemm";
 /// The same per batch: A [B,M,K], B [B,K,N], C [B,M,N].
 inline constexpr const char kBatchedGemm[] = "echo_batched_gemm";
-// The GEMMs also have a bf16 form, `<name>_bf16` (echo-library-calls
-// bf16-calls=true): bf16 buffers (16-bit words), products accumulated in
-// f32 and rounded to bf16 once (with `accumulate`, after adding C).
+// The GEMMs also have 16-bit forms, `<name>_bf16` and `<name>_f16`
+// (echo-library-calls bf16-calls=true, f16-calls=true): bf16 (f16) buffers
+// as 16-bit words, products accumulated in f32 and rounded once (with
+// `accumulate`, after adding C). The CPU runtime has the bf16 forms, the
+// CUDA runtime both.
 /// y = conv2d(x, w), NCHW / FCHW, cross-correlation with zero padding, in
 /// `groups` groups (w is [F, C/groups, KH, KW]).
 inline constexpr const char kConv2DForward[] = "echo_conv2d_forward";
@@ -67,9 +69,11 @@ using EchoUnranked16 = ::UnrankedMemRefType<uint16_t>;
 using EchoMemRef2D = StridedMemRefType<float, 2>;
 using EchoMemRef3D = StridedMemRefType<float, 3>;
 using EchoMemRef4D = StridedMemRefType<float, 4>;
-/// bf16 buffers, as 16-bit words.
+/// bf16 and f16 buffers, as 16-bit words.
 using EchoMemRef2DBF16 = StridedMemRefType<uint16_t, 2>;
 using EchoMemRef3DBF16 = StridedMemRefType<uint16_t, 3>;
+using EchoMemRef2DF16 = StridedMemRefType<uint16_t, 2>;
+using EchoMemRef3DF16 = StridedMemRefType<uint16_t, 3>;
 
 extern "C" {
 /// echo_gemm(a, b, c, transA, transB, accumulate): `accumulate` = 1 adds to
@@ -81,7 +85,7 @@ void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a, EchoMemRef3D *b,
                                     EchoMemRef3D *c, int64_t transA,
                                     int64_t transB, int64_t accumulate);
 /// echo_gemm_bf16, echo_batched_gemm_bf16: the same on bf16 buffers (the CPU
-/// runtime only).
+/// and the CUDA runtime).
 void _mlir_ciface_echo_gemm_bf16(EchoMemRef2DBF16 *a, EchoMemRef2DBF16 *b,
                                  EchoMemRef2DBF16 *c, int64_t transA,
                                  int64_t transB, int64_t accumulate);
@@ -89,6 +93,14 @@ void _mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a,
                                          EchoMemRef3DBF16 *b,
                                          EchoMemRef3DBF16 *c, int64_t transA,
                                          int64_t transB, int64_t accumulate);
+/// echo_gemm_f16, echo_batched_gemm_f16: the same on f16 buffers (the CUDA
+/// runtime only).
+void _mlir_ciface_echo_gemm_f16(EchoMemRef2DF16 *a, EchoMemRef2DF16 *b,
+                                EchoMemRef2DF16 *c, int64_t transA,
+                                int64_t transB, int64_t accumulate);
+void _mlir_ciface_echo_batched_gemm_f16(EchoMemRef3DF16 *a, EchoMemRef3DF16 *b,
+                                        EchoMemRef3DF16 *c, int64_t transA,
+                                        int64_t transB, int64_t accumulate);
 /// echo_conv2d_forward(x, w, y, strideH, strideW, padH, padW, groups):
 /// x [N, C, H, W], w [F, C/groups, KH, KW], y [N, F, OH, OW].
 void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x, EchoMemRef4D *w,

@@ -112,7 +112,7 @@ struct EchoLibraryCallsPass
 
   /// The operand of the `echo.add` that is the only user of `op`'s f32
   /// result holding the other addend, a tensor of the same type defined
-  /// before `op` in its block; null otherwise. (f32 only: a bf16 call that
+  /// before `op` in its block; null otherwise. (f32 only: a 16-bit call that
   /// accumulates rounds the sum once where the call and the add round
   /// twice, so the step's bits would depend on which products accumulate,
   /// and that on the order the strategy left.)
@@ -142,20 +142,28 @@ struct EchoLibraryCallsPass
     Operation *operation = op.getOperation();
     Location loc = op.getLoc();
     OpBuilder b(operation);
-    auto isBF16 = [](Type type) { return getElementTypeOrSelf(type).isBF16(); };
-    bool bf16 = bf16Calls && op.hasBF16LibraryCall() &&
-                llvm::all_of(operation->getOperandTypes(), isBF16) &&
-                llvm::all_of(operation->getResultTypes(), isBF16);
+    // The 16-bit form the runtime has for an op whose tensors are all of
+    // one 16-bit type ("" where there is none: the call takes f32).
+    StringRef form;
+    if (op.has16BitLibraryCall()) {
+      Type et = getElementTypeOrSelf(operation->getResult(0).getType());
+      auto ofType = [&](Type type) { return getElementTypeOrSelf(type) == et; };
+      if (llvm::all_of(operation->getOperandTypes(), ofType) &&
+          llvm::all_of(operation->getResultTypes(), ofType)) {
+        if (et.isBF16() && bf16Calls)
+          form = "_bf16";
+        else if (et.isF16() && f16Calls)
+          form = "_f16";
+      }
+    }
     // `echo.add(acc, op)` with acc defined before op and read by the add
     // only (canAccumulateInPlace): the call adds its product to acc's
     // buffer where op was, so the product never has a buffer of its own; the
     // sum of a gradient's contributions (a weight used at every time step)
     // grows in one buffer, each product added as soon as it is computed.
-    if (!bf16)
+    if (form.empty())
       widenToF32(b, operation);
-    std::string name = op.getLibraryCallName().str();
-    if (bf16)
-      name += "_bf16";
+    std::string name = (op.getLibraryCallName() + form).str();
     SmallVector<Value> args;
     auto toABI = [&](Value buffer) {
       auto type = cast<MemRefType>(buffer.getType());

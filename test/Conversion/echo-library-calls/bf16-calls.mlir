@@ -1,8 +1,10 @@
-// echo-library-calls bf16-calls: an all-bf16 GEMM calls the runtime's bf16
-// form on its bf16 buffers; without the option, or for f16, or for an op
-// without a bf16 form (convolutions), the operands are converted to f32
-// around the f32 call.
+// echo-library-calls bf16-calls and f16-calls: an all-bf16 (all-f16) GEMM
+// calls the runtime's bf16 (f16) form on its 16-bit buffers; without the
+// option for its type, or for an op without 16-bit forms
+// (convolutions), the operands are converted to f32 around the f32 call.
 // RUN: echo-opt %s --split-input-file --echo-library-calls="bf16-calls=true" | FileCheck %s --check-prefix=BF16
+// RUN: echo-opt %s --split-input-file --echo-library-calls="f16-calls=true" | FileCheck %s --check-prefix=F16
+// RUN: echo-opt %s --split-input-file --echo-library-calls="bf16-calls=true f16-calls=true" | FileCheck %s --check-prefix=BOTH
 // RUN: echo-opt %s --split-input-file --echo-library-calls="bf16-calls=false" | FileCheck %s --check-prefix=WIDEN
 // RUN: echo-opt %s --split-input-file --echo-library-calls | FileCheck %s --check-prefix=WIDEN
 
@@ -11,7 +13,21 @@
 // BF16: call @echo_gemm_bf16({{.*}}) : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
 // BF16: call @echo_batched_gemm_bf16(
 // BF16: call @echo_gemm_bf16(
+// BF16: echo.cast {{.*}} : tensor<4x8xf16> to tensor<4x8xf32>
 // BF16: call @echo_gemm(
+// F16-LABEL: func.func @gemms
+// F16: echo.cast {{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
+// F16: call @echo_gemm(
+// F16-NOT: _bf16
+// F16: call @echo_gemm_f16({{.*}}) : (memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
+// F16-NOT: echo.cast
+// BOTH-LABEL: func.func @gemms
+// BOTH-NOT: echo.cast
+// BOTH: call @echo_gemm_bf16(
+// BOTH: call @echo_batched_gemm_bf16(
+// BOTH: call @echo_gemm_bf16(
+// BOTH: call @echo_gemm_f16(
+// BOTH-NOT: echo.cast
 // WIDEN-LABEL: func.func @gemms
 // WIDEN-NOT: _bf16
 // WIDEN: echo.cast {{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
@@ -25,14 +41,18 @@ func.func @gemms(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>,
   %d = "echo.batch_matmul"(%x, %y) : (tensor<2x4x8xbf16>, tensor<2x8x16xbf16>) -> tensor<2x4x16xbf16>
   // The linear's output starts as its broadcast bias and accumulates.
   %l = "echo.linear"(%a, %w, %bias) : (tensor<4x8xbf16>, tensor<16x8xbf16>, tensor<16xbf16>) -> tensor<4x16xbf16>
-  // f16 has no runtime form: f32 around the call.
+  // f16: its own form with f16-calls, else f32 around the call.
   %e = "echo.matmul"(%h, %g) : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
   return %c, %d, %l, %e : tensor<4x16xbf16>, tensor<2x4x16xbf16>, tensor<4x16xbf16>, tensor<4x16xf16>
 }
 
 // -----
 
-// A convolution has no bf16 form.
+// A convolution has no 16-bit forms.
+// BOTH-LABEL: func.func @conv
+// F16-LABEL: func.func @conv
+// BOTH: echo.cast {{.*}} : tensor<1x2x4x4xbf16> to tensor<1x2x4x4xf32>
+// BOTH: call @echo_conv2d_forward(
 // BF16-LABEL: func.func @conv
 // BF16: echo.cast {{.*}} : tensor<1x2x4x4xbf16> to tensor<1x2x4x4xf32>
 // BF16: call @echo_conv2d_forward(

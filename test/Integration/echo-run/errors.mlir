@@ -13,8 +13,6 @@
 // RUN: not echo-run %s --precision=f16 --optimizer=adam 2>&1 | FileCheck %s --check-prefix=F16OPT
 // RUN: not echo-run %s --precision=f16 --emit-library=%t.lib 2>&1 | FileCheck %s --check-prefix=F16OPT
 // F16OPT: echo-run: --precision=f16 scales the loss in echo-run's training loop: it needs --optimizer=none and no --emit-aot or --emit-library
-// RUN: not echo-run %s --precision=bf16 --target=cuda --emit-aot=%t.aot 2>&1 | FileCheck %s --check-prefix=NVVM
-// NVVM: echo-pipeline: precision=bf16 runs on target=cpu; the CUDA runtime's library calls and kernels are f32 only
 // RUN: not echo-run %s --optimizer=sgd --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK
 // SGDCHECK: --check-gradients needs --optimizer=none
 // RUN: not echo-run %s --optimizer=adam --check-gradients 2>&1 | FileCheck %s --check-prefix=SGDCHECK

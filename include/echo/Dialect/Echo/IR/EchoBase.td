@@ -58,8 +58,10 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   list<string> libraryCallInputs = [];
   code libraryCallScalars = "{}";
   code libraryCallInit = "";
-  /// The runtime has `<libraryCall>_bf16` on bf16 buffers.
-  bit libraryCallBF16 = 0;
+  /// The call has 16-bit forms, `<libraryCall>_bf16` and `<libraryCall>_f16`,
+  /// on bf16 and f16 buffers (which of them a runtime has: the options of
+  /// echo-library-calls).
+  bit libraryCall16Bit = 0;
   /// The index in libraryCallScalars of a flag that makes the call add to
   /// its output instead of overwriting it (-1: the call has none).
   int libraryCallAccumulateScalar = -1;
@@ -104,8 +106,8 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
     ::llvm::SmallVector<int64_t> getLibraryCallScalars() {
       return }] # libraryCallScalars # [{;
     }
-    bool hasBF16LibraryCall() { return }]
-      # !if(libraryCallBF16, "true", "false") # [{; }
+    bool has16BitLibraryCall() { return }]
+      # !if(libraryCall16Bit, "true", "false") # [{; }
     int getLibraryCallAccumulateScalar() { return }]
       # libraryCallAccumulateScalar # [{; }
     bool isLibraryCallWorthwhile() { return }]

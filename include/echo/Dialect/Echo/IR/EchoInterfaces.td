@@ -219,12 +219,14 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
       /*methodName=*/"getLibraryCallName">,
     InterfaceMethod<
       /*desc=*/[{
-        Returns true when the runtime has a bf16 form of the call,
-        `<name>_bf16`, taking bf16 buffers (f32 accumulation inside), for
-        an op whose tensors are all bf16.
+        Returns true when the call has 16-bit forms, `<name>_bf16` and
+        `<name>_f16`, taking bf16 (f16) buffers with f32 accumulation
+        inside, for an op whose tensors are all bf16 (all f16). Which of
+        the two a runtime implements is a property of the runtime, given to
+        echo-library-calls as its `bf16-calls` and `f16-calls` options.
       }],
       /*retTy=*/"bool",
-      /*methodName=*/"hasBF16LibraryCall",
+      /*methodName=*/"has16BitLibraryCall",
       /*args=*/(ins),
       /*methodBody=*/"",
       /*defaultImplementation=*/"return false;">,

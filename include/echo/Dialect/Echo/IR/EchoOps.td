@@ -362,7 +362,7 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
     [AllElementTypesMatch<["a", "b", "result"]>,
      DeclareOpInterfaceMethods<Echo_RowChunkOpInterface>]> {
   let libraryCall = "::mlir::echo::runtime::kGemm";
-  let libraryCallBF16 = 1;
+  let libraryCall16Bit = 1;
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let libraryCallAccumulateScalar = 2;
@@ -388,7 +388,7 @@ def Echo_MatmulOp : Echo_ComputeHeavyOp<"matmul",
 def Echo_BatchMatmulOp : Echo_ComputeHeavyOp<"batch_matmul",
     [AllElementTypesMatch<["a", "b", "result"]>]> {
   let libraryCall = "::mlir::echo::runtime::kBatchedGemm";
-  let libraryCallBF16 = 1;
+  let libraryCall16Bit = 1;
   let libraryCallInputs = ["A", "B"];
   let libraryCallScalars = "{getTransposeA(), getTransposeB(), false}";
   let libraryCallAccumulateScalar = 2;
@@ -416,7 +416,7 @@ def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
   // Y = X·Wᵀ + b: the output starts as b in every row and the GEMM adds
   // X·Wᵀ (transpose_b, accumulate).
   let libraryCall = "::mlir::echo::runtime::kGemm";
-  let libraryCallBF16 = 1;
+  let libraryCall16Bit = 1;
   let libraryCallInputs = ["X", "W"];
   let libraryCallScalars = "{false, true, true}";
   let libraryCallInit = "getB()";
