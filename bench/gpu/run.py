@@ -138,7 +138,8 @@ def run_torch_nmt(cfg, steps, variants):
 
 def time_torch(make_model, make_data, steps, variants):
     """Trains make_model() with SGD for `steps` steps per variant (eager,
-    checkpoint, compile); the median step time after the first and
+    checkpoint, compile, and amp-bf16: eager under torch.autocast to bf16,
+    the peer of echo-bf16); the median step time after the first and
     torch.cuda.max_memory_allocated()."""
     import torch
     results = {}
@@ -157,7 +158,9 @@ def time_torch(make_model, make_data, steps, variants):
         for _ in range(steps):
             start = time.perf_counter()
             opt.zero_grad(set_to_none=True)
-            loss = fn(*inputs, variant == "checkpoint")
+            with torch.autocast("cuda", dtype=torch.bfloat16,
+                                enabled=variant == "amp-bf16"):
+                loss = fn(*inputs, variant == "checkpoint")
             loss.backward()
             opt.step()
             torch.cuda.synchronize()
@@ -307,8 +310,8 @@ def main():
             with open(compiled_on) as f:
                 results["compiled_on"] = json.load(f)
     echo_run = os.path.join(args.build, "bin", "echo-run")
-    variants = ["eager", "checkpoint"] + (["compile"] if args.torch_compile
-                                          else [])
+    variants = ["eager", "checkpoint", "amp-bf16"] + (
+        ["compile"] if args.torch_compile else [])
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             builder, cfg, _ = CONFIGS[name]
@@ -383,6 +386,10 @@ def main():
         if eager:
             runs["targets"]["echo_peak_over_pytorch_eager"] = \
                 e["device_peak_bytes"] / eager["device_peak_bytes"]
+        amp = runs.get("torch", {}).get("amp-bf16")
+        if amp and "echo-bf16" in echo:
+            runs["targets"]["echo_bf16_peak_over_pytorch_amp"] = \
+                echo["echo-bf16"]["device_peak_bytes"] / amp["device_peak_bytes"]
     save(results, args.output)
     print(markdown({"models": {n: {"echo": {k: v for k, v in r["echo"].items()
                                              if "failed" not in v},
