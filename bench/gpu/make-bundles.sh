@@ -1,8 +1,9 @@
 #!/bin/sh
 # Compiles, here (no GPU needed), everything bench/gpu/device.sh runs on a
 # GPU machine that has no MLIR: `echo-run --emit-aot --target=cuda` bundles
-# of every bundled model (none, echo) with their CPU reference runs, and the
-# paper-size NMT and Transformer for none/mirror/echo/echo-offload, and the
+# of every bundled model (none, echo, echo in bf16) with their CPU reference
+# runs, and the paper-size NMT and Transformer for
+# none/mirror/echo/echo-offload/echo-bf16, and the
 # paper-size ResNet for echo (cuDNN's algorithms at real sizes). Packs them
 # into OUT.tar.xz (about 10× smaller: what travels to the GPU machine).
 #
