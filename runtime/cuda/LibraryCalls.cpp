@@ -130,9 +130,13 @@ void gemm(const StridedMemRefType<T, N> *a, const StridedMemRefType<T, N> *b,
   if (!blasReady())
     return;
   constexpr int r = N - 2;
-  constexpr const char *name = Type == GemmType::F32    ? "echo_gemm"
-                               : Type == GemmType::BF16 ? "echo_gemm_bf16"
-                                                        : "echo_gemm_f16";
+  // The call's name, for its errors.
+  auto name = [] {
+    return std::string(N == 2 ? "echo_gemm" : "echo_batched_gemm") +
+           (Type == GemmType::BF16  ? "_bf16"
+            : Type == GemmType::F16 ? "_f16"
+                                    : "");
+  };
   // op(A) is M×K and op(B) K×N; a transposed operand is stored the other
   // way round.
   int64_t m = c->sizes[r], n = c->sizes[r + 1];
@@ -141,14 +145,14 @@ void gemm(const StridedMemRefType<T, N> *a, const StridedMemRefType<T, N> *b,
   if (aM != m || bK != k || bN != n) {
     fail("%s: shapes do not agree: op(A) is %" PRId64 "x%" PRId64
          ", op(B) %" PRId64 "x%" PRId64 ", C %" PRId64 "x%" PRId64,
-         name, aM, k, bK, bN, m, n);
+         name().c_str(), aM, k, bK, bN, m, n);
     return;
   }
   if (!rowMajor(*a, "A") || !rowMajor(*b, "B") || !rowMajor(*c, "C"))
     return;
   int64_t batch = N == 2 ? 1 : c->sizes[0];
   if (N == 3 && (a->sizes[0] != batch || b->sizes[0] != batch)) {
-    fail("echo_batched_gemm: batch sizes differ");
+    fail("%s: batch sizes differ", name().c_str());
     return;
   }
   const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
