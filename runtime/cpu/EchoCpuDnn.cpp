@@ -3,10 +3,12 @@
 // Part of the Echo project.
 //
 // The CPU runtime's oneDNN calls: bf16 GEMMs (oneDNN's matmul, a sum
-// post-op to accumulate) and convolutions of the step's NCHW/FCHW buffers,
-// computed in the layouts oneDNN chooses (format_tag::any: blocked ones
-// where its direct kernels want them, reordered in and out at the call)
-// or on the buffers themselves. Each primitive is created once per shape
+// post-op to accumulate) and f32 and bf16 convolutions of the step's
+// NCHW/FCHW buffers, computed in the layouts oneDNN chooses
+// (format_tag::any: blocked ones where its direct kernels want them,
+// reordered in and out at the call) or on the buffers themselves; a bf16
+// convolution on a CPU without oneDNN's bf16 ones computes in f32 on
+// copies the reorders convert. Each primitive is created once per shape
 // and cached; their scratchpad, which also holds the reordered copies, is
 // one runtime-owned buffer, the largest any call asked for
 // (echoCpuWorkspaceBytes).
@@ -24,6 +26,7 @@
 #include <cstring>
 #include <map>
 #include <tuple>
+#include <type_traits>
 
 namespace echo_cpu_runtime {
 namespace {
@@ -394,10 +397,11 @@ void destroy(ConvPrimitive &c) {
   c = ConvPrimitive();
 }
 
-/// What identifies a convolution primitive: its kind, the x/w/y shapes and
-/// strides, the convolution's strides, padding and group count.
+/// What identifies a convolution primitive: its kind and the buffers' data
+/// type, the x/w/y shapes and strides, the convolution's strides, padding
+/// and group count.
 using ConvKey =
-    std::tuple<int, std::array<int64_t, 24>, std::array<int64_t, 5>>;
+    std::tuple<int, int, std::array<int64_t, 24>, std::array<int64_t, 5>>;
 
 PrimitiveCache<ConvKey, ConvPrimitive> convCache;
 
@@ -437,14 +441,16 @@ size_t convWorkspaceLimit() {
   return limit;
 }
 
-/// A oneDNN memory descriptor of `m`'s shape and strides.
-bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
+/// A oneDNN memory descriptor of `m`'s shape and strides, of `type`.
+template <typename T>
+bool describe(const StridedMemRefType<T, 4> &m, dnnl_data_type_t type,
+              dnnl_memory_desc_t &md) {
   dnnl_dims_t dims, strides;
   for (int i = 0; i < 4; ++i) {
     dims[i] = m.sizes[i];
     strides[i] = m.strides[i];
   }
-  return dnnOk(rt.dnn.mdInitByStrides(&md, 4, dims, dnnl_f32, strides),
+  return dnnOk(rt.dnn.mdInitByStrides(&md, 4, dims, type, strides),
                "oneDNN memory descriptor");
 }
 
@@ -452,23 +458,27 @@ bool describe(const EchoMemRef4D &m, dnnl_memory_desc_t &md) {
 /// groups: with more than one, the same bytes seen as oneDNN's grouped
 /// weights [G, F/G, C/G, KH, KW] (goihw), whose group dim steps over F/G
 /// filters.
-bool describeFilter(const EchoMemRef4D &w, int64_t groups,
-                    dnnl_memory_desc_t &md) {
+template <typename T>
+bool describeFilter(const StridedMemRefType<T, 4> &w, int64_t groups,
+                    dnnl_data_type_t type, dnnl_memory_desc_t &md) {
   if (groups == 1)
-    return describe(w, md);
+    return describe(w, type, md);
   dnnl_dims_t dims = {groups, w.sizes[0] / groups, w.sizes[1], w.sizes[2],
                       w.sizes[3]};
   dnnl_dims_t strides = {w.strides[0] * (w.sizes[0] / groups), w.strides[0],
                          w.strides[1], w.strides[2], w.strides[3]};
-  return dnnOk(rt.dnn.mdInitByStrides(&md, 5, dims, dnnl_f32, strides),
+  return dnnOk(rt.dnn.mdInitByStrides(&md, 5, dims, type, strides),
                "oneDNN grouped weights descriptor");
 }
 
-/// `md`'s dims with any layout (oneDNN picks the one its fastest
-/// implementation wants).
-bool anyLayout(const dnnl_memory_desc_t &md, dnnl_memory_desc_t &any) {
-  return rt.dnn.mdInitByTag(&any, md.ndims, md.dims, dnnl_f32,
-                            dnnl_format_tag_any) == dnnl_success;
+/// `md`'s dims in `type` with the layout `tag` (`any`: oneDNN picks the one
+/// its fastest implementation wants; `abcd`/`abcde`: dense, as the step's
+/// buffers).
+bool layoutOf(const dnnl_memory_desc_t &md, dnnl_data_type_t type,
+              dnnl_format_tag_t tag, dnnl_memory_desc_t &out) {
+  if (tag != dnnl_format_tag_any)
+    tag = md.ndims == 4 ? dnnl_abcd : dnnl_abcde;
+  return rt.dnn.mdInitByTag(&out, md.ndims, md.dims, type, tag) == dnnl_success;
 }
 
 /// The primitive descriptor of a convolution of `kind` on the descriptors
@@ -526,19 +536,21 @@ convolutionPd(ConvKind kind, const dnnl_memory_desc_t &xmd,
 /// Rounds `bytes` up to the scratchpad's 64-byte alignment.
 size_t align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/// The convolution of `kind` in the layouts oneDNN chooses, with a
-/// relayout of each operand whose layout differs from the step's buffer
-/// (`user`: x, w, y); false (nothing recorded, `conv` empty) where oneDNN
-/// has no such primitive or a reorder that needs a scratchpad of its own.
-bool makeChosenLayoutConvolution(ConvKind kind,
-                                 const std::array<dnnl_memory_desc_t, 3> &user,
-                                 const dnnl_dims_t strides,
-                                 const dnnl_dims_t padL, const dnnl_dims_t padR,
-                                 ConvPrimitive &conv) {
+/// The convolution of `kind` computed in `type` on operands in the layout
+/// `tag` (any: the layouts oneDNN chooses; else dense), with a relayout of
+/// each operand whose layout or type differs from the step's buffer
+/// (`user`: x, w, y): oneDNN's reorders convert between bf16 and f32 as
+/// they copy. False (nothing recorded, `conv` empty) where oneDNN has no
+/// such primitive or a reorder that needs a scratchpad of its own.
+bool makeRelayoutConvolution(ConvKind kind,
+                             const std::array<dnnl_memory_desc_t, 3> &user,
+                             dnnl_data_type_t type, dnnl_format_tag_t tag,
+                             const dnnl_dims_t strides, const dnnl_dims_t padL,
+                             const dnnl_dims_t padR, ConvPrimitive &conv) {
   Dnn &d = rt.dnn;
   std::array<dnnl_memory_desc_t, 3> any;
   for (int i = 0; i < 3; ++i)
-    if (!anyLayout(user[i], any[i]))
+    if (!layoutOf(user[i], type, tag, any[i]))
       return false;
   dnnl_primitive_desc_t pd = convolutionPd(kind, any[0], any[1], any[2],
                                            strides, padL, padR, /*quiet=*/true);
@@ -586,12 +598,23 @@ bool makeChosenLayoutConvolution(ConvKind kind,
   return true;
 }
 
+/// True when ECHO_CPU_BF16_CONV=f32: bf16 convolutions compute in f32 on
+/// every CPU (their operands converted by the relayouts), the path a CPU
+/// without oneDNN's bf16 convolutions takes.
+bool bf16ConvolutionsInF32() {
+  static const bool f32 = envSelects("ECHO_CPU_BF16_CONV", "f32");
+  return f32;
+}
+
 /// Creates (once per key) the primitive of `kind` for x [N,C,H,W], w
-/// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups.
-ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
-                              const EchoMemRef4D &w, const EchoMemRef4D &y,
-                              int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                              int64_t groups) {
+/// [F,C/G,KH,KW] and y [N,F,OH,OW] in G = `groups` groups, on buffers of
+/// `type` (f32 or bf16).
+template <typename T>
+ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
+                              const StridedMemRefType<T, 4> &w,
+                              const StridedMemRefType<T, 4> &y, int64_t sh,
+                              int64_t sw, int64_t ph, int64_t pw,
+                              int64_t groups, dnnl_data_type_t type) {
   std::array<int64_t, 24> shapes;
   for (int i = 0; i < 4; ++i) {
     shapes[i] = x.sizes[i];
@@ -601,14 +624,17 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
     shapes[16 + i] = y.sizes[i];
     shapes[20 + i] = y.strides[i];
   }
-  ConvKey key{static_cast<int>(kind), shapes, {sh, sw, ph, pw, groups}};
+  ConvKey key{static_cast<int>(kind),
+              static_cast<int>(type),
+              shapes,
+              {sh, sw, ph, pw, groups}};
   auto it = convCache.find(key);
   if (it != convCache.end())
     return &it->second;
 
   std::array<dnnl_memory_desc_t, 3> user;
-  if (!describe(x, user[0]) || !describeFilter(w, groups, user[1]) ||
-      !describe(y, user[2]))
+  if (!describe(x, type, user[0]) ||
+      !describeFilter(w, groups, type, user[1]) || !describe(y, type, user[2]))
     return nullptr;
   dnnl_dims_t strides = {sh, sw}, padL = {ph, pw};
   // Zero padding on both sides; the bottom/right padding is what makes the
@@ -617,23 +643,50 @@ ConvPrimitive *getConvolution(ConvKind kind, const EchoMemRef4D &x,
       (y.sizes[2] - 1) * sh + w.sizes[2] - x.sizes[2] - ph,
       (y.sizes[3] - 1) * sw + w.sizes[3] - x.sizes[3] - pw,
   };
+  auto keep = [&](ConvPrimitive &conv) {
+    return &convCache.emplace(key, conv).first->second;
+  };
   ConvPrimitive conv;
+  // bf16 where oneDNN has bf16 convolutions (AVX-512); elsewhere, or with
+  // ECHO_CPU_BF16_CONV=f32, in f32 on copies the relayouts convert, in the
+  // layouts oneDNN chooses (the copies cannot be avoided there, so the
+  // workspace limit does not apply).
+  if (type == dnnl_bf16 && bf16ConvolutionsInF32()) {
+    if (makeRelayoutConvolution(kind, user, dnnl_f32, dnnl_format_tag_any,
+                                strides, padL, padR, conv))
+      return keep(conv);
+    fail("echo_conv2d_bf16: oneDNN has no f32 convolution with bf16 "
+         "reorders for this shape");
+    return nullptr;
+  }
   // The copies in oneDNN's layouts are as large as the operands: past the
   // workspace limit the convolution runs on the step's buffers instead (a
   // paper-size ResNet's largest: 411 MB of copies of 103 MB maps).
   if (convLayoutsChosen() &&
-      makeChosenLayoutConvolution(kind, user, strides, padL, padR, conv)) {
+      makeRelayoutConvolution(kind, user, type, dnnl_format_tag_any, strides,
+                              padL, padR, conv)) {
     if (conv.workspaceBytes <= convWorkspaceLimit())
-      return &convCache.emplace(key, conv).first->second;
+      return keep(conv);
     destroy(conv);
   }
+  bool bf16 = type == dnnl_bf16;
   dnnl_primitive_desc_t pd =
       convolutionPd(kind, user[0], user[1], user[2], strides, padL, padR,
-                    /*quiet=*/false);
-  if (!pd || !makePrimitive(pd, user[0], user[1], user[2], conv.p))
-    return nullptr;
-  conv.workspaceBytes = conv.p.scratchpadBytes;
-  return &convCache.emplace(key, conv).first->second;
+                    /*quiet=*/bf16);
+  if (pd) {
+    if (!makePrimitive(pd, user[0], user[1], user[2], conv.p))
+      return nullptr;
+    conv.workspaceBytes = conv.p.scratchpadBytes;
+    return keep(conv);
+  }
+  // No bf16 convolution on this CPU (oneDNN 2.x needs AVX-512 for them).
+  if (bf16 && makeRelayoutConvolution(kind, user, dnnl_f32, dnnl_format_tag_any,
+                                      strides, padL, padR, conv))
+    return keep(conv);
+  if (bf16)
+    fail("echo_conv2d_bf16: oneDNN has neither a bf16 convolution nor an f32 "
+         "one with bf16 reorders for this shape on this CPU");
+  return nullptr;
 }
 
 /// Grows the shared scratchpad to `bytes`.
@@ -662,8 +715,12 @@ bool reserveScratchpad(size_t bytes) {
   return true;
 }
 
-void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
+template <typename T>
+void convolve(ConvKind kind, StridedMemRefType<T, 4> *x,
+              StridedMemRefType<T, 4> *w, StridedMemRefType<T, 4> *y,
               int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t groups) {
+  constexpr dnnl_data_type_t type =
+      std::is_same_v<T, float> ? dnnl_f32 : dnnl_bf16;
   if (hasError || !dnnReady())
     return;
   if (groups < 1 || x->sizes[1] % groups != 0 || w->sizes[0] % groups != 0 ||
@@ -677,7 +734,7 @@ void convolve(ConvKind kind, EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y,
     return;
   }
   ConvPrimitive *conv =
-      getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups);
+      getConvolution(kind, *x, *w, *y, sh, sw, ph, pw, groups, type);
   if (!conv || !reserveScratchpad(conv->workspaceBytes))
     return;
   Dnn &d = rt.dnn;
@@ -763,6 +820,26 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
 
 ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
     EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW,
+           groups);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward_bf16(
+    EchoMemRef4D16 *x, EchoMemRef4D16 *w, EchoMemRef4D16 *y, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW, groups);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data_bf16(
+    EchoMemRef4D16 *w, EchoMemRef4D16 *dy, EchoMemRef4D16 *dx, int64_t strideH,
+    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
+  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW,
+           groups);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter_bf16(
+    EchoMemRef4D16 *x, EchoMemRef4D16 *dy, EchoMemRef4D16 *dw, int64_t strideH,
     int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
   convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW,
            groups);

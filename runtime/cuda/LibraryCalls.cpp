@@ -6,7 +6,8 @@
 // declarations in echo/Runtime/EchoRuntimeABI.h (the compiler checks every
 // signature). GEMMs map row-major `C = op(A)·op(B)` onto column-major cuBLAS
 // (f32: cublasSgemm; bf16 and f16: cublasGemmEx with f32 accumulation);
-// convolutions use cuDNN's heuristic algorithm with FP32 FMA math and a
+// convolutions use cuDNN's heuristic algorithm (f32: FP32 FMA math; bf16 and
+// f16: tensor-op math, f32 compute) and a
 // runtime-owned workspace. cuBLAS is loaded on the first GEMM, cuDNN on the
 // first convolution.
 //
@@ -208,16 +209,21 @@ void gemm(const StridedMemRefType<T, N> *a, const StridedMemRefType<T, N> *b,
 }
 
 /// cuDNN descriptors of one convolution (x: N×C×H×W, w: F×(C/G)×KH×KW,
-/// y: N×F×OH×OW, in G groups), released at scope exit.
+/// y: N×F×OH×OW, in G groups) on buffers of `type` (f32, bf16 or f16),
+/// released at scope exit. It computes in f32 whatever the buffers' type
+/// (cuDNN's PSEUDO_HALF and PSEUDO_BFLOAT16 configurations for the 16-bit
+/// ones, which may use tensor cores).
 struct Convolution {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
   bool ok = false;
 
-  Convolution(const EchoMemRef4D &xm, const EchoMemRef4D &wm,
-              const EchoMemRef4D &ym, int64_t sh, int64_t sw, int64_t ph,
-              int64_t pw, int64_t groups) {
+  template <typename T>
+  Convolution(const StridedMemRefType<T, 4> &xm,
+              const StridedMemRefType<T, 4> &wm,
+              const StridedMemRefType<T, 4> &ym, int64_t sh, int64_t sw,
+              int64_t ph, int64_t pw, int64_t groups, cudnnDataType_t type) {
     Dnn &d = rt.dnn;
     for (int i = 3, expect = 1; i >= 0; expect *= wm.sizes[i], --i)
       if (wm.strides[i] != expect && wm.sizes[i] > 1) {
@@ -239,17 +245,20 @@ struct Convolution {
                "cudnnCreateFilterDescriptor") &&
          dnnOk(d.cudnnCreateConvolutionDescriptor(&conv),
                "cudnnCreateConvolutionDescriptor") &&
-         tensor(x, xm) && tensor(y, ym) &&
-         dnnOk(d.cudnnSetFilter4dDescriptor(
-                   w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, wm.sizes[0],
-                   wm.sizes[1], wm.sizes[2], wm.sizes[3]),
+         tensor(x, xm, type) && tensor(y, ym, type) &&
+         dnnOk(d.cudnnSetFilter4dDescriptor(w, type, CUDNN_TENSOR_NCHW,
+                                            wm.sizes[0], wm.sizes[1],
+                                            wm.sizes[2], wm.sizes[3]),
                "cudnnSetFilter4dDescriptor") &&
          dnnOk(d.cudnnSetConvolution2dDescriptor(conv, ph, pw, sh, sw, 1, 1,
                                                  CUDNN_CROSS_CORRELATION,
                                                  CUDNN_DATA_FLOAT),
                "cudnnSetConvolution2dDescriptor") &&
-         // FP32 FMA, no TF32: results must match the CPU within 1e-4.
-         dnnOk(d.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH),
+         // f32: FP32 FMA, no TF32: results must match the CPU within 1e-4.
+         // 16-bit: tensor cores, f32 accumulation.
+         dnnOk(d.cudnnSetConvolutionMathType(conv, type == CUDNN_DATA_FLOAT
+                                                       ? CUDNN_FMA_MATH
+                                                       : CUDNN_TENSOR_OP_MATH),
                "cudnnSetConvolutionMathType") &&
          // The filter descriptor holds C/G input channels; cuDNN splits x and
          // y into G groups and reads filter block g for group g.
@@ -266,11 +275,12 @@ struct Convolution {
     if (conv)
       rt.dnn.cudnnDestroyConvolutionDescriptor(conv);
   }
-  static bool tensor(cudnnTensorDescriptor_t desc, const EchoMemRef4D &m) {
+  template <typename T>
+  static bool tensor(cudnnTensorDescriptor_t desc,
+                     const StridedMemRefType<T, 4> &m, cudnnDataType_t type) {
     return dnnOk(rt.dnn.cudnnSetTensor4dDescriptorEx(
-                     desc, CUDNN_DATA_FLOAT, m.sizes[0], m.sizes[1], m.sizes[2],
-                     m.sizes[3], m.strides[0], m.strides[1], m.strides[2],
-                     m.strides[3]),
+                     desc, type, m.sizes[0], m.sizes[1], m.sizes[2], m.sizes[3],
+                     m.strides[0], m.strides[1], m.strides[2], m.strides[3]),
                  "cudnnSetTensor4dDescriptorEx");
   }
 };
@@ -325,20 +335,25 @@ bool pickAlgorithm(Get get, const char *what, const char *direction,
 }
 
 /// "NxCxHxW" of a descriptor.
-std::string dims(const EchoMemRef4D &m) {
+template <typename T> std::string dims(const StridedMemRefType<T, 4> &m) {
   return std::to_string(m.sizes[0]) + "x" + std::to_string(m.sizes[1]) + "x" +
          std::to_string(m.sizes[2]) + "x" + std::to_string(m.sizes[3]);
 }
 
-/// The convolution's shapes, strides, padding and (when more than one)
-/// groups: the report's key.
-std::string describeConvolution(const EchoMemRef4D &x, const EchoMemRef4D &w,
-                                int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                                int64_t groups) {
+/// The convolution's shapes, strides, padding, (when more than one)
+/// groups and (when not f32) type: the report's key.
+template <typename T>
+std::string describeConvolution(const StridedMemRefType<T, 4> &x,
+                                const StridedMemRefType<T, 4> &w, int64_t sh,
+                                int64_t sw, int64_t ph, int64_t pw,
+                                int64_t groups, cudnnDataType_t type) {
   return "x " + dims(x) + ", w " + dims(w) + ", stride " + std::to_string(sh) +
          "x" + std::to_string(sw) + ", pad " + std::to_string(ph) + "x" +
          std::to_string(pw) +
-         (groups == 1 ? "" : ", groups " + std::to_string(groups));
+         (groups == 1 ? "" : ", groups " + std::to_string(groups)) +
+         (type == CUDNN_DATA_BFLOAT16 ? ", bf16"
+          : type == CUDNN_DATA_HALF   ? ", f16"
+                                      : "");
 }
 
 /// One cuDNN convolution call in direction `direction` (Forward,
@@ -439,19 +454,20 @@ _mlir_ciface_echo_batched_gemm_f16(EchoMemRef3DF16 *a, EchoMemRef3DF16 *b,
     gemm<GemmType::F16>(a, b, c, transA, transB, accumulate);
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
-                                                  EchoMemRef4D *w,
-                                                  EchoMemRef4D *y, int64_t sh,
-                                                  int64_t sw, int64_t ph,
-                                                  int64_t pw, int64_t groups) {
+namespace {
+/// The convolutions of buffers of T holding `type`.
+template <typename T>
+void convForward(StridedMemRefType<T, 4> *x, StridedMemRefType<T, 4> *w,
+                 StridedMemRefType<T, 4> *y, int64_t sh, int64_t sw, int64_t ph,
+                 int64_t pw, int64_t groups, cudnnDataType_t type) {
   noteCall(x, w, y, &sh, &sw, &ph, &pw, &groups);
   if (replayingStep() || !dnnReady())
     return;
-  Convolution c(*x, *w, *y, sh, sw, ph, pw, groups);
+  Convolution c(*x, *w, *y, sh, sw, ph, pw, groups, type);
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionFwdAlgoPerf_t>(
-      c, "Forward", describeConvolution(*x, *w, sh, sw, ph, pw, groups),
+      c, "Forward", describeConvolution(*x, *w, sh, sw, ph, pw, groups, type),
       [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv,
                                                         c.y, n, found, perf);
@@ -468,18 +484,20 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
       });
 }
 
-ECHO_EXPORT void
-_mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
-                                       EchoMemRef4D *dx, int64_t sh, int64_t sw,
-                                       int64_t ph, int64_t pw, int64_t groups) {
+template <typename T>
+void convBackwardData(StridedMemRefType<T, 4> *w, StridedMemRefType<T, 4> *dy,
+                      StridedMemRefType<T, 4> *dx, int64_t sh, int64_t sw,
+                      int64_t ph, int64_t pw, int64_t groups,
+                      cudnnDataType_t type) {
   noteCall(w, dy, dx, &sh, &sw, &ph, &pw, &groups);
   if (replayingStep() || !dnnReady())
     return;
-  Convolution c(*dx, *w, *dy, sh, sw, ph, pw, groups);
+  Convolution c(*dx, *w, *dy, sh, sw, ph, pw, groups, type);
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
-      c, "BackwardData", describeConvolution(*dx, *w, sh, sw, ph, pw, groups),
+      c, "BackwardData",
+      describeConvolution(*dx, *w, sh, sw, ph, pw, groups, type),
       [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionBackwardDataAlgorithm_v7(
             h, c.w, c.y, c.conv, c.x, n, found, perf);
@@ -496,17 +514,20 @@ _mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
       });
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
-    EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t sh, int64_t sw,
-    int64_t ph, int64_t pw, int64_t groups) {
+template <typename T>
+void convBackwardFilter(StridedMemRefType<T, 4> *x, StridedMemRefType<T, 4> *dy,
+                        StridedMemRefType<T, 4> *dw, int64_t sh, int64_t sw,
+                        int64_t ph, int64_t pw, int64_t groups,
+                        cudnnDataType_t type) {
   noteCall(x, dy, dw, &sh, &sw, &ph, &pw, &groups);
   if (replayingStep() || !dnnReady())
     return;
-  Convolution c(*x, *dw, *dy, sh, sw, ph, pw, groups);
+  Convolution c(*x, *dw, *dy, sh, sw, ph, pw, groups, type);
   Dnn &d = rt.dnn;
   cudnnHandle_t h = rt.dnnHandle;
   convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      c, "BackwardFilter", describeConvolution(*x, *dw, sh, sw, ph, pw, groups),
+      c, "BackwardFilter",
+      describeConvolution(*x, *dw, sh, sw, ph, pw, groups, type),
       [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
         return d.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
             h, c.x, c.y, c.conv, c.w, n, found, perf);
@@ -522,6 +543,50 @@ ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
             bytes, beta, c.w, elements(*dw));
       });
 }
+
+} // namespace
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(EchoMemRef4D *x,
+                                                  EchoMemRef4D *w,
+                                                  EchoMemRef4D *y, int64_t sh,
+                                                  int64_t sw, int64_t ph,
+                                                  int64_t pw, int64_t groups) {
+  convForward(x, w, y, sh, sw, ph, pw, groups, CUDNN_DATA_FLOAT);
+}
+
+ECHO_EXPORT void
+_mlir_ciface_echo_conv2d_backward_data(EchoMemRef4D *w, EchoMemRef4D *dy,
+                                       EchoMemRef4D *dx, int64_t sh, int64_t sw,
+                                       int64_t ph, int64_t pw, int64_t groups) {
+  convBackwardData(w, dy, dx, sh, sw, ph, pw, groups, CUDNN_DATA_FLOAT);
+}
+
+ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
+    EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t sh, int64_t sw,
+    int64_t ph, int64_t pw, int64_t groups) {
+  convBackwardFilter(x, dy, dw, sh, sw, ph, pw, groups, CUDNN_DATA_FLOAT);
+}
+
+/// The 16-bit forms: bf16 and f16 buffers, f32 compute.
+#define ECHO_CONV2D_16BIT(suffix, type)                                        \
+  ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward_##suffix(                  \
+      EchoMemRef4D16 *x, EchoMemRef4D16 *w, EchoMemRef4D16 *y, int64_t sh,     \
+      int64_t sw, int64_t ph, int64_t pw, int64_t groups) {                    \
+    convForward(x, w, y, sh, sw, ph, pw, groups, type);                        \
+  }                                                                            \
+  ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data_##suffix(            \
+      EchoMemRef4D16 *w, EchoMemRef4D16 *dy, EchoMemRef4D16 *dx, int64_t sh,   \
+      int64_t sw, int64_t ph, int64_t pw, int64_t groups) {                    \
+    convBackwardData(w, dy, dx, sh, sw, ph, pw, groups, type);                 \
+  }                                                                            \
+  ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter_##suffix(          \
+      EchoMemRef4D16 *x, EchoMemRef4D16 *dy, EchoMemRef4D16 *dw, int64_t sh,   \
+      int64_t sw, int64_t ph, int64_t pw, int64_t groups) {                    \
+    convBackwardFilter(x, dy, dw, sh, sw, ph, pw, groups, type);               \
+  }
+ECHO_CONV2D_16BIT(bf16, CUDNN_DATA_BFLOAT16)
+ECHO_CONV2D_16BIT(f16, CUDNN_DATA_HALF)
+#undef ECHO_CONV2D_16BIT
 
 //===----------------------------------------------------------------------===//
 // Host API

@@ -15,8 +15,8 @@
 // times the group count are x's channels, its filters y's, and the group
 // count divides them), answering CUDNN_STATUS_BAD_PARAM otherwise. With
 // ECHO_FAKE_CUDNN_LOG=<path>, each convolution call appends a line
-// `<call> x NxCxHxW w KxCxRxS y NxKxPxQ groups G` to that file. Never
-// installed.
+// `<call> x NxCxHxW w KxCxRxS y NxKxPxQ groups G type T compute C math M`
+// to that file. Never installed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,13 +65,30 @@ int token;
 
 template <typename T> T handle() { return reinterpret_cast<T>(&token); }
 
-/// What the descriptors hold: 4 dims (a tensor's NCHW, a filter's KCRS).
+/// What the descriptors hold: 4 dims (a tensor's NCHW, a filter's KCRS)
+/// and the data type.
 struct Dims {
   int d[4] = {0, 0, 0, 0};
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
 };
 struct Conv {
   int groups = 1;
+  cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
+
+const char *typeName(cudnnDataType_t type) {
+  switch (type) {
+  case CUDNN_DATA_FLOAT:
+    return "f32";
+  case CUDNN_DATA_HALF:
+    return "f16";
+  case CUDNN_DATA_BFLOAT16:
+    return "bf16";
+  default:
+    return "other";
+  }
+}
 
 template <typename T> Dims *dims(T desc) {
   return reinterpret_cast<Dims *>(desc);
@@ -85,7 +102,9 @@ std::string text(const Dims *m) {
          std::to_string(m->d[2]) + "x" + std::to_string(m->d[3]);
 }
 
-/// cuDNN's check of a convolution's channels, and the log line of `call`.
+/// cuDNN's check of a convolution's channels and types (x, w and y of one
+/// type; f32 compute, as the runtime asks for every type), and the log
+/// line of `call`.
 cudnnStatus_t checkConvolution(const char *call, cudnnTensorDescriptor_t x,
                                cudnnFilterDescriptor_t w,
                                cudnnConvolutionDescriptor_t c,
@@ -94,13 +113,18 @@ cudnnStatus_t checkConvolution(const char *call, cudnnTensorDescriptor_t x,
   int groups = conv(c)->groups;
   if (const char *path = getenv("ECHO_FAKE_CUDNN_LOG")) {
     if (FILE *log = fopen(path, "a")) {
-      fprintf(log, "%s x %s w %s y %s groups %d\n", call, text(xd).c_str(),
-              text(wd).c_str(), text(yd).c_str(), groups);
+      fprintf(log, "%s x %s w %s y %s groups %d type %s compute %s math %s\n",
+              call, text(xd).c_str(), text(wd).c_str(), text(yd).c_str(),
+              groups, typeName(xd->type), typeName(conv(c)->compute),
+              conv(c)->math == CUDNN_TENSOR_OP_MATH ? "tensor-op"
+              : conv(c)->math == CUDNN_FMA_MATH     ? "fma"
+                                                    : "other");
       fclose(log);
     }
   }
   if (groups < 1 || wd->d[0] % groups != 0 || xd->d[1] != wd->d[1] * groups ||
-      yd->d[1] != wd->d[0] || xd->d[0] != yd->d[0])
+      yd->d[1] != wd->d[0] || xd->d[0] != yd->d[0] || xd->type != wd->type ||
+      xd->type != yd->type || conv(c)->compute != CUDNN_DATA_FLOAT)
     return CUDNN_STATUS_BAD_PARAM;
   return CUDNN_STATUS_SUCCESS;
 }
@@ -158,9 +182,9 @@ cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) {
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
-cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t, int n,
-                             int c, int h, int w, int, int, int, int) {
-  *dims(d) = Dims{{n, c, h, w}};
+cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t type,
+                             int n, int c, int h, int w, int, int, int, int) {
+  *dims(d) = Dims{{n, c, h, w}, type};
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
@@ -174,10 +198,10 @@ cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) {
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d,
-                                                     cudnnDataType_t,
+                                                     cudnnDataType_t type,
                                                      cudnnTensorFormat_t, int k,
                                                      int c, int h, int w) {
-  *dims(d) = Dims{{k, c, h, w}};
+  *dims(d) = Dims{{k, c, h, w}, type};
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t
@@ -198,12 +222,14 @@ cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t d, int groups) {
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(
-    cudnnConvolutionDescriptor_t, int, int, int, int, int, int,
-    cudnnConvolutionMode_t, cudnnDataType_t) {
+    cudnnConvolutionDescriptor_t d, int, int, int, int, int, int,
+    cudnnConvolutionMode_t, cudnnDataType_t compute) {
+  conv(d)->compute = compute;
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t
-cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t, cudnnMathType_t) {
+FAKE_EXPORT cudnnStatus_t cudnnSetConvolutionMathType(
+    cudnnConvolutionDescriptor_t d, cudnnMathType_t math) {
+  conv(d)->math = math;
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -120,7 +120,8 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
     runtime on OpenBLAS and oneDNN. The calls take f32 buffers: an op on
     f16 or bf16 tensors reads its operands converted to f32 (`echo.cast`)
     and rounds its result back, unless the op's tensors are all bf16 (all
-    f16), its call has 16-bit forms (`has16BitLibraryCall`: the GEMMs) and
+    f16), its call has 16-bit forms (`has16BitLibraryCall`: the GEMMs and
+    convolutions) and
     `bf16-calls` (`f16-calls`) says the runtime has them: it then calls
     `<name>_bf16` (`<name>_f16`) on its 16-bit buffers. Run it before
     `convert-echo-to-linalg`.
@@ -141,11 +142,11 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
   let options = [
     Option<"bf16Calls", "bf16-calls", "bool", /*default=*/"false",
            "Call the runtime's bf16 forms (<name>_bf16) for all-bf16 ops that "
-           "have one (the CPU runtime's oneDNN bf16 matmul, the CUDA "
-           "runtime's cuBLAS)">,
+           "have one (the CPU runtime's oneDNN, the CUDA runtime's cuBLAS "
+           "and cuDNN)">,
     Option<"f16Calls", "f16-calls", "bool", /*default=*/"false",
            "Call the runtime's f16 forms (<name>_f16) for all-f16 ops that "
-           "have one (the CUDA runtime's cuBLAS)">,
+           "have one (the CUDA runtime's cuBLAS and cuDNN)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

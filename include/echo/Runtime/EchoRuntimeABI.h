@@ -33,11 +33,11 @@ namespace mlir::echo::runtime {
 inline constexpr const char kGemm[] = "echo_gemm";
 /// The same per batch: A [B,M,K], B [B,K,N], C [B,M,N].
 inline constexpr const char kBatchedGemm[] = "echo_batched_gemm";
-// The GEMMs also have 16-bit forms, `<name>_bf16` and `<name>_f16`
-// (echo-library-calls bf16-calls=true, f16-calls=true): bf16 (f16) buffers
-// as 16-bit words, products accumulated in f32 and rounded once (with
-// `accumulate`, after adding C). The CPU runtime has the bf16 forms, the
-// CUDA runtime both.
+// The GEMMs and convolutions also have 16-bit forms, `<name>_bf16` and
+// `<name>_f16` (echo-library-calls bf16-calls=true, f16-calls=true): bf16
+// (f16) buffers as 16-bit words, products accumulated in f32 and rounded
+// once (a GEMM's `accumulate`: after adding C). The CPU runtime has the
+// bf16 forms, the CUDA runtime both.
 /// y = conv2d(x, w), NCHW / FCHW, cross-correlation with zero padding, in
 /// `groups` groups (w is [F, C/groups, KH, KW]).
 inline constexpr const char kConv2DForward[] = "echo_conv2d_forward";
@@ -74,6 +74,7 @@ using EchoMemRef2DBF16 = StridedMemRefType<uint16_t, 2>;
 using EchoMemRef3DBF16 = StridedMemRefType<uint16_t, 3>;
 using EchoMemRef2DF16 = StridedMemRefType<uint16_t, 2>;
 using EchoMemRef3DF16 = StridedMemRefType<uint16_t, 3>;
+using EchoMemRef4D16 = StridedMemRefType<uint16_t, 4>;
 
 extern "C" {
 /// echo_gemm(a, b, c, transA, transB, accumulate): `accumulate` = 1 adds to
@@ -119,6 +120,24 @@ void _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
                                               EchoMemRef4D *dw, int64_t strideH,
                                               int64_t strideW, int64_t padH,
                                               int64_t padW, int64_t groups);
+/// The convolutions' 16-bit forms: the same arguments on bf16 (the CPU
+/// and the CUDA runtime) or f16 (the CUDA runtime) buffers.
+#define ECHO_CONV2D_16BIT(suffix)                                              \
+  void _mlir_ciface_echo_conv2d_forward_##suffix(                              \
+      EchoMemRef4D16 *x, EchoMemRef4D16 *w, EchoMemRef4D16 *y,                 \
+      int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,            \
+      int64_t groups);                                                         \
+  void _mlir_ciface_echo_conv2d_backward_data_##suffix(                        \
+      EchoMemRef4D16 *w, EchoMemRef4D16 *dy, EchoMemRef4D16 *dx,               \
+      int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,            \
+      int64_t groups);                                                         \
+  void _mlir_ciface_echo_conv2d_backward_filter_##suffix(                      \
+      EchoMemRef4D16 *x, EchoMemRef4D16 *dy, EchoMemRef4D16 *dw,               \
+      int64_t strideH, int64_t strideW, int64_t padH, int64_t padW,            \
+      int64_t groups);
+ECHO_CONV2D_16BIT(bf16)
+ECHO_CONV2D_16BIT(f16)
+#undef ECHO_CONV2D_16BIT
 
 void _mlir_ciface_echo_offload_f32(EchoUnrankedF32 *src, int64_t slot);
 void _mlir_ciface_echo_fetch_f32(int64_t slot, EchoUnrankedF32 *dst);

@@ -317,6 +317,7 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
     [Echo_LibraryCallOpInterface,
      AllElementTypesMatch<["w", "dy", "result"]>]> {
   let libraryCall = "::mlir::echo::runtime::kConv2DBackwardData";
+  let libraryCall16Bit = 1;
   let libraryCallInputs = ["W", "Dy"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "gradient of echo.conv2d with respect to its input";
@@ -346,6 +347,7 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
     [Echo_LibraryCallOpInterface,
      AllElementTypesMatch<["x", "dy", "result"]>]> {
   let libraryCall = "::mlir::echo::runtime::kConv2DBackwardFilter";
+  let libraryCall16Bit = 1;
   let libraryCallInputs = ["X", "Dy"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "gradient of echo.conv2d with respect to its filter";

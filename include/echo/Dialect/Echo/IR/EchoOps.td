@@ -441,6 +441,7 @@ def Echo_LinearOp : Echo_ComputeHeavyOp<"linear",
 def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
     [AllElementTypesMatch<["x", "w", "result"]>]> {
   let libraryCall = "::mlir::echo::runtime::kConv2DForward";
+  let libraryCall16Bit = 1;
   let libraryCallInputs = ["X", "W"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
   let summary = "2-D convolution (cross-correlation), NCHW";
