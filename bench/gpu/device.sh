@@ -7,7 +7,8 @@
 #   faults   the runtime's injected faults on the real device (faults.txt)
 #   resnet   the paper-size ResNet (echo): step time, device peak and
 #            cuDNN's algorithm for each convolution (resnet.json), and its
-#            slowest generated kernels (resnet-kernels.json)
+#            slowest generated kernels (resnet-kernels.json); the same in
+#            bf16 (resnet-bf16.json)
 #   profile  where each paper-size step's device time goes: every bundle
 #            run with ECHO_CUDA_PROFILE=1 for 3 steps (the last 2 timed),
 #            summed per kernel
@@ -138,6 +139,18 @@ dram__throughput.avg.pct_of_peak_sustained_elapsed \
     python3 "$root/bench/gpu/kernels.py" /tmp/ncu-resnet.csv \
       --output "$out/resnet-kernels.json" || tail -n 20 /tmp/ncu-resnet.csv
   fi
+fi
+# The same in bf16: cuDNN's bf16 convolutions (tensor cores) and their
+# algorithms, device peak and step time beside the f32 step's.
+if stage resnet && [ -x "$bundles/resnet-paper-echo-bf16/echo-step" ]; then
+  SECONDS=0
+  timeout "${ECHO_RESNET_SECONDS:-60}" \
+    "$bundles/resnet-paper-echo-bf16/echo-step" --steps=2 --quiet \
+    --report="$out/resnet-bf16.json" > /tmp/resnet-bf16.txt 2>&1
+  rc=$?
+  echo "resnet paper echo bf16: exit $rc after $SECONDS s"
+  tail -n 5 /tmp/resnet-bf16.txt
+  [ $rc = 0 ] || status=1
 fi
 echo "== done ($(date +%T)), status $status"
 exit $status

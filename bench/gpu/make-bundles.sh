@@ -1,11 +1,11 @@
 #!/bin/sh
 # Compiles, here (no GPU needed), everything bench/gpu/device.sh runs on a
 # GPU machine that has no MLIR: `echo-run --emit-aot --target=cuda` bundles
-# of every bundled model (none, echo, echo in bf16) with their CPU reference
-# runs, and the paper-size NMT and Transformer for
-# none/mirror/echo/echo-offload/echo-bf16, and the
-# paper-size ResNet for echo (cuDNN's algorithms at real sizes). Packs them
-# into OUT.tar.xz (about 10× smaller: what travels to the GPU machine).
+# of every bundled model (none, echo, echo in bf16) with their CPU
+# reference runs, the paper-size NMT and Transformer for none, mirror,
+# echo, echo-offload and echo-bf16, and the paper-size ResNet for echo in
+# f32 and bf16 (cuDNN's algorithms at real sizes). Packs them into
+# OUT.tar.xz (about 10× smaller: what travels to the GPU machine).
 #
 # Usage: bench/gpu/make-bundles.sh [OUT]   (default: gpu-bundles/, which git
 # ignores; name gpu-bundles.tar.xz in the device tool's `carry` and run
@@ -30,6 +30,8 @@ open(sys.argv[2], "w").write(getattr(models, builder)(**cfg))
 PY
 "$root/build/bin/echo-run" /tmp/echo-resnet-paper.mlir --target=cuda \
   --strategy=echo --emit-aot="$out/resnet-paper-echo"
+"$root/build/bin/echo-run" /tmp/echo-resnet-paper.mlir --target=cuda \
+  --strategy=echo --precision=bf16 --emit-aot="$out/resnet-paper-echo-bf16"
 # The objects are linked into each echo-step already.
 find "$out" -name step.o -delete
 cp "$root/test/Integration/Inputs/check_cuda.py" "$out/"
