@@ -471,14 +471,12 @@ bool describeFilter(const StridedMemRefType<T, 4> &w, int64_t groups,
                "oneDNN grouped weights descriptor");
 }
 
-/// `md`'s dims in `type` with the layout `tag` (`any`: oneDNN picks the one
-/// its fastest implementation wants; `abcd`/`abcde`: dense, as the step's
-/// buffers).
-bool layoutOf(const dnnl_memory_desc_t &md, dnnl_data_type_t type,
-              dnnl_format_tag_t tag, dnnl_memory_desc_t &out) {
-  if (tag != dnnl_format_tag_any)
-    tag = md.ndims == 4 ? dnnl_abcd : dnnl_abcde;
-  return rt.dnn.mdInitByTag(&out, md.ndims, md.dims, type, tag) == dnnl_success;
+/// `md`'s dims in `type` with any layout (oneDNN picks the one its fastest
+/// implementation wants).
+bool anyLayout(const dnnl_memory_desc_t &md, dnnl_data_type_t type,
+               dnnl_memory_desc_t &any) {
+  return rt.dnn.mdInitByTag(&any, md.ndims, md.dims, type,
+                            dnnl_format_tag_any) == dnnl_success;
 }
 
 /// The primitive descriptor of a convolution of `kind` on the descriptors
@@ -536,21 +534,22 @@ convolutionPd(ConvKind kind, const dnnl_memory_desc_t &xmd,
 /// Rounds `bytes` up to the scratchpad's 64-byte alignment.
 size_t align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/// The convolution of `kind` computed in `type` on operands in the layout
-/// `tag` (any: the layouts oneDNN chooses; else dense), with a relayout of
-/// each operand whose layout or type differs from the step's buffer
-/// (`user`: x, w, y): oneDNN's reorders convert between bf16 and f32 as
-/// they copy. False (nothing recorded, `conv` empty) where oneDNN has no
-/// such primitive or a reorder that needs a scratchpad of its own.
-bool makeRelayoutConvolution(ConvKind kind,
-                             const std::array<dnnl_memory_desc_t, 3> &user,
-                             dnnl_data_type_t type, dnnl_format_tag_t tag,
-                             const dnnl_dims_t strides, const dnnl_dims_t padL,
-                             const dnnl_dims_t padR, ConvPrimitive &conv) {
+/// The convolution of `kind` computed in `type` in the layouts oneDNN
+/// chooses, with a relayout of each operand whose layout or type differs
+/// from the step's buffer (`user`: x, w, y): oneDNN's reorders convert
+/// between bf16 and f32 as they copy. False (nothing recorded, `conv`
+/// empty) where oneDNN has no such primitive or a reorder that needs a
+/// scratchpad of its own.
+bool makeChosenLayoutConvolution(ConvKind kind,
+                                 const std::array<dnnl_memory_desc_t, 3> &user,
+                                 dnnl_data_type_t type,
+                                 const dnnl_dims_t strides,
+                                 const dnnl_dims_t padL, const dnnl_dims_t padR,
+                                 ConvPrimitive &conv) {
   Dnn &d = rt.dnn;
   std::array<dnnl_memory_desc_t, 3> any;
   for (int i = 0; i < 3; ++i)
-    if (!layoutOf(user[i], type, tag, any[i]))
+    if (!anyLayout(user[i], type, any[i]))
       return false;
   dnnl_primitive_desc_t pd = convolutionPd(kind, any[0], any[1], any[2],
                                            strides, padL, padR, /*quiet=*/true);
@@ -652,8 +651,7 @@ ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
   // layouts oneDNN chooses (the copies cannot be avoided there, so the
   // workspace limit does not apply).
   if (type == dnnl_bf16 && bf16ConvolutionsInF32()) {
-    if (makeRelayoutConvolution(kind, user, dnnl_f32, dnnl_format_tag_any,
-                                strides, padL, padR, conv))
+    if (makeChosenLayoutConvolution(kind, user, dnnl_f32, strides, padL, padR, conv))
       return keep(conv);
     fail("echo_conv2d_bf16: oneDNN has no f32 convolution with bf16 "
          "reorders for this shape");
@@ -663,8 +661,7 @@ ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
   // workspace limit the convolution runs on the step's buffers instead (a
   // paper-size ResNet's largest: 411 MB of copies of 103 MB maps).
   if (convLayoutsChosen() &&
-      makeRelayoutConvolution(kind, user, type, dnnl_format_tag_any, strides,
-                              padL, padR, conv)) {
+      makeChosenLayoutConvolution(kind, user, type, strides, padL, padR, conv)) {
     if (conv.workspaceBytes <= convWorkspaceLimit())
       return keep(conv);
     destroy(conv);
@@ -680,8 +677,7 @@ ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
     return keep(conv);
   }
   // No bf16 convolution on this CPU (oneDNN 2.x needs AVX-512 for them).
-  if (bf16 && makeRelayoutConvolution(kind, user, dnnl_f32, dnnl_format_tag_any,
-                                      strides, padL, padR, conv))
+  if (bf16 && makeChosenLayoutConvolution(kind, user, dnnl_f32, strides, padL, padR, conv))
     return keep(conv);
   if (bf16)
     fail("echo_conv2d_bf16: oneDNN has neither a bf16 convolution nor an f32 "
