@@ -651,7 +651,8 @@ ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
   // layouts oneDNN chooses (the copies cannot be avoided there, so the
   // workspace limit does not apply).
   if (type == dnnl_bf16 && bf16ConvolutionsInF32()) {
-    if (makeChosenLayoutConvolution(kind, user, dnnl_f32, strides, padL, padR, conv))
+    if (makeChosenLayoutConvolution(kind, user, dnnl_f32, strides, padL, padR,
+                                    conv))
       return keep(conv);
     fail("echo_conv2d_bf16: oneDNN has no f32 convolution with bf16 "
          "reorders for this shape");
@@ -660,8 +661,8 @@ ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
   // The copies in oneDNN's layouts are as large as the operands: past the
   // workspace limit the convolution runs on the step's buffers instead (a
   // paper-size ResNet's largest: 411 MB of copies of 103 MB maps).
-  if (convLayoutsChosen() &&
-      makeChosenLayoutConvolution(kind, user, type, strides, padL, padR, conv)) {
+  if (convLayoutsChosen() && makeChosenLayoutConvolution(
+                                 kind, user, type, strides, padL, padR, conv)) {
     if (conv.workspaceBytes <= convWorkspaceLimit())
       return keep(conv);
     destroy(conv);
@@ -677,7 +678,8 @@ ConvPrimitive *getConvolution(ConvKind kind, const StridedMemRefType<T, 4> &x,
     return keep(conv);
   }
   // No bf16 convolution on this CPU (oneDNN 2.x needs AVX-512 for them).
-  if (bf16 && makeChosenLayoutConvolution(kind, user, dnnl_f32, strides, padL, padR, conv))
+  if (bf16 && makeChosenLayoutConvolution(kind, user, dnnl_f32, strides, padL,
+                                          padR, conv))
     return keep(conv);
   if (bf16)
     fail("echo_conv2d_bf16: oneDNN has neither a bf16 convolution nor an f32 "
