@@ -597,19 +597,26 @@ def conv_side_by_side_markdown():
              "(`ECHO_CPU_CONV_LAYOUT=plain`, where oneDNN picks im2col GEMMs "
              "for most). Echo's generated kernels of 65,536 iterations or "
              "more run split across the threads (OpenMP's team, the one "
-             "oneDNN uses), or on one (`ECHO_CPU_KERNEL_THREADS=1`)." % (c["model"], c["classes"], c["batch"],
+             "oneDNN uses), or on one (`ECHO_CPU_KERNEL_THREADS=1`). The "
+             "bf16 rows: Echo's echo with `--precision=bf16` (oneDNN's bf16 "
+             "convolutions and GEMMs, f32 master weights) and PyTorch eager "
+             "under `torch.autocast(\"cpu\", bfloat16)`; their ratio to "
+             "each other is in the last column." % (c["model"], c["classes"], c["batch"],
                              c["image"], c["image"], c["torch"], c["threads"],
                              machine_text(c), c["repeats"], c["steps"]), "",
              "| run | step ms | / PyTorch eager | measured MiB | library "
-             "workspace MiB | first loss |", "|---|---|---|---|---|---|"]
+             "workspace MiB | first loss | / PyTorch bf16 |",
+             "|---|---|---|---|---|---|---|"]
     for name, r in runs.items():
-        lines.append("| %s | %.0f | %.2f | %s | %s | %.6f |" % (
+        lines.append("| %s | %.0f | %.2f | %s | %s | %.6f | %s |" % (
             name, r["step_time_ms"], r["over_pytorch"],
             "%.1f" % (r["measured_peak_bytes"] / mib)
             if r.get("measured_peak_bytes") else "—",
             "%.1f" % (r["library_workspace_bytes"] / mib)
             if r.get("library_workspace_bytes") is not None else "—",
-            r["losses"][0]))
+            r["losses"][0],
+            "%.2f" % r["over_pytorch_bf16"] if "over_pytorch_bf16" in r
+            else "—"))
     b = c.get("onednn_breakdown")
     if b:
         prims = sorted(b["primitives"].items(),

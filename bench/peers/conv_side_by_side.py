@@ -16,7 +16,10 @@ same count on both sides (--threads, default every core):
   and its generated kernels on one thread (ECHO_CPU_KERNEL_THREADS=1:
   those of 65,536 iterations or more are otherwise split across the
   threads);
-* PyTorch eager (its oneDNN convolutions on NCHW tensors).
+* PyTorch eager (its oneDNN convolutions on NCHW tensors);
+* in bf16: Echo's echo with --precision=bf16 (oneDNN's bf16 convolutions
+  and GEMMs, f32 master weights) beside PyTorch eager under
+  torch.autocast("cpu", bfloat16).
 
 Each run takes the median of --steps steps after a warm-up step, and the
 table the fastest median of --repeats runs. Also recorded: Echo's measured
@@ -56,13 +59,13 @@ from echo.frontend import import_module  # noqa: E402
 TRAINING = ["--optimizer=none", "--lr=0.1", "--quiet"]
 
 
-def echo_step(echo_run, model, data, strategy, steps, env):
+def echo_step(echo_run, model, data, strategy, steps, env, flags=()):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         subprocess.run([echo_run, model, "--inputs=" + data,
                         "--strategy=" + strategy, "--steps=%d" % (steps + 1),
-                        "--report=" + report] + TRAINING, check=True,
-                       env=env)
+                        "--report=" + report] + TRAINING + list(flags),
+                       check=True, env=env)
         r = json.load(open(report))[0]
     return {k: r.get(k) for k in ["step_time_ms", "measured_peak_bytes",
                                   "library_workspace_bytes", "compile_ms",
@@ -93,13 +96,17 @@ def onednn_breakdown(echo_run, model, data, steps, env):
                                "calls_per_step": calls[k]} for k in ms}}
 
 
-def torch_step(module, x, y, steps):
+def torch_step(module, x, y, steps, bf16=False):
+    """PyTorch eager's step; with `bf16`, the forward and loss under
+    torch.autocast to bf16 (its mixed precision on the CPU: oneDNN's bf16
+    convolutions and GEMMs, f32 weights)."""
     opt = torch.optim.SGD(module.parameters(), lr=0.1)
     times, losses = [], []
     for _ in range(steps + 1):
         start = time.perf_counter()
         opt.zero_grad()
-        loss = F.cross_entropy(module(x), y)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss = F.cross_entropy(module(x), y)
         loss.backward()
         opt.step()
         times.append(1e3 * (time.perf_counter() - start))
@@ -154,10 +161,17 @@ def main():
                                    plain)),
                 ("pytorch eager",
                  lambda: torch_step(torchvision.models.resnet18(
-                     num_classes=args.classes), x, y, args.steps))]
+                     num_classes=args.classes), x, y, args.steps)),
+                ("echo echo, bf16",
+                 lambda: echo_step(echo_run, model, data, "echo", args.steps,
+                                   env, ["--precision=bf16"])),
+                ("pytorch eager, bf16 autocast",
+                 lambda: torch_step(torchvision.models.resnet18(
+                     num_classes=args.classes), x, y, args.steps,
+                     bf16=True))]
         for repeat in range(args.repeats):
             for name, job in jobs:
-                if name == "pytorch eager":
+                if name.startswith("pytorch eager"):
                     torch.manual_seed(0)
                 r = job()
                 best = runs.get(name)
@@ -167,8 +181,11 @@ def main():
                       flush=True)
         breakdown = onednn_breakdown(echo_run, model, data, args.steps, env)
     peer = runs["pytorch eager"]["step_time_ms"]
+    peer_bf16 = runs["pytorch eager, bf16 autocast"]["step_time_ms"]
     for name, r in runs.items():
         r["over_pytorch"] = r["step_time_ms"] / peer
+        if "bf16" in name:
+            r["over_pytorch_bf16"] = r["step_time_ms"] / peer_bf16
     result = {"model": "torchvision resnet18", "batch": args.batch,
               "image": args.image, "classes": args.classes,
               "threads": args.threads, "steps": args.steps,
@@ -179,7 +196,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2)
     for name, r in runs.items():
-        print("%-26s %8.1f ms  %.2fx PyTorch eager" % (
+        print("%-30s %8.1f ms  %.2fx PyTorch eager" % (
             name, r["step_time_ms"], r["over_pytorch"]))
     import recompute
     recompute.replace_section(recompute.conv_side_by_side_markdown(),
