@@ -803,42 +803,26 @@ _mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b,
   gemmBF16(a, b, c, transA, transB, accumulate);
 }
 
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward(
-    EchoMemRef4D *x, EchoMemRef4D *w, EchoMemRef4D *y, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
-  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW, groups);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data(
-    EchoMemRef4D *w, EchoMemRef4D *dy, EchoMemRef4D *dx, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
-  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW,
-           groups);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter(
-    EchoMemRef4D *x, EchoMemRef4D *dy, EchoMemRef4D *dw, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
-  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW,
-           groups);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward_bf16(
-    EchoMemRef4D16 *x, EchoMemRef4D16 *w, EchoMemRef4D16 *y, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
-  convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW, groups);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data_bf16(
-    EchoMemRef4D16 *w, EchoMemRef4D16 *dy, EchoMemRef4D16 *dx, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
-  convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW,
-           groups);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter_bf16(
-    EchoMemRef4D16 *x, EchoMemRef4D16 *dy, EchoMemRef4D16 *dw, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW, int64_t groups) {
-  convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH, padW,
-           groups);
-}
+/// The three convolutions on memrefs `M`, as `_mlir_ciface_<name><suffix>`.
+#define ECHO_CONV2D(suffix, M)                                                 \
+  ECHO_EXPORT void _mlir_ciface_echo_conv2d_forward##suffix(                   \
+      M *x, M *w, M *y, int64_t strideH, int64_t strideW, int64_t padH,        \
+      int64_t padW, int64_t groups) {                                          \
+    convolve(ConvKind::Forward, x, w, y, strideH, strideW, padH, padW,         \
+             groups);                                                          \
+  }                                                                            \
+  ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_data##suffix(             \
+      M *w, M *dy, M *dx, int64_t strideH, int64_t strideW, int64_t padH,      \
+      int64_t padW, int64_t groups) {                                          \
+    convolve(ConvKind::BackwardData, dx, w, dy, strideH, strideW, padH, padW,  \
+             groups);                                                          \
+  }                                                                            \
+  ECHO_EXPORT void _mlir_ciface_echo_conv2d_backward_filter##suffix(           \
+      M *x, M *dy, M *dw, int64_t strideH, int64_t strideW, int64_t padH,      \
+      int64_t padW, int64_t groups) {                                          \
+    convolve(ConvKind::BackwardWeights, x, dw, dy, strideH, strideW, padH,     \
+             padW, groups);                                                    \
+  }
+ECHO_CONV2D(, EchoMemRef4D)
+ECHO_CONV2D(_bf16, EchoMemRef4D16)
+#undef ECHO_CONV2D

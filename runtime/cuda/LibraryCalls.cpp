@@ -398,61 +398,21 @@ template <typename... T> void noteCall(const T *...values) {
 // Entry points (declared in EchoRuntimeABI.h)
 //===----------------------------------------------------------------------===//
 
-ECHO_EXPORT void _mlir_ciface_echo_gemm(EchoMemRef2D *a, EchoMemRef2D *b,
-                                        EchoMemRef2D *c, int64_t transA,
-                                        int64_t transB, int64_t accumulate) {
-  noteCall(a, b, c, &transA, &transB, &accumulate);
-  if (!replayingStep())
-    gemm<GemmType::F32>(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_batched_gemm(EchoMemRef3D *a,
-                                                EchoMemRef3D *b,
-                                                EchoMemRef3D *c, int64_t transA,
-                                                int64_t transB,
-                                                int64_t accumulate) {
-  noteCall(a, b, c, &transA, &transB, &accumulate);
-  if (!replayingStep())
-    gemm<GemmType::F32>(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_gemm_bf16(EchoMemRef2DBF16 *a,
-                                             EchoMemRef2DBF16 *b,
-                                             EchoMemRef2DBF16 *c,
-                                             int64_t transA, int64_t transB,
-                                             int64_t accumulate) {
-  noteCall(a, b, c, &transA, &transB, &accumulate);
-  if (!replayingStep())
-    gemm<GemmType::BF16>(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void
-_mlir_ciface_echo_batched_gemm_bf16(EchoMemRef3DBF16 *a, EchoMemRef3DBF16 *b,
-                                    EchoMemRef3DBF16 *c, int64_t transA,
-                                    int64_t transB, int64_t accumulate) {
-  noteCall(a, b, c, &transA, &transB, &accumulate);
-  if (!replayingStep())
-    gemm<GemmType::BF16>(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void _mlir_ciface_echo_gemm_f16(EchoMemRef2DF16 *a,
-                                            EchoMemRef2DF16 *b,
-                                            EchoMemRef2DF16 *c, int64_t transA,
-                                            int64_t transB,
-                                            int64_t accumulate) {
-  noteCall(a, b, c, &transA, &transB, &accumulate);
-  if (!replayingStep())
-    gemm<GemmType::F16>(a, b, c, transA, transB, accumulate);
-}
-
-ECHO_EXPORT void
-_mlir_ciface_echo_batched_gemm_f16(EchoMemRef3DF16 *a, EchoMemRef3DF16 *b,
-                                   EchoMemRef3DF16 *c, int64_t transA,
-                                   int64_t transB, int64_t accumulate) {
-  noteCall(a, b, c, &transA, &transB, &accumulate);
-  if (!replayingStep())
-    gemm<GemmType::F16>(a, b, c, transA, transB, accumulate);
-}
+/// `_mlir_ciface_<name>`: the GEMM of `type` on memrefs `M`.
+#define ECHO_GEMM(name, M, type)                                               \
+  ECHO_EXPORT void _mlir_ciface_##name(M *a, M *b, M *c, int64_t transA,       \
+                                       int64_t transB, int64_t accumulate) {   \
+    noteCall(a, b, c, &transA, &transB, &accumulate);                          \
+    if (!replayingStep())                                                      \
+      gemm<type>(a, b, c, transA, transB, accumulate);                         \
+  }
+ECHO_GEMM(echo_gemm, EchoMemRef2D, GemmType::F32)
+ECHO_GEMM(echo_batched_gemm, EchoMemRef3D, GemmType::F32)
+ECHO_GEMM(echo_gemm_bf16, EchoMemRef2DBF16, GemmType::BF16)
+ECHO_GEMM(echo_batched_gemm_bf16, EchoMemRef3DBF16, GemmType::BF16)
+ECHO_GEMM(echo_gemm_f16, EchoMemRef2DF16, GemmType::F16)
+ECHO_GEMM(echo_batched_gemm_f16, EchoMemRef3DF16, GemmType::F16)
+#undef ECHO_GEMM
 
 namespace {
 /// The convolutions of buffers of T holding `type`.
