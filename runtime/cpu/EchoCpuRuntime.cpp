@@ -11,8 +11,9 @@
 // asked for, so that the runtime knows every byte it holds. OpenBLAS and oneDNN
 // are opened with dlopen on first use; their prototypes come from their headers
 // (cblas.h, dnnl.h). This file holds the errors, the libraries' loading, the
-// f32 GEMMs, the host offload pool and the host API; EchoCpuDnn.cpp the oneDNN
-// primitives (bf16 GEMMs, convolutions) and their scratchpad.
+// f32 GEMMs, the host offload pool and the host API; EchoCpuMatmul.cpp the
+// bf16 GEMMs, EchoCpuConv.cpp the convolutions, EchoCpuDnn.cpp the oneDNN
+// primitives' shared pieces and their scratchpad.
 //
 //===----------------------------------------------------------------------===//
 

@@ -4,7 +4,8 @@
 //
 // What the CPU runtime's files share (private to libEchoCpuRuntime): the
 // error state, the libraries opened at run time and the runtime's state
-// (EchoCpuRuntime.cpp defines them; EchoCpuDnn.cpp uses them).
+// (EchoCpuRuntime.cpp defines them; the oneDNN calls, EchoCpuDnnImpl.h,
+// use them).
 //
 //===----------------------------------------------------------------------===//
 
