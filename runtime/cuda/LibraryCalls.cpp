@@ -24,6 +24,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 using namespace echo::cuda;
 
@@ -105,17 +106,6 @@ bool dnnOk(cudnnStatus_t status, const char *what) {
   return false;
 }
 
-/// Checks that `m`'s rows are contiguous (inner stride 1), as cuBLAS needs.
-template <typename T, int N>
-bool rowMajor(const StridedMemRefType<T, N> &m, const char *what) {
-  if (m.strides[N - 1] != 1 && m.sizes[N - 1] > 1) {
-    fail("echo_gemm: %s has inner stride %" PRId64 " (expected 1)", what,
-         m.strides[N - 1]);
-    return false;
-  }
-  return true;
-}
-
 /// The element types of the GEMMs: f32 (cublasSgemm), and bf16 and f16 as
 /// 16-bit words (cublasGemmEx, products accumulated in f32: the CPU
 /// runtime's bf16 GEMM and PyTorch's CUDA matmuls do the same).
@@ -149,8 +139,15 @@ void gemm(const StridedMemRefType<T, N> *a, const StridedMemRefType<T, N> *b,
          name().c_str(), aM, k, bK, bN, m, n);
     return;
   }
-  if (!rowMajor(*a, "A") || !rowMajor(*b, "B") || !rowMajor(*c, "C"))
-    return;
+  // cuBLAS needs contiguous rows (inner stride 1).
+  const std::pair<const StridedMemRefType<T, N> *, const char *> operands[] = {
+      {a, "A"}, {b, "B"}, {c, "C"}};
+  for (auto [x, what] : operands)
+    if (x->strides[r + 1] != 1 && x->sizes[r + 1] > 1) {
+      fail("%s: %s has inner stride %" PRId64 " (expected 1)", name().c_str(),
+           what, x->strides[r + 1]);
+      return;
+    }
   int64_t batch = N == 2 ? 1 : c->sizes[0];
   if (N == 3 && (a->sizes[0] != batch || b->sizes[0] != batch)) {
     fail("%s: batch sizes differ", name().c_str());

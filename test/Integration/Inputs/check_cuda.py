@@ -119,7 +119,10 @@ def main(argv):
         for name in names:
             for s in VARIANTS:
                 tag = os.path.join(root, f"{name}.{s}")
-                if not os.path.isdir(tag):
+                # A variant --make-bundles did not bundle is a failure, not
+                # a run left out of the check.
+                if not os.path.isfile(os.path.join(tag, "echo-step")):
+                    crashed.append(f"{name} {s}: no bundle at {tag}")
                     continue
                 try:
                     gpu = run_bundle(tag, tag + ".cuda")
