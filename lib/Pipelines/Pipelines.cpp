@@ -204,6 +204,12 @@ void mlir::echo::buildEchoBufferizationPipeline(
   // (the vector transfers are unrolled by the LLVM phase).
   if (!options.libraryCalls)
     pm.addPass(createEchoVectorizeContractions());
+  // Sums in lanes and pooling windows outside the output's last dim: a
+  // parallel innermost loop, which LLVM vectorizes. Before fusion, so that
+  // which sums accumulate in lanes depends on the ops alone, not on what
+  // the strategy's fusions made of them.
+  if (!gpu)
+    pm.addNestedPass<func::FuncOp>(createEchoVectorizableLoops());
   // Folds the tensor.empty/fill/pad chains of the lowering; no CSE, which
   // would merge recomputed values back into the stashed ones.
   pm.addPass(createStraightLineCanonicalizer());

@@ -223,4 +223,53 @@ def EchoExpandBF16 : Pass<"echo-expand-bf16"> {
                            "::mlir::math::MathDialect"];
 }
 
+def EchoVectorizableLoops : Pass<"echo-vectorizable-loops"> {
+  let summary = "Give reductions a parallel innermost loop, which vectorizes";
+  let description = [{
+    `convert-linalg-to-loops` nests a generic's loops in the order of its
+    dims, and LLVM's loop vectorizer only vectorizes an innermost loop whose
+    iterations are independent (a floating-point sum is a serial chain
+    unless it may be reassociated). The lowering puts reductions innermost:
+    a batch norm's statistics, summed over (n, h, w) for each channel, ran
+    as one scalar add per value (and each bf16 term widened, computed and
+    rounded as scalars); a pooling window's (kh, kw) loops came inside the
+    output's (oh, ow). This pass rewrites, on tensors (before
+    bufferization), the `linalg.generic` ops that allow it:
+
+    * **Sums in lanes.** A generic with one float output whose body yields
+      `arith.addf` of the output's value and one term, whose innermost
+      loop is a reduction read by every input that reads it as its last
+      (contiguous) index, with another reduction loop beside it and at
+      least `min-lanes` iterations: that loop becomes parallel, each of its
+      positions summing the other reduced loops, in their order, into its
+      own accumulator (a new tensor, the output's shape and that extent,
+      zero-filled), and a second generic adds the lanes, in order, to the
+      output. The terms of a sum are added in another order than before,
+      fixed by the op and its shapes alone: results do not depend on
+      fusion, recomputation or threads.
+    * **Window loops outside the output's last dim.** A generic whose
+      trailing loops are reductions, whose last parallel loop indexes the
+      output's last dim and whose inputs read that loop only in their last
+      index, one of them together with a trailing reduction loop (a
+      pooling window: `ow * s + kw`): the trailing reductions move just
+      before that loop (`linalg::interchangeGenericOp`). Each output
+      element still folds its terms in the same order: bitwise the same.
+
+    The GPU target leaves these alone (its mapping puts parallel dims first
+    and reduces across a block). Run it on the CPU path before
+    `echo-fuse-elementwise`: which sums accumulate in lanes then depends on
+    the ops alone, not on what a recompute strategy's fusions made of them
+    (a fused generic with two outputs is not a sum), so strategies keep
+    giving bitwise the same results.
+  }];
+  let options = [
+    Option<"minLanes", "min-lanes", "int64_t", /*default=*/"8",
+           "The fewest iterations of an innermost reduction loop that is "
+           "split into lanes">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // ECHO_TARGET_CPU_PASSES_TD
