@@ -1,5 +1,5 @@
-// RUN: echo-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(echo-vectorizable-loops))" | FileCheck %s
-// RUN: echo-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(echo-vectorizable-loops{min-lanes=4}))" | FileCheck %s --check-prefix=LANES4
+// RUN: echo-opt %s --split-input-file --echo-vectorizable-loops | FileCheck %s
+// RUN: echo-opt %s --split-input-file --echo-vectorizable-loops=min-lanes=4 | FileCheck %s --check-prefix=LANES4
 
 // A batch norm's statistic: summed over (n, h, w) per channel, its
 // innermost loop w a contiguous reduction. In lanes: w becomes parallel,
