@@ -39,3 +39,14 @@ function(echo_bundle_library target)
     target_link_options(${target} PRIVATE -fno-sanitize=all)
   endif()
 endfunction()
+
+# The tools' allocator (ECHO_MALLOC, top-level CMakeLists.txt): a compile
+# creates and frees millions of small objects (ops, attributes, analyses)
+# from several threads, which glibc's malloc serves slower than jemalloc.
+# Linked into the executables only: a library (the Python extension, the
+# plugin) keeps its host's allocator.
+function(echo_link_malloc target)
+  if(ECHO_JEMALLOC_LIBRARY)
+    target_link_libraries(${target} PRIVATE ${ECHO_JEMALLOC_LIBRARY})
+  endif()
+endfunction()
