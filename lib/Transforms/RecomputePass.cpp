@@ -85,9 +85,10 @@ struct EchoRecomputePass
       return signalPassFailure();
     }
     lossChunks = *chunks;
-    if (!budgetTable.empty() && !isBudget) {
-      getOperation().emitError()
-          << "echo-recompute: budget-table= is for strategy=budget";
+    if (!budgetTable.empty() && !isBudget &&
+        strategy != RecomputeStrategy::Echo) {
+      getOperation().emitError() << "echo-recompute: budget-table= is for "
+                                    "strategy=budget and strategy=echo";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> steps;
@@ -203,20 +204,25 @@ struct EchoRecomputePass
         llvm::json::Object row{{"name", c.name},
                                {"recompute_flops", c.recomputeFlops},
                                {"estimated_bytes", c.estimatedBytes},
-                               {"predicted_over_budget", c.predictedOver},
                                {"chosen", c.chosen}};
+        if (strategy == RecomputeStrategy::Budget)
+          row["predicted_over_budget"] = c.predictedOver;
         row["step_bytes"] = c.stepBytes ? llvm::json::Value(*c.stepBytes)
                                         : llvm::json::Value(nullptr);
         rows.push_back(std::move(row));
       }
-      tables.push_back(llvm::json::Object{
+      llvm::json::Object entry{
           {"function", func.getSymName()},
-          {"budget", budget},
-          {"budget_bytes", table.budgetBytes},
+          {"strategy", stringifyRecomputeStrategy(strategy)},
           {"none_bytes", table.noneBytes},
-          {"budget_reserve", static_cast<int64_t>(budgetReserve)},
           {"measured", static_cast<bool>(echoOptions.stepBytes)},
-          {"candidates", std::move(rows)}});
+          {"candidates", std::move(rows)}};
+      if (strategy == RecomputeStrategy::Budget) {
+        entry["budget"] = budget;
+        entry["budget_bytes"] = table.budgetBytes;
+        entry["budget_reserve"] = static_cast<int64_t>(budgetReserve);
+      }
+      tables.push_back(std::move(entry));
     }
     if (failed(plan))
       return failure();

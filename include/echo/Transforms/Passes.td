@@ -382,8 +382,15 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     clones in a nested module, by that pipeline, and compared on the step
     bytes of the buffer plan it makes (arena + arguments + unplanned
     buffers: what a run allocates); the lowest wins if it is below the
-    step's own. echo-pipeline passes its own bufferization pipeline, so
-    that echo decides on what the executed step will hold.
+    step's own. The best `plans-compared` of those without a reuse are
+    compared too (a reuse may hold less in the estimate than in the plan).
+    A candidate estimated at more than twice the best estimate of its kind
+    (with or without a reuse) is not lowered: a plan stays within a factor
+    of 1.7 of its estimate on the paper-size models (fusion takes none's
+    NMT to 0.63 of it, a Transformer's candidates plan 1.08), so it could
+    not win, and each lowering costs a bufferization of the step.
+    echo-pipeline passes its own bufferization pipeline, so that echo
+    decides on what the executed step will hold.
 
     - `budget` (with `budget=`): the plan with the least recompute time
       whose step fits the budget, chosen from one family of candidates that
@@ -456,11 +463,12 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
            "no other candidate fits; 0: every candidate is lowered in order "
            "until one fits. In [0, 10]">,
     Option<"budgetTable", "budget-table", "std::string", /*default=*/"",
-           "budget: write every candidate (ranked order, recompute FLOPs, "
-           "estimated and, with plan-pipeline, planned step bytes; all are "
-           "measured, and whether budget-estimate-floor predicted each over "
-           "the budget), the budget and none's bytes as JSON to this file "
-           "('-': stdout)">,
+           "budget and echo: write every candidate (ranked order, recompute "
+           "FLOPs, estimated and, with plan-pipeline, planned step bytes, "
+           "null where it was not lowered; budget: whether "
+           "budget-estimate-floor predicted each over the budget, the budget "
+           "and its bytes), which was chosen and none's bytes as JSON to "
+           "this file ('-': stdout)">,
     Option<"offload", "offload", "::mlir::echo::OffloadPolicy",
            /*default=*/"::mlir::echo::OffloadPolicy::None",
            "which stashed values move to host memory between their last "

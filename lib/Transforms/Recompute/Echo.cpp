@@ -24,6 +24,10 @@ using namespace mlir;
 using namespace mlir::echo;
 using namespace mlir::echo::recompute;
 
+/// How far above the best estimate a candidate may be and still be lowered
+/// to compare its plan (planEcho).
+static constexpr double kCompareWithin = 2.0;
+
 namespace {
 
 /// How an echo plan is made from Algorithm 1's selection: cut by cutChains
@@ -153,6 +157,10 @@ public:
     int64_t peak;
     /// Estimated seconds of its recompute regions (TimeModel.h).
     double seconds;
+    /// Estimated FLOPs of its recompute regions.
+    int64_t flops;
+    /// How it was made (budget-table's rows).
+    std::string name;
   };
 
   explicit EchoCandidates(func::FuncOp func)
@@ -167,8 +175,9 @@ public:
       for (Candidate &c : candidatePlans(step, variant.binarized)) {
         MemoryStats stats =
             c.kind.reuse ? excludeReuseAcrossPeak(c.plan) : estimate(c.plan);
-        estimated.push_back(
-            {std::move(c.plan), stats.peakLiveBytes, stats.recomputeSeconds});
+        estimated.push_back({std::move(c.plan), stats.peakLiveBytes,
+                             stats.recomputeSeconds, stats.recomputeFlops,
+                             describe(c.kind, variant.binarized)});
         if (isBetter(estimated.back(), best)) {
           best = estimated.size() - 1;
           bestVariant = variant;
@@ -209,14 +218,28 @@ public:
       trial.erase();
       if (!fits)
         continue;
-      estimated.push_back(
-          {std::move(plan), stats.peakLiveBytes, stats.recomputeSeconds});
+      estimated.push_back({std::move(plan), stats.peakLiveBytes,
+                           stats.recomputeSeconds, stats.recomputeFlops,
+                           estimated[*best].name + ", compute-heavy re-runs"});
       return isBetter(estimated.back(), best) ? estimated.size() - 1 : *best;
     }
     return best;
   }
 
 private:
+  static std::string describe(PlanKind kind, bool binarized) {
+    std::string name = "algorithm 1";
+    if (kind.cut)
+      name += ", chains cut";
+    if (kind.split)
+      name += ", split by first reader";
+    if (kind.reuse)
+      name += ", reuse";
+    if (binarized)
+      name += ", ReLU reads binarized";
+    return name;
+  }
+
   /// The estimate of `func` rewritten with `plan`.
   MemoryStats estimate(const RecomputePlan &plan) const {
     func::FuncOp trial = applyToClone(func, plan);
@@ -280,13 +303,26 @@ private:
   RooflineModel model;
   MemoryStats base;
   func::FuncOp binarized;
-  SmallVector<Estimated> estimated;
+  std::vector<Estimated> estimated;
   std::optional<size_t> best;
   Variant bestVariant;
   PlanKind bestKind;
 };
 
 } // namespace
+
+/// The candidates' indices by estimate, then recompute seconds.
+static SmallVector<size_t>
+rankCandidates(ArrayRef<EchoCandidates::Estimated> estimated) {
+  auto ranked = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
+  llvm::sort(ranked, [&](size_t a, size_t b) {
+    return std::make_tuple(estimated[a].peak,
+                           roundToPicoseconds(estimated[a].seconds), a) <
+           std::make_tuple(estimated[b].peak,
+                           roundToPicoseconds(estimated[b].seconds), b);
+  });
+  return ranked;
+}
 
 SmallVector<std::optional<RecomputePlan>>
 mlir::echo::planEchoAtHeavyBudgets(func::FuncOp func,
@@ -307,8 +343,29 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
   const MemoryStats &base = candidates.getBase();
   std::optional<size_t> best = candidates.getBestWithHeavy(options.heavyBudget);
   ArrayRef<EchoCandidates::Estimated> estimated = candidates.getEstimated();
-  if (!options.stepBytes && best)
+  // budget-table: every candidate, in the order of their estimates, with
+  // its planned step bytes where it was lowered.
+  DenseMap<size_t, int64_t> planned;
+  auto writeTable = [&](std::optional<size_t> chosen,
+                        std::optional<int64_t> stepBytes) {
+    if (!options.budgetTable)
+      return;
+    options.budgetTable->noneBytes = stepBytes.value_or(base.peakLiveBytes);
+    for (size_t i : rankCandidates(estimated)) {
+      BudgetCandidateInfo row;
+      row.name = estimated[i].name;
+      row.recomputeFlops = estimated[i].flops;
+      row.estimatedBytes = estimated[i].peak;
+      if (auto it = planned.find(i); it != planned.end())
+        row.stepBytes = it->second;
+      row.chosen = chosen == i;
+      options.budgetTable->candidates.push_back(std::move(row));
+    }
+  };
+  if (!options.stepBytes && best) {
+    writeTable(best, std::nullopt);
     return estimated[*best].plan;
+  }
 
   // On the plan: the best estimated candidates and the step as it is,
   // measured together; the fewest bytes below the step's own win (ties go
@@ -319,17 +376,27 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     // value at its own readers (RecomputePlan::reuseWithin = 0): a reuse
     // may hold less in the estimate and more once planned, so the
     // candidates without one are always compared too.
-    auto ranked = llvm::to_vector(llvm::seq<size_t>(0, estimated.size()));
-    llvm::sort(ranked, [&](size_t a, size_t b) {
-      return std::make_tuple(estimated[a].peak,
-                             roundToPicoseconds(estimated[a].seconds), a) <
-             std::make_tuple(estimated[b].peak,
-                             roundToPicoseconds(estimated[b].seconds), b);
-    });
+    SmallVector<size_t> ranked = rankCandidates(estimated);
+    // A candidate estimated at more than kCompareWithin times the best
+    // estimate of its kind (with or without a reuse) is not lowered: the
+    // planned bytes of the candidates of one step stay within a factor of
+    // 1.7 of their estimates (fusion takes none's paper NMT to 0.63 of its
+    // estimate, a Transformer's candidates plan 1.08 of theirs), so it
+    // could not win, and each lowering costs a bufferization of the step.
     SmallVector<size_t> order;
     size_t all = 0, withoutReuse = 0;
+    std::optional<int64_t> bestPeak, bestPeakWithoutReuse;
     for (size_t i : ranked) {
       bool reuse = estimated[i].plan.reuseWithin > 0;
+      int64_t peak = estimated[i].peak;
+      if (!bestPeak)
+        bestPeak = peak;
+      if (!reuse && !bestPeakWithoutReuse)
+        bestPeakWithoutReuse = peak;
+      if (static_cast<double>(peak) >
+          kCompareWithin *
+              static_cast<double>(reuse ? *bestPeak : *bestPeakWithoutReuse))
+        continue;
       bool take = static_cast<int64_t>(all) < options.plansCompared ||
                   (!reuse &&
                    static_cast<int64_t>(withoutReuse) < options.plansCompared);
@@ -351,7 +418,8 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     std::optional<size_t> lowest;
     int64_t lowestBytes = *baseBytes + 1;
     // Of equal bytes, the fewest recompute seconds.
-    for (auto [i, b] : llvm::zip(order, ArrayRef(*bytes).drop_front()))
+    for (auto [i, b] : llvm::zip(order, ArrayRef(*bytes).drop_front())) {
+      planned[i] = b;
       if (b < lowestBytes ||
           (b == lowestBytes &&
            roundToPicoseconds(estimated[i].seconds) <
@@ -359,8 +427,12 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
         lowest = i;
         lowestBytes = b;
       }
+    }
+    writeTable(lowest, baseBytes);
     if (lowest)
       return estimated[*lowest].plan;
+  } else {
+    writeTable(std::nullopt, std::nullopt);
   }
 
   // No candidate stays at or below the step's own bytes: masks packed

@@ -12,7 +12,7 @@
 // RUN: not echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=0.5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF
 // RUN: echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=200000" | FileCheck %s --check-prefix=IR
 // RUN: echo-opt %s --echo-autodiff --echo-recompute="strategy=budget budget=200000 budget-table=-" -o /dev/null | FileCheck %s --check-prefix=TABLE
-// RUN: not echo-opt %s --echo-autodiff --echo-recompute="strategy=echo budget-table=-" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TABLE-ECHO
+// RUN: not echo-opt %s --echo-autodiff --echo-recompute="strategy=mirror budget-table=-" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TABLE-MIRROR
 
 // A chain of 10 layers y_i = tanh(x_{i-1} w_i), 256x16 f32 values (16384
 // bytes each). `none` stashes every y_i (its estimated peak is 239620 bytes,
@@ -77,7 +77,7 @@
 // TABLE-NEXT: "estimated_bytes": 174084,
 // TABLE: "measured": false,
 // TABLE-NEXT: "none_bytes": 239620
-// TABLE-ECHO: error: echo-recompute: budget-table= is for strategy=budget
+// TABLE-MIRROR: error: echo-recompute: budget-table= is for strategy=budget and strategy=echo
 
 func.func @chain(%x: tensor<256x16xf32>,
                  %t: tensor<256x16xf32>,
