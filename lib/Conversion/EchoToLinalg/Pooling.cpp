@@ -190,7 +190,7 @@ using WindowTermFn =
 
 /// Sums, for each input position (h, w), `term` over the windows that
 /// contain it: dx[n, c, h, w] = Σ term(n, c, oh, ow, ...). One generic over
-/// (n, c, h, w, jh, jw), whatever the window: a position lies in at most
+/// (n, c, jh, jw, h, w), whatever the window: a position lies in at most
 /// JH = min(ceil(KH / SH), OH) windows along h, the jh-th being
 /// oh = min((h + PH) / SH, OH - 1) - jh, which contains h when oh >= 0 and
 /// h + PH - oh * SH < KH (likewise along w). A global pooling's gradient is
@@ -203,8 +203,11 @@ Value gatherWindows(OpBuilder &b, Location loc, RankedTensorType dxType,
   MLIRContext *ctx = b.getContext();
   int64_t jh = std::min<int64_t>(llvm::divideCeil(kernel[0], strides[0]), outH);
   int64_t jw = std::min<int64_t>(llvm::divideCeil(kernel[1], strides[1]), outW);
-  AffineExpr n, c, h, w, i, j;
-  bindDims(ctx, n, c, h, w, i, j);
+  // The window loops (i, j) outside (h, w): each dx element still adds its
+  // terms in the same order, and the innermost loop, along w, is parallel,
+  // which LLVM vectorizes.
+  AffineExpr n, c, i, j, h, w;
+  bindDims(ctx, n, c, i, j, h, w);
   // Carries the extents of the jh/jw loops; never read.
   Value windows = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{jh, jw},
                                           dxType.getElementType());
@@ -240,9 +243,9 @@ Value gatherWindows(OpBuilder &b, Location loc, RankedTensorType dxType,
                         for (int d = 0; d < 6; ++d)
                           idx[d] = linalg::IndexOp::create(nb, l, d);
                         Value offH, offW, inH, inW;
-                        Value oh = window(nb, l, idx[2], idx[4], kernel[0],
+                        Value oh = window(nb, l, idx[4], idx[2], kernel[0],
                                           strides[0], pad[0], outH, offH, inH);
-                        Value ow = window(nb, l, idx[3], idx[5], kernel[1],
+                        Value ow = window(nb, l, idx[5], idx[3], kernel[1],
                                           strides[1], pad[1], outW, offW, inW);
                         Value contains = arith::AndIOp::create(nb, l, inH, inW);
                         Value t = term(nb, l, ValueRange{idx[0], idx[1]}, oh,

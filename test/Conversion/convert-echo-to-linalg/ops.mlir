@@ -243,12 +243,13 @@ func.func @masks(%m: tensor<5x7xi1>) -> tensor<5x7xi1> {
 
 // Average pooling's gradient gathers: one generic over dx and the windows
 // that contain each position (here ceil(2 / 2) = 1 per axis), reading the
-// shares with tensor.extract, whatever the window; no slice per offset.
+// shares with tensor.extract, whatever the window; no slice per offset. The
+// window loops come before dx's (h, w), so that the innermost is parallel.
 // CHECK-LABEL: func.func @pool_grad
 // CHECK: %[[SHARE:.*]] = linalg.generic
 // CHECK: arith.divf
 // CHECK: %[[WINDOWS:.*]] = tensor.empty() : tensor<1x1xf32>
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[WINDOWS]] : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x4x4xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]} ins(%[[WINDOWS]] : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x4x4xf32>)
 // CHECK: tensor.extract %[[SHARE]]
 // CHECK-NOT: tensor.insert_slice
 func.func @pool_grad(%dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
@@ -262,11 +263,11 @@ func.func @pool_grad(%dy: tensor<2x3x2x2xf32>) -> tensor<2x3x4x4xf32> {
 // offset: 256 here), average or max.
 // CHECK-LABEL: func.func @global_pool_grad
 // CHECK: tensor.empty() : tensor<1x1xf32>
-// CHECK: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]
 // CHECK-NOT: tensor.insert_slice
 // CHECK-LABEL: func.func @global_max_pool_grad
 // CHECK: tensor.empty() : tensor<1x1xf32>
-// CHECK: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]
 // CHECK-NOT: tensor.insert_slice
 func.func @global_pool_grad(%dy: tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32> {
   %dx = echo.avg_pool2d_grad %dy {kernel = array<i64: 16, 16>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x1x1xf32>) -> tensor<2x3x16x16xf32>
@@ -290,7 +291,7 @@ func.func @global_max_pool_grad(%x: tensor<2x3x16x16xf32>, %dy: tensor<2x3x1x1xf
 // CHECK: %[[ARG:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[Y]], %{{.*}} : tensor<2x3x4x4xf32>, tensor<2x3x2x2xf32>, tensor<2x2xf32>) outs(%[[NONE]] : tensor<2x3x2x2xi64>)
 // CHECK: arith.cmpf oeq
 // CHECK: arith.minsi
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x4x4xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x4x4xf32>)
 // CHECK: tensor.extract %[[ARG]]
 // CHECK: tensor.extract %arg1
 // CHECK-NOT: tensor.insert_slice
