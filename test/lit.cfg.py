@@ -51,6 +51,9 @@ if config.echo_build_plugin:
 # echo-ilp, the optimal recompute reference, is built with COIN-OR CBC.
 if config.echo_have_cbc:
     config.available_features.add("ilp")
+# The tools allocate with jemalloc (ECHO_MALLOC).
+if config.echo_jemalloc:
+    config.available_features.add("jemalloc")
 import subprocess
 if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
                   capture_output=True).returncode == 0:
