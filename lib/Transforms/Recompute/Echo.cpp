@@ -343,6 +343,7 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
   const MemoryStats &base = candidates.getBase();
   std::optional<size_t> best = candidates.getBestWithHeavy(options.heavyBudget);
   ArrayRef<EchoCandidates::Estimated> estimated = candidates.getEstimated();
+  SmallVector<size_t> ranked = rankCandidates(estimated);
   // budget-table: every candidate, in the order of their estimates, with
   // its planned step bytes where it was lowered.
   DenseMap<size_t, int64_t> planned;
@@ -351,7 +352,7 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     if (!options.budgetTable)
       return;
     options.budgetTable->noneBytes = stepBytes.value_or(base.peakLiveBytes);
-    for (size_t i : rankCandidates(estimated)) {
+    for (size_t i : ranked) {
       BudgetCandidateInfo row;
       row.name = estimated[i].name;
       row.recomputeFlops = estimated[i].flops;
@@ -376,7 +377,6 @@ FailureOr<RecomputePlan> mlir::echo::planEcho(func::FuncOp func,
     // value at its own readers (RecomputePlan::reuseWithin = 0): a reuse
     // may hold less in the estimate and more once planned, so the
     // candidates without one are always compared too.
-    SmallVector<size_t> ranked = rankCandidates(estimated);
     // A candidate estimated at more than kCompareWithin times the best
     // estimate of its kind (with or without a reuse) is not lowered: the
     // planned bytes of the candidates of one step stay within a factor of

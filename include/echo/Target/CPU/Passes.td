@@ -255,8 +255,11 @@ def EchoVectorizableLoops : Pass<"echo-vectorizable-loops"> {
       before that loop (`linalg::interchangeGenericOp`). Each output
       element still folds its terms in the same order: bitwise the same.
 
-    The GPU target leaves these alone (its mapping puts parallel dims first
-    and reduces across a block). Run it on the CPU path before
+    (The pooling gradients' gather is built with its window loops outside
+    by the lowering itself: it reads through `tensor.extract`, not through
+    indexing maps this pass could follow.) The GPU target leaves these
+    alone (its mapping puts parallel dims first and reduces across a
+    block). Run it on the CPU path before
     `echo-fuse-elementwise`: which sums accumulate in lanes then depends on
     the ops alone, not on what a recompute strategy's fusions made of them
     (a fused generic with two outputs is not a sum), so strategies keep
