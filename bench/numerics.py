@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""f32 accuracy of Echo's training step beside PyTorch's (not a test; writes
-JSON).
+"""f32 (and bf16) accuracy of Echo's training step beside PyTorch's (not a
+test; writes JSON).
 
 For each case, one training step's loss and parameter gradients in f32 are
 compared with an f64 reference on the same weights and data:
@@ -21,8 +21,16 @@ batch norm) is compared with 1% of the step's typical gradient instead of
 its own norm. A case's distance is the worst over the loss and every
 gradient. The target: Echo's distance <= 2x PyTorch f32's, or <= 1e-6.
 
+With ``--precision bf16`` the same PyTorch cases compare Echo's mixed
+precision step (``echo-run --precision=bf16``: echo-autocast, f32 master
+weights) and PyTorch's ``torch.autocast("cpu", torch.bfloat16)`` step, each
+against the same f64 reference; the target is Echo's distance <= 2x
+PyTorch's, or <= 2^-8 (bf16's unit roundoff). The bundled models are left
+out (PyTorch has no bf16 peer for them).
+
 Usage: bench/numerics.py [--build build] [--cases quick|all] [--out path]
-       [--markdown] [--no-bundled]
+       [--markdown [--before old.json]] [--no-bundled]
+       [--precision f32|bf16]
 """
 import argparse
 import copy
@@ -164,18 +172,22 @@ def distances(results, reference):
     return worst
 
 
-def torch_step(module, data, loss, dtype):
+def torch_step(module, data, loss, dtype, autocast=None):
+    """One step of PyTorch autograd in `dtype`, under torch.autocast to
+    `autocast` (a low-precision dtype) when given."""
     m = copy.deepcopy(module).to(dtype)
     m.zero_grad()
     tensors = [torch.from_numpy(d) for d in data]
     tensors = [t.to(dtype) if t.is_floating_point() else t for t in tensors]
-    out = m(*tensors[:-1])
-    labels = tensors[-1]
-    if loss == "cross_entropy":
-        value = F.cross_entropy(out.reshape(-1, out.shape[-1]),
-                                labels.reshape(-1).long())
-    else:
-        value = F.mse_loss(out, labels)
+    with torch.autocast("cpu", dtype=autocast or torch.bfloat16,
+                        enabled=autocast is not None):
+        out = m(*tensors[:-1])
+        labels = tensors[-1]
+        if loss == "cross_entropy":
+            value = F.cross_entropy(out.reshape(-1, out.shape[-1]),
+                                    labels.reshape(-1).long())
+        else:
+            value = F.mse_loss(out, labels)
     value.backward()
     grads = [p.grad.detach().double().numpy() if p.grad is not None
              else np.zeros(tuple(p.shape)) for _, p in m.named_parameters()]
@@ -205,12 +217,14 @@ def draw(module, inputs, loss, labels, offset, classes, seed=1):
     return data
 
 
-def echo_run(build, model, inputs_dir, flag, out_dir, count=None):
+def echo_run(build, model, inputs_dir, flag, out_dir, count=None,
+             precision="f32"):
     """One step's results (loss, gradients) from echo-run's `flag` dump."""
     run = subprocess.run(
         [os.path.join(build, "bin", "echo-run"), model,
          "--inputs=" + inputs_dir, flag + "=" + out_dir, "--steps=1",
-         "--optimizer=none", "--strategy=none", "--quiet"],
+         "--optimizer=none", "--strategy=none", "--quiet",
+         "--precision=" + precision],
         capture_output=True, text=True)
     if run.returncode:
         raise RuntimeError("echo-run %s failed: %s" % (model, run.stderr))
@@ -220,7 +234,7 @@ def echo_run(build, model, inputs_dir, flag, out_dir, count=None):
             for i in range(count)]
 
 
-def torch_case(build, work, case):
+def torch_case(build, work, case, precision="f32"):
     name, factory, inputs, loss, labels, offset, classes, _ = case
     torch.manual_seed(0)
     module = factory()
@@ -237,13 +251,14 @@ def torch_case(build, work, case):
         np.save(os.path.join(data_dir, "arg%d.npy" % i), d)
     count = 1 + len(list(module.parameters()))
     echo = echo_run(build, model, data_dir, "--dump",
-                    os.path.join(work, "echo"), count)
+                    os.path.join(work, "echo"), count, precision)
     ref = torch_step(module, data, loss, torch.float64)
-    mine = torch_step(module, data, loss, torch.float32)
+    mine = torch_step(module, data, loss, torch.float32,
+                      LOW_PRECISION.get(precision))
     values = max(int(np.prod(s)) for s, _ in ins)
     return {"case": name, "kind": "pytorch", "values": values,
-            "echo_f32": distances(echo, ref),
-            "torch_f32": distances(mine, ref),
+            "echo_" + precision: distances(echo, ref),
+            "torch_" + precision: distances(mine, ref),
             "reference": "PyTorch f64 autograd"}
 
 
@@ -273,46 +288,74 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
-def verdict(row):
-    if row["torch_f32"] is None:
-        return row["echo_f32"] <= 1e-5
-    return (row["echo_f32"] <= 2 * row["torch_f32"] or
-            row["echo_f32"] <= 1e-6)
+# The low-precision type PyTorch's autocast runs in, per --precision.
+LOW_PRECISION = {"bf16": torch.bfloat16}
+# Below this distance a case meets its target whatever PyTorch's error.
+ABSOLUTE = {"f32": 1e-6, "bf16": 2.0 ** -8}
+
+
+def verdict(row, precision="f32"):
+    echo, peer = row["echo_" + precision], row["torch_" + precision]
+    if peer is None:
+        return echo <= 1e-5
+    return echo <= 2 * peer or echo <= ABSOLUTE[precision]
+
+
+INTRO = {
+    "f32": (
+        "One training step's loss and parameter gradients in f32 against "
+        "f64 on the same weights and data: Echo f32 (`echo-run --dump`) and "
+        "PyTorch 1.13 f32 autograd, each against PyTorch f64 autograd; the "
+        "bundled models, which PyTorch cannot run, against the same step in "
+        "f64 (`echo-run --reference-dump`). "),
+    "bf16": (
+        "One training step's loss and parameter gradients in mixed precision "
+        "against f64 on the same weights and data: Echo's bf16 step "
+        "(`echo-run --precision=bf16 --dump`: echo-autocast, f32 master "
+        "weights) and PyTorch 1.13 under `torch.autocast(\"cpu\", "
+        "torch.bfloat16)` on its f32 module, each against PyTorch f64 "
+        "autograd. "),
+}
+TARGET = {
+    "f32": "Echo ≤ 2× PyTorch f32, or ≤ 1e-6 (bundled models: ≤ 1e-5).",
+    "bf16": "Echo ≤ 2× PyTorch's autocast, or ≤ 2^-8 (bf16's unit "
+            "roundoff).",
+}
+PEER = {"f32": "PyTorch f32", "bf16": "PyTorch autocast bf16"}
 
 
 def markdown(results, before=None):
     """The docs/results.md section; `before`: the same bench's JSON from an
     earlier build, shown beside."""
+    precision = results.get("precision", "f32")
+    echo_key, peer_key = "echo_" + precision, "torch_" + precision
     old = {r["case"]: r for r in before["cases"]} if before else {}
     machine = results["machine"]
     lines = [
-        "## f32 numerics (`bench/numerics.py`)", "",
-        "One training step's loss and parameter gradients in f32 against "
-        "f64 on the same weights and data: Echo f32 (`echo-run --dump`) and "
-        "PyTorch 1.13 f32 autograd, each against PyTorch f64 autograd; the "
-        "bundled models, which PyTorch cannot run, against the same step in "
-        "f64 (`echo-run --reference-dump`). Distance of a tensor: "
+        "## %s numerics (`bench/numerics.py%s`)" % (
+            precision, "" if precision == "f32"
+            else " --precision " + precision), "",
+        INTRO[precision] + "Distance of a tensor: "
         "`||a − ref|| / max(||ref||, 0.01 · rms · √n)` (rms: the step's "
         "root-mean-square gradient element, so that a gradient that is zero "
         "up to rounding is compared with 1% of the typical one); a case's "
         "distance is the worst over the loss and every gradient. Target: "
-        "Echo ≤ 2× PyTorch f32, or ≤ 1e-6 (bundled models: ≤ 1e-5)."
+        + TARGET[precision]
         + (" *Before*: %s." % before["build"] if before else "")
         + " Machine: %s, %s cores, %s." % (
             machine.get("cpu"), machine.get("cores"), results["date"]),
-        "", "| case | Echo f32 |%s PyTorch f32 | Echo / PyTorch | target |" %
-        (" before |" if before else ""),
+        "", "| case | Echo %s |%s %s | Echo / PyTorch | target |" %
+        (precision, " before |" if before else "", PEER[precision]),
         "|---|---|%s---|---|---|" % ("---|" if before else "")]
     for r in results["cases"]:
-        torch_f32 = ("%.1e" % r["torch_f32"]) if r["torch_f32"] is not None \
-            else "—"
-        ratio = ("%.2f" % (r["echo_f32"] / r["torch_f32"])) \
-            if r["torch_f32"] else "—"
-        cells = [r["case"], "%.1e" % r["echo_f32"]]
+        peer = ("%.1e" % r[peer_key]) if r[peer_key] is not None else "—"
+        ratio = ("%.2f" % (r[echo_key] / r[peer_key])) \
+            if r[peer_key] else "—"
+        cells = [r["case"], "%.1e" % r[echo_key]]
         if before:
-            cells.append("%.1e" % old[r["case"]]["echo_f32"]
+            cells.append("%.1e" % old[r["case"]][echo_key]
                          if r["case"] in old else "—")
-        cells += [torch_f32, ratio, "met" if r["met"] else "**missed**"]
+        cells += [peer, ratio, "met" if r["met"] else "**missed**"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -321,18 +364,29 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--cases", choices=("quick", "all"), default="all")
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
-                                                  "numerics.json"))
+    ap.add_argument("--out", help="the JSON's path (default "
+                    "bench/results/numerics.json, numerics_bf16.json for "
+                    "--precision bf16)")
+    ap.add_argument("--precision", choices=("f32", "bf16"), default="f32",
+                    help="bf16: Echo's mixed precision step beside "
+                         "PyTorch's autocast (PyTorch cases only)")
     ap.add_argument("--markdown", action="store_true",
                     help="print the table as Markdown")
+    ap.add_argument("--before", help="this bench's JSON from an earlier "
+                    "build, shown beside in the Markdown table")
     ap.add_argument("--no-bundled", action="store_true",
                     help="leave out the bundled models (a build without "
                          "echo-run --reference-dump)")
     args = ap.parse_args()
+    precision = args.precision
+    if args.out is None:
+        args.out = os.path.join(
+            ROOT, "bench", "results", "numerics%s.json" % (
+                "" if precision == "f32" else "_" + precision))
 
     results = {"machine": {"cpu": cpu_model(), "cores": os.cpu_count()},
                "build": args.build, "date": time.strftime("%Y-%m-%d"),
-               "cases": []}
+               "precision": precision, "cases": []}
     torch.set_num_threads(os.cpu_count() or 1)
     with tempfile.TemporaryDirectory() as tmp:
         for k, case in enumerate(TORCH_CASES):
@@ -340,12 +394,14 @@ def main():
                 continue
             work = os.path.join(tmp, "t%d" % k)
             os.makedirs(work)
-            row = torch_case(args.build, work, case)
-            row["met"] = verdict(row)
+            row = torch_case(args.build, work, case, precision)
+            row["met"] = verdict(row, precision)
             results["cases"].append(row)
             print("%-45s echo %.2e  torch %.2e" % (
-                row["case"], row["echo_f32"], row["torch_f32"]), flush=True)
-        models = [] if args.no_bundled else sorted(
+                row["case"], row["echo_" + precision],
+                row["torch_" + precision]), flush=True)
+        bundled = not args.no_bundled and precision == "f32"
+        models = [] if not bundled else sorted(
             n for n in os.listdir(os.path.join(ROOT, "models"))
             if n.endswith(".mlir"))
         for n in models:
@@ -361,7 +417,11 @@ def main():
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
     if args.markdown:
-        print("\n".join(markdown(results)))
+        before = None
+        if args.before:
+            with open(args.before) as f:
+                before = json.load(f)
+        print("\n".join(markdown(results, before)))
     return 0 if all(r["met"] for r in results["cases"]) else 1
 
 
