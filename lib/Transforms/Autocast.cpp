@@ -13,6 +13,7 @@
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace mlir::echo {
@@ -32,11 +33,15 @@ FloatType floatElementType(Value value) {
   return type ? dyn_cast<FloatType>(type.getElementType()) : FloatType();
 }
 
-/// The widest of the float element types of `values`; f32 when two 16-bit
+/// The widest of the float element types of `values` that are not
+/// constants (a constant takes the type of the op that reads it, as a
+/// Python scalar does under PyTorch's type promotion); f32 when two 16-bit
 /// types differ (neither holds the other). Null when there is none.
 Type widestFloatType(ValueRange values) {
   FloatType widest;
   for (Value v : values) {
+    if (matchPattern(v, m_Constant()))
+      continue;
     FloatType t = floatElementType(v);
     if (!t || t == widest)
       continue;
@@ -105,24 +110,22 @@ struct EchoAutocastPass
         continue;
       case AutocastPolicy::Lower:
         target = low;
-        ++numLowered;
         break;
       case AutocastPolicy::Full:
         target = f32;
         break;
-      case AutocastPolicy::LowerInputs:
-        for (OpOperand &operand : op.getOpOperands()) {
-          FloatType et = floatElementType(operand.get());
-          if (et && et != low)
-            operand.set(castTo(&op, operand.get(), low));
-        }
-        continue;
       case AutocastPolicy::Follow:
         target = widestFloatType(op.getOperands());
+        break;
+      case AutocastPolicy::FollowInput:
+        target = op.getNumOperands() ? floatElementType(op.getOperand(0))
+                                     : FloatType();
         break;
       }
       if (!target)
         continue;
+      if (target == low)
+        ++numLowered;
       for (OpOperand &operand : op.getOpOperands()) {
         FloatType et = floatElementType(operand.get());
         if (et && et != target)

@@ -40,17 +40,26 @@ def EchoAutocast : Pass<"echo-autocast", "::mlir::ModuleOp"> {
     not a training step. Each Echo op runs in the precision its
     `AutocastOpInterface` policy gives (the op's `autocast` field):
 
-    - `Lower` (matmul, batch_matmul, linear, conv2d, elementwise ops,
-      select, dropout, pooling, batch_norm and layer_norm, whose lowering
-      keeps their statistics in f32): in `dtype`;
+    - `Lower` (matmul, batch_matmul, linear, conv2d: PyTorch autocast's
+      lower-precision ops): in `dtype`;
     - `Full` (reduce_sum, softmax, adaptive_avg_pool2d, mse_loss): in f32;
-    - `LowerInputs` (cross_entropy, cross_entropy_terms): the logits in
-      `dtype`, the loss in f32 (the lowering widens each logit as it reads
-      it and accumulates in f32, so no f32 copy of the logits is made);
-    - `Follow` (shape ops, reduce_max, embedding): in the widest float type
-      of their operands, so a shape op moves a low-precision value as it
-      is;
-    - `Keep` (echo.cast, gradient and optimizer ops): as written.
+    - `Follow` (elementwise ops, select, dropout, pooling, shape ops,
+      reduce_max, embedding): in the widest float type of their operands
+      that are not constants, as PyTorch's type promotion: ops on the
+      GEMMs' bf16 results stay bf16, ops on f32 data (the input, an
+      embedding, a residual stream that started f32) stay f32, and a
+      constant takes the op's type, as a Python scalar does;
+    - `FollowInput` (batch_norm, layer_norm, whose lowering keeps their
+      statistics in f32): in the type of their data operand, the affine
+      parameters cast to it;
+    - `Keep` (echo.cast, gradient and optimizer ops; cross_entropy and
+      cross_entropy_terms, which read bf16 logits as they arrive, widening
+      each as they read it, and keep an f32 loss): as written.
+
+    These are PyTorch's `torch.autocast` rules (1.13, CPU): only GEMMs and
+    convolutions are lowered, and every other op runs in the type its
+    operands have, so Echo's mixed-precision step is as accurate as
+    PyTorch's (`bench/numerics.py --precision bf16`).
 
     A float operand of another type is replaced by an `echo.cast` of it,
     one per value and type, placed before its first use; the op's float

@@ -62,14 +62,35 @@ struct NormLayout {
   }
 };
 
-/// mean and 1/sqrt(var + eps) of `x` for `layout` (two passes; the mean and
-/// the variance each rounded once from their accumulators).
+/// The type a norm of `et` data computes in: f32 for f16 and bf16 (as
+/// PyTorch's norms on 16-bit data: statistics, x̂ and the gradients' terms
+/// in f32, each result rounded once), else `et`.
+Type normComputeType(Type et) {
+  return et.getIntOrFloatBitWidth() < 32 ? Float32Type::get(et.getContext())
+                                         : et;
+}
+
+/// `v` (a tensor) rounded to `type`'s element type, elementwise; `v` when
+/// it has that type.
+Value roundTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  Type et = getElementTypeOrSelf(type);
+  return buildElementwise(b, loc, cast<RankedTensorType>(type), v,
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            return convertFloat(nb, l, a[0], et);
+                          });
+}
+
+/// mean and 1/sqrt(var + eps) of `x` for `layout`, in normComputeType (two
+/// passes; the mean and the variance each rounded once from their
+/// accumulators).
 std::pair<Value, Value> normStats(OpBuilder &b, Location loc, Value x,
                                   const NormLayout &layout, double eps) {
   auto type = cast<RankedTensorType>(x.getType());
   MLIRContext *ctx = b.getContext();
   unsigned rank = type.getRank();
-  Type et = type.getElementType();
+  Type et = normComputeType(type.getElementType());
   auto statType =
       RankedTensorType::get(selectDims(type.getShape(), layout.statDims), et);
   AffineMap id = b.getMultiDimIdentityMap(rank);
@@ -77,12 +98,15 @@ std::pair<Value, Value> normStats(OpBuilder &b, Location loc, Value x,
   double invCount = 1.0 / static_cast<double>(layout.count);
   Value mean = buildSum(
       b, loc, ValueRange{x}, {id, statMap}, statType,
-      [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; },
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return convertFloat(nb, l, a[0], et);
+      },
       invCount);
   Value var = buildSum(
       b, loc, ValueRange{x, mean}, {id, statMap, statMap}, statType,
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value d =
+            arith::SubFOp::create(nb, l, convertFloat(nb, l, a[0], et), a[1]);
         return arith::MulFOp::create(nb, l, d, d);
       },
       invCount);
@@ -117,11 +141,17 @@ struct NormLowering : OpRewritePattern<OpTy> {
         ValueRange{op.getX(), mean, rstd, op.getGamma(), op.getBeta()},
         {id, statMap, statMap, paramMap, paramMap, id},
         emptyTensor(rewriter, loc, type),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Type ct = a[1].getType();
           Value xhat = arith::MulFOp::create(
-              b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
-          return arith::AddFOp::create(
-              b, l, arith::MulFOp::create(b, l, xhat, a[3]), a[4]);
+              b, l,
+              arith::SubFOp::create(b, l, convertFloat(b, l, a[0], ct), a[1]),
+              a[2]);
+          Value y = arith::AddFOp::create(
+              b, l,
+              arith::MulFOp::create(b, l, xhat, convertFloat(b, l, a[3], ct)),
+              convertFloat(b, l, a[4], ct));
+          return convertFloat(b, l, y, type.getElementType());
         });
     rewriter.replaceOp(op, y);
     return success();
@@ -139,7 +169,9 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto type = cast<RankedTensorType>(op.getX().getType());
-    Type et = type.getElementType();
+    // x̂, dx̂ and the sums in the compute type (f32 for 16-bit data); dx,
+    // dγ and dβ rounded to the data's type once.
+    Type et = normComputeType(type.getElementType());
     unsigned rank = type.getRank();
     NormLayout layout = NormLayout::get(type, batchNorm);
     auto stats = normStats(rewriter, loc, op.getX(), layout,
@@ -149,7 +181,7 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     AffineMap statMap = keepDimsMap(ctx, rank, layout.statDims);
     AffineMap paramMap = keepDimsMap(ctx, rank, layout.paramDims);
-    Value empty = emptyTensor(rewriter, loc, type);
+    Value empty = emptyTensor(rewriter, loc, type.clone(et));
     // xhat and dxhat are built once per reader: each generic then has one
     // use, so echo-fuse-elementwise fuses it into its reader and neither is
     // ever stored. The parameters' gradients come first, so that dx is the
@@ -158,28 +190,34 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     auto buildXhat = [&] {
       return buildGeneric(rewriter, loc, ValueRange{op.getX(), mean, rstd},
                           {id, statMap, statMap, id}, empty,
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            Value x = convertFloat(b, l, a[0], et);
                             return arith::MulFOp::create(
-                                b, l, arith::SubFOp::create(b, l, a[0], a[1]),
+                                b, l, arith::SubFOp::create(b, l, x, a[1]),
                                 a[2]);
                           });
     };
     auto buildDxhat = [&] {
       return buildGeneric(rewriter, loc, ValueRange{op.getDy(), op.getGamma()},
                           {id, paramMap, id}, empty,
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            return arith::MulFOp::create(b, l, a[0], a[1]);
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return arith::MulFOp::create(
+                                b, l, convertFloat(b, l, a[0], et),
+                                convertFloat(b, l, a[1], et));
                           });
     };
-    auto mul = [](OpBuilder &b, Location l, ValueRange a) -> Value {
-      return arith::MulFOp::create(b, l, a[0], a[1]);
+    auto mul = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::MulFOp::create(b, l, convertFloat(b, l, a[0], et),
+                                   convertFloat(b, l, a[1], et));
     };
     SmallVector<int64_t> statReduced = layout.reducedDims(rank);
     SmallVector<int64_t> paramReduced = complementDims(rank, layout.paramDims);
     Value dyXhat =
         buildGeneric(rewriter, loc, ValueRange{op.getDy(), buildXhat()},
                      {id, id, id}, empty, mul);
-    Value dgamma = sumDims(rewriter, loc, dyXhat, paramReduced);
+    Value dgamma =
+        roundTo(rewriter, loc, sumDims(rewriter, loc, dyXhat, paramReduced),
+                op.getGamma().getType());
     Value dbeta = sumDims(rewriter, loc, op.getDy(), paramReduced);
     Value sumDxhat = sumDims(rewriter, loc, buildDxhat(), statReduced);
     Value dxhatXhat =
@@ -190,7 +228,8 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     Value dx = buildGeneric(
         rewriter, loc,
         ValueRange{buildDxhat(), buildXhat(), rstd, sumDxhat, sumDxhatXhat},
-        {id, id, statMap, statMap, statMap, id}, empty,
+        {id, id, statMap, statMap, statMap, id},
+        emptyTensor(rewriter, loc, type),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value t = arith::MulFOp::create(b, l, a[0], floatConst(b, l, et, m));
           t = arith::SubFOp::create(b, l, t, a[3]);
@@ -198,7 +237,8 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
                                     arith::MulFOp::create(b, l, a[1], a[4]));
           Value scale =
               arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / m));
-          return arith::MulFOp::create(b, l, t, scale);
+          return convertFloat(b, l, arith::MulFOp::create(b, l, t, scale),
+                              type.getElementType());
         });
     rewriter.replaceOp(op, ValueRange{dx, dgamma, dbeta});
     return success();

@@ -35,3 +35,37 @@ func.func @mixed_loss(%l: tensor<4x10xbf16>, %y: tensor<4xi32>) -> (tensor<f32>,
   %dl = echo.cross_entropy_grad %l, %y, %one : (tensor<4x10xbf16>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xbf16>
   return %loss, %dl : tensor<f32>, tensor<4x10xbf16>
 }
+
+// -----
+
+// A norm on bf16 data computes in f32, as PyTorch's: the statistics are f32
+// tensors (summed in f64), x̂ and the affine map are f32 arithmetic on the
+// widened data and parameters, and y is rounded to bf16 once.
+// CHECK-LABEL: func.func @bf16_norm
+// CHECK-NOT: arith.{{(addf|subf|mulf|divf)}} {{.*}} : bf16
+// CHECK-NOT: math.rsqrt {{.*}} : bf16
+// CHECK: -> tensor<3xf64>
+// CHECK: -> tensor<3xf32>
+// CHECK: math.rsqrt %{{.*}} : f32
+// CHECK: ins(%{{.*}} : tensor<2x3x4x4xbf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xbf16>, tensor<3xbf16>)
+// CHECK-COUNT-3: arith.extf
+// CHECK: %[[Y:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[Y]] : bf16
+func.func @bf16_norm(%x: tensor<2x3x4x4xbf16>, %g: tensor<3xbf16>, %b: tensor<3xbf16>) -> tensor<2x3x4x4xbf16> {
+  %y = echo.batch_norm %x, %g, %b {epsilon = 1.0e-5 : f64} : (tensor<2x3x4x4xbf16>, tensor<3xbf16>, tensor<3xbf16>) -> tensor<2x3x4x4xbf16>
+  return %y : tensor<2x3x4x4xbf16>
+}
+
+// -----
+
+// Its gradient: x̂, dx̂ = dy·γ and their sums in f32; dx, dγ and dβ are each
+// rounded to bf16 once, and no bf16 arithmetic is done.
+// CHECK-LABEL: func.func @bf16_norm_grad
+// CHECK-NOT: arith.{{(addf|subf|mulf|divf)}} {{.*}} : bf16
+// CHECK: outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK: ins(%{{.*}} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4x6xbf16>)
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x6xbf16>, tensor<6xbf16>, tensor<6xbf16>
+func.func @bf16_norm_grad(%x: tensor<4x6xbf16>, %g: tensor<6xbf16>, %dy: tensor<4x6xbf16>) -> (tensor<4x6xbf16>, tensor<6xbf16>, tensor<6xbf16>) {
+  %dx, %dg, %db = echo.layer_norm_grad %x, %g, %dy {epsilon = 1.0e-5 : f64} : (tensor<4x6xbf16>, tensor<6xbf16>, tensor<4x6xbf16>) -> (tensor<4x6xbf16>, tensor<6xbf16>, tensor<6xbf16>)
+  return %dx, %dg, %db : tensor<4x6xbf16>, tensor<6xbf16>, tensor<6xbf16>
+}

@@ -41,7 +41,7 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   /// Compute-heavy ops (GEMM, convolution) partition the recompute graph.
   bit computeHeavy = 0;
   /// The precision the op runs in under `echo-autocast`: an enumerator of
-  /// AutocastPolicy (Keep, Lower, Full, Follow).
+  /// AutocastPolicy (Keep, Lower, Full, Follow, FollowInput).
   string autocast = "Keep";
 
   /// A C++ expression for `estimateBytesAccessed()` (the bytes the op reads

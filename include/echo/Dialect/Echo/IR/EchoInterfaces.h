@@ -43,23 +43,26 @@ Value buildInsideMask(OpBuilder &builder, Location loc, Value value, double lo,
 /// The precision an op runs in under automatic mixed precision
 /// (AutocastOpInterface, `echo-autocast`).
 enum class AutocastPolicy {
-  /// As written: the pass leaves the op alone (casts, gradient and
-  /// optimizer ops, which a model does not contain before echo-autodiff).
+  /// As written: the pass leaves the op alone, so it reads its operands in
+  /// whatever type they arrive (casts, gradient and optimizer ops, which a
+  /// model does not contain before echo-autodiff; the cross-entropy losses,
+  /// which widen low-precision logits as they read them and keep an f32
+  /// loss).
   Keep,
-  /// In the low-precision type: every float operand is cast to it
-  /// (GEMMs, convolutions, elementwise ops, pooling, normalizations, whose
-  /// lowering keeps their statistics in f32).
+  /// In the low-precision type: every float operand is cast to it (GEMMs
+  /// and convolutions, PyTorch autocast's lower-precision ops).
   Lower,
   /// In f32: every float operand is cast to f32 (sums, softmax, losses).
   Full,
-  /// Reads its float operands in the low-precision type and keeps its
-  /// results as written (f32): the cross-entropy losses, which widen the
-  /// logits as they read them and accumulate in f32, so that no f32 copy
-  /// of the logits is made.
-  LowerInputs,
-  /// In the widest float type among its operands (shape ops, embedding):
-  /// no cast unless the operands differ.
+  /// In the widest float type among its operands that are not constants,
+  /// as PyTorch's type promotion (elementwise ops, pooling, dropout, shape
+  /// ops, embedding): a constant takes the op's type, as a Python scalar
+  /// does in PyTorch, and a value that meets an f32 one is widened.
   Follow,
+  /// In the float type of operand 0, its data; the other float operands
+  /// (affine parameters) are cast to it (batch_norm and layer_norm, whose
+  /// lowering keeps their statistics in f32).
+  FollowInput,
 };
 
 /// The largest tensor Echo accepts, in bytes (1 PiB): far beyond any

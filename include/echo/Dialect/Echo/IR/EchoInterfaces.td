@@ -160,9 +160,11 @@ def Echo_AutocastOpInterface : OpInterface<"AutocastOpInterface"> {
   let cppNamespace = "::mlir::echo";
   let description = [{
     The precision an op runs in under automatic mixed precision
-    (`echo-autocast`): in the low-precision type (GEMMs, convolutions,
-    elementwise ops), in f32 (long sums: reductions, softmax, losses), in
-    the widest type of its operands (shape ops), or as written. The pass
+    (`echo-autocast`, PyTorch's autocast rules): in the low-precision type
+    (GEMMs, convolutions), in f32 (long sums: reductions, softmax, losses),
+    in the widest type of its non-constant operands (elementwise, pooling
+    and shape ops), in the type of its data operand (the norms), or as
+    written. The pass
     casts the op's float operands to that type and gives its float results
     that type; the policy is the op's `autocast` field (EchoBase.td).
   }];

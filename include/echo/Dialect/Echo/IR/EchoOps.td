@@ -34,7 +34,7 @@ class Echo_BinaryElementwiseOp<string mnemonic, string formula,
   let arguments = (ins Echo_FloatTensor:$lhs, Echo_FloatTensor:$rhs);
   let results = (outs Echo_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
-  let autocast = "Lower";
+  let autocast = "Follow";
   let gradientReadsOperands = readsOperands;
   let gradientReadsResults = readsResults;
   let flopsPerElement = flops;
@@ -72,7 +72,7 @@ class Echo_UnaryElementwiseOp<string mnemonic, string formula,
   let arguments = (ins Echo_FloatTensor:$x);
   let results = (outs Echo_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` type($result)";
-  let autocast = "Lower";
+  let autocast = "Follow";
   let gradientReadsOperands = readsOperands;
   let gradientReadsResults = readsResults;
   let flopsPerElement = flops;
@@ -165,7 +165,7 @@ def Echo_SelectOp : Echo_ForwardOp<"select", [Elementwise,
   let assemblyFormat = [{
     $cond `,` $a `,` $b attr-dict `:` type($cond) `,` type($result)
   }];
-  let autocast = "Lower";
+  let autocast = "Follow";
   // da = select(cond, dy, 0), db = select(cond, 0, dy).
   let gradientReadsOperands = [0];
   let flopsPerElement = 1;
@@ -482,7 +482,7 @@ def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
 class Echo_Pool2DOp<string mnemonic, string kind, list<int> readsOperands,
                     dag extraArguments = (ins), string extraDescription = "">
     : Echo_ForwardOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
-  let autocast = "Lower";
+  let autocast = "Follow";
   let summary = "2-D " # kind # " pooling, NCHW";
   let description = [{
     }] # kind # [{ over `kernel`-sized windows moved by `strides`; `padding`
@@ -554,7 +554,7 @@ def Echo_AdaptiveAvgPool2DOp : Echo_ForwardOp<"adaptive_avg_pool2d",
 def Echo_BatchNormOp : Echo_ForwardOp<"batch_norm",
     [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
      AllTypesMatch<["x", "result"]>]> {
-  let autocast = "Lower";
+  let autocast = "FollowInput";
   let summary = "batch normalization, training mode";
   let description = [{
     Normalizes each channel (dimension 1) of a rank-2 or rank-4 `x` with the
@@ -581,7 +581,7 @@ def Echo_BatchNormOp : Echo_ForwardOp<"batch_norm",
 def Echo_LayerNormOp : Echo_ForwardOp<"layer_norm",
     [AllElementTypesMatch<["x", "gamma", "beta", "result"]>,
      AllTypesMatch<["x", "result"]>]> {
-  let autocast = "Lower";
+  let autocast = "FollowInput";
   let summary = "layer normalization over the last dimension";
   let description = [{
     Normalizes each row of `x` along its last dimension D with the row mean
@@ -624,7 +624,7 @@ def Echo_SoftmaxOp : Echo_ForwardOp<"softmax", [SameOperandsAndResultType]> {
 
 def Echo_DropoutOp : Echo_ForwardOp<"dropout",
     [AllTypesMatch<["x", "result"]>, AllShapesMatch<["x", "mask"]>]> {
-  let autocast = "Lower";
+  let autocast = "Follow";
   let summary = "inverted dropout with a counter-based mask";
   let description = [{
     `result = x · mask / (1 − ratio)`, where `mask` keeps each element with
@@ -686,7 +686,7 @@ def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
 
 def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
     [DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
-  let autocast = "LowerInputs";
+  let autocast = "Keep";
   let summary = "mean softmax cross-entropy";
   let description = [{
     `mean_n(logsumexp(logits[n, :]) − logits[n, labels[n]])` for N×C
@@ -712,7 +712,7 @@ def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
 
 def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
     [Pure, DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
-  let autocast = "LowerInputs";
+  let autocast = "Keep";
   let summary = "per-row softmax cross-entropy (a chunk of a loss)";
   let description = [{
     `result[n] = logsumexp(logits[n, :]) − logits[n, labels[n]]` for N×C
