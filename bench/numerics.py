@@ -45,13 +45,13 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "test", "Python", "Inputs"))
 
 from echo.frontend import import_module, parse_input  # noqa: E402
+from echo.frontend.check import torch_loss  # noqa: E402
 
 
 # ----------------------------------------------------------------------------
@@ -181,13 +181,7 @@ def torch_step(module, data, loss, dtype, autocast=None):
     tensors = [t.to(dtype) if t.is_floating_point() else t for t in tensors]
     with torch.autocast("cpu", dtype=autocast or torch.bfloat16,
                         enabled=autocast is not None):
-        out = m(*tensors[:-1])
-        labels = tensors[-1]
-        if loss == "cross_entropy":
-            value = F.cross_entropy(out.reshape(-1, out.shape[-1]),
-                                    labels.reshape(-1).long())
-        else:
-            value = F.mse_loss(out, labels)
+        value = torch_loss(m(*tensors[:-1]), tensors[-1], loss)
     value.backward()
     grads = [p.grad.detach().double().numpy() if p.grad is not None
              else np.zeros(tuple(p.shape)) for _, p in m.named_parameters()]

@@ -56,16 +56,19 @@ def _draw(inputs, labels, loss, module, classes, seed):
     return data
 
 
+def torch_loss(out, labels, loss):
+    """The importer's loss (``cross_entropy`` over the last dim, or
+    ``mse``) of a module's output `out`, as PyTorch computes it."""
+    if loss == "cross_entropy":
+        return F.cross_entropy(out.reshape(-1, out.shape[-1]),
+                               labels.reshape(-1).long())
+    return F.mse_loss(out, labels)
+
+
 def _torch_step(module, data, loss):
     module.zero_grad()
     tensors = [torch.from_numpy(d) for d in data]
-    out = module(*tensors[:-1])
-    labels = tensors[-1]
-    if loss == "cross_entropy":
-        value = F.cross_entropy(out.reshape(-1, out.shape[-1]),
-                                labels.reshape(-1).long())
-    else:
-        value = F.mse_loss(out, labels)
+    value = torch_loss(module(*tensors[:-1]), tensors[-1], loss)
     value.backward()
     grads = [p.grad.detach().numpy().copy() if p.grad is not None
              else np.zeros(tuple(p.shape), np.float32)
