@@ -157,12 +157,17 @@ Value linalg_lowering::reduceDims(
                       });
 }
 
+Type linalg_lowering::widenedFloatType(Type type) {
+  auto f = dyn_cast<FloatType>(type);
+  return f && f.getWidth() < 32 ? Float32Type::get(type.getContext()) : type;
+}
+
 Type linalg_lowering::sumAccumulatorType(Type type, int64_t terms) {
   auto f = dyn_cast<FloatType>(type);
   if (!f || f.getWidth() >= 64)
     return type;
   if (f.getWidth() < 32)
-    return Float32Type::get(type.getContext());
+    return widenedFloatType(type);
   if (terms <= kShortSumTerms)
     return type;
   return Float64Type::get(type.getContext());

@@ -108,6 +108,10 @@ constexpr int64_t kShortSumTerms = 16;
 /// bf16, `type` itself for short sums and f64.
 Type sumAccumulatorType(Type type, int64_t terms);
 
+/// The type arithmetic on `type` values is done in: f32 for the 16-bit
+/// floats (f16, bf16), `type` otherwise.
+Type widenedFloatType(Type type);
+
 /// Returns, for a generic over `inputs` with `maps` (one per input, then the
 /// output's), the number of iterations of the loops the output map drops:
 /// the number of terms each output element sums. Loops that no input

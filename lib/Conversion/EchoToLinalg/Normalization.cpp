@@ -62,14 +62,6 @@ struct NormLayout {
   }
 };
 
-/// The type a norm of `et` data computes in: f32 for f16 and bf16 (as
-/// PyTorch's norms on 16-bit data: statistics, x̂ and the gradients' terms
-/// in f32, each result rounded once), else `et`.
-Type normComputeType(Type et) {
-  return et.getIntOrFloatBitWidth() < 32 ? Float32Type::get(et.getContext())
-                                         : et;
-}
-
 /// `v` (a tensor) rounded to `type`'s element type, elementwise; `v` when
 /// it has that type.
 Value roundTo(OpBuilder &b, Location loc, Value v, Type type) {
@@ -82,15 +74,15 @@ Value roundTo(OpBuilder &b, Location loc, Value v, Type type) {
                           });
 }
 
-/// mean and 1/sqrt(var + eps) of `x` for `layout`, in normComputeType (two
-/// passes; the mean and the variance each rounded once from their
-/// accumulators).
+/// mean and 1/sqrt(var + eps) of `x` for `layout`, in widenedFloatType (f32
+/// for 16-bit data, as PyTorch's norms); two passes, the mean and the
+/// variance each rounded once from their accumulators.
 std::pair<Value, Value> normStats(OpBuilder &b, Location loc, Value x,
                                   const NormLayout &layout, double eps) {
   auto type = cast<RankedTensorType>(x.getType());
   MLIRContext *ctx = b.getContext();
   unsigned rank = type.getRank();
-  Type et = normComputeType(type.getElementType());
+  Type et = widenedFloatType(type.getElementType());
   auto statType =
       RankedTensorType::get(selectDims(type.getShape(), layout.statDims), et);
   AffineMap id = b.getMultiDimIdentityMap(rank);
@@ -171,7 +163,7 @@ struct NormGradLowering : OpRewritePattern<OpTy> {
     auto type = cast<RankedTensorType>(op.getX().getType());
     // x̂, dx̂ and the sums in the compute type (f32 for 16-bit data); dx,
     // dγ and dβ rounded to the data's type once.
-    Type et = normComputeType(type.getElementType());
+    Type et = widenedFloatType(type.getElementType());
     unsigned rank = type.getRank();
     NormLayout layout = NormLayout::get(type, batchNorm);
     auto stats = normStats(rewriter, loc, op.getX(), layout,
