@@ -373,6 +373,13 @@ def main():
                          "echo-run --reference-dump)")
     args = ap.parse_args()
     precision = args.precision
+    before = None
+    if args.before:
+        with open(args.before) as f:
+            before = json.load(f)
+        if before.get("precision", "f32") != precision:
+            ap.error("--before %s holds %s results, not %s" % (
+                args.before, before.get("precision", "f32"), precision))
     if args.out is None:
         args.out = os.path.join(
             ROOT, "bench", "results", "numerics%s.json" % (
@@ -411,10 +418,6 @@ def main():
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
     if args.markdown:
-        before = None
-        if args.before:
-            with open(args.before) as f:
-                before = json.load(f)
         print("\n".join(markdown(results, before)))
     return 0 if all(r["met"] for r in results["cases"]) else 1
 
