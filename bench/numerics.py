@@ -5,8 +5,9 @@ test; writes JSON).
 For each case, one training step's loss and parameter gradients in f32 are
 compared with an f64 reference on the same weights and data:
 
-* PyTorch modules (the importer's test models, torchvision models, and long
-  reductions: means of 10^4..10^7 values offset by 100, a batch norm over
+* PyTorch modules (the importer's test models, bench/zoo_models.py's GPT and
+  LSTM language model, a hand-written LSTM loop, an MLP of gelu, sigmoid and
+  silu, torchvision models, and long reductions: means of 10^4..10^7 values offset by 100, a batch norm over
   2^19 values per channel of mean 300, a layer norm and a cross-entropy over
   10^5 values): Echo f32 (``echo-run --dump``) and PyTorch f32 autograd,
   each against PyTorch f64 autograd.
@@ -106,6 +107,45 @@ class WideLogits(nn.Module):
         return x * self.w
 
 
+# ----------------------------------------------------------------------------
+# Models as users write them
+# ----------------------------------------------------------------------------
+
+
+class HandLSTM(nn.Module):
+    """An LSTM written as a loop over time steps, its state started with
+    ``new_zeros`` (in f32 under PyTorch's autocast), then a linear head."""
+
+    def __init__(self, features=32, hidden=64, classes=10):
+        super().__init__()
+        self.hidden = hidden
+        self.wx = nn.Linear(features, 4 * hidden)
+        self.wh = nn.Linear(hidden, 4 * hidden, bias=False)
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, x):  # [B, T, features]
+        h = x.new_zeros(x.shape[0], self.hidden)
+        c = x.new_zeros(x.shape[0], self.hidden)
+        for t in range(x.shape[1]):
+            i, f, g, o = (self.wx(x[:, t]) + self.wh(h)).chunk(4, 1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+        return self.out(h)
+
+
+def activation_mlp():
+    """Activations made of several arithmetic ops each (erf gelu, tanh
+    gelu, sigmoid, silu) between linear layers."""
+    return nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 64),
+                         nn.GELU("tanh"), nn.Linear(64, 64), nn.Sigmoid(),
+                         nn.Linear(64, 64), nn.SiLU(), nn.Linear(64, 10))
+
+
+def zoo_model(name, **kw):
+    import zoo_models
+    return lambda: getattr(zoo_models, name)(**kw)
+
+
 def torchvision_model(name, **kw):
     import torchvision
     return lambda: getattr(torchvision.models, name)(**kw)
@@ -143,6 +183,14 @@ TORCH_CASES = [
      "cross_entropy", "2x8", 0.0, None, True),
     ("importer: seq2seq", test_model("seq2seq"), ["2x5:i32", "2x6:i32"],
      "cross_entropy", "2x6", 0.0, None, True),
+    ("hand-written LSTM loop, zeros state", HandLSTM, ["8x20x32:f32"],
+     "cross_entropy", "8", 0.0, 10, True),
+    ("gelu/sigmoid/silu mlp", activation_mlp, ["16x32:f32"],
+     "cross_entropy", "16", 0.0, 10, True),
+    ("zoo: gpt", zoo_model("GPT"), ["2x16:i32"], "cross_entropy", "2x16",
+     0.0, None, True),
+    ("zoo: lstm_lm (dropout 0)", zoo_model("LSTMLM", dropout=0.0),
+     ["12x4:i32"], "cross_entropy", "12x4", 0.0, None, True),
     ("importer: resnet18 4x3x64x64", test_model("resnet18"),
      ["4x3x64x64:f32"], "cross_entropy", "4", 0.0, None, False),
     ("torchvision densenet121 4x3x64x64",

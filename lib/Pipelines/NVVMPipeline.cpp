@@ -55,10 +55,12 @@ static void buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createEchoMergeGPUModules());
-  // bf16 and f16 elementwise math (precision=bf16|f16) computed in f32 and
-  // rounded once per op, as on the CPU and as PyTorch's CUDA kernels do
-  // (their "opmath" type): libdevice has no 16-bit math functions, and
-  // the loads and stores stay 16-bit, which is where the bytes are.
+  // bf16 and f16 math (precision=bf16|f16) computed in f32, as on the CPU
+  // and as PyTorch's CUDA kernels do (their "opmath" type): the elementwise
+  // ops already compute in f32 and round once; what arithmetic the
+  // lowering left on 16-bit floats rounds after each op. libdevice has no
+  // 16-bit math functions, and the loads and stores stay 16-bit, which is
+  // where the bytes are.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   emulate.targetTypeStr = "f32";

@@ -310,10 +310,12 @@ static void buildCPUToLLVMPipeline(OpPassManager &pm,
   loops.addPass(createConvertLinalgToLoopsPass());
   loops.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
-  // bf16 on any x86-64, once linalg bodies are loops: arithmetic and math
-  // on bf16 computed in f32 and rounded once per op (what LLVM's promotion
-  // does), then the conversions as integer arithmetic, so that no
-  // compiler-rt call (__truncsfbf2) is left on CPUs without AVX512-BF16.
+  // bf16 on any x86-64, once linalg bodies are loops: what arithmetic and
+  // math the lowering left on bf16 (the elementwise ops already compute in
+  // f32 and round once; combiners, pooling windows, softmax) computed in
+  // f32 and rounded after each arithmetic op (what LLVM's promotion does),
+  // then the conversions as integer arithmetic, so that no compiler-rt call
+  // (__truncsfbf2) is left on CPUs without AVX512-BF16.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
   loops.addPass(arith::createArithEmulateUnsupportedFloats(emulate));

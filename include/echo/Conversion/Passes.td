@@ -20,7 +20,11 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     (echo-recompute's ReLU masks) become `linalg.generic` with upstream's
     elementwise-to-linalg patterns. `echo.recompute` regions are inlined in
     place first, so the recomputed values stay distinct SSA values (and
-    buffers) from the forward ones: do not run CSE after this pass.
+    buffers) from the forward ones: do not run CSE after this pass. An
+    elementwise op on bf16 or f16 tensors computes its formula in f32 on
+    its widened operands and rounds the result once, as PyTorch's kernels
+    do; long sums accumulate in f64 (f32 for 16-bit data), and the norms on
+    16-bit data compute their statistics and x̂ in f32.
 
     `echo.broadcast` is a `linalg.generic` (elementwise fusion folds it into
     its consumers); a matmul or batch_matmul over a contraction of length

@@ -36,7 +36,10 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// Lowers an elementwise op whose operands all have the result's shape; the
-/// scalar computation is given per op at registration.
+/// scalar computation is given per op at registration. On 16-bit floats the
+/// computation runs in f32 and its result is rounded once, as PyTorch's
+/// kernels compute (a sigmoid, a gelu or a gradient is several arithmetic
+/// ops, each of which would round on its own).
 template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
   using ScalarFn =
       std::function<Value(OpBuilder &, Location, OpTy, ValueRange)>;
@@ -46,10 +49,18 @@ template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    Type elementType = type.getElementType();
     Value result =
         buildElementwise(rewriter, op.getLoc(), type, op->getOperands(),
                          [&](OpBuilder &b, Location loc, ValueRange args) {
-                           return fn(b, loc, op, args.drop_back());
+                           SmallVector<Value> wide;
+                           for (Value a : args.drop_back())
+                             wide.push_back(convertFloat(
+                                 b, loc, a, widenedFloatType(a.getType())));
+                           Value r = fn(b, loc, op, wide);
+                           return isa<FloatType>(elementType)
+                                      ? convertFloat(b, loc, r, elementType)
+                                      : r;
                          });
     rewriter.replaceOp(op, result);
     return success();

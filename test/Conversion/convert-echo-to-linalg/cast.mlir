@@ -69,3 +69,37 @@ func.func @bf16_norm_grad(%x: tensor<4x6xbf16>, %g: tensor<6xbf16>, %dy: tensor<
   %dx, %dg, %db = echo.layer_norm_grad %x, %g, %dy {epsilon = 1.0e-5 : f64} : (tensor<4x6xbf16>, tensor<6xbf16>, tensor<4x6xbf16>) -> (tensor<4x6xbf16>, tensor<6xbf16>, tensor<6xbf16>)
   return %dx, %dg, %db : tensor<4x6xbf16>, tensor<6xbf16>, tensor<6xbf16>
 }
+
+// -----
+
+// An elementwise op on 16-bit floats computes in f32 and rounds its result
+// once, as PyTorch's kernels do: sigmoid (exp, add, div), gelu's gradient
+// and silu are several arithmetic ops, none of them on bf16 or f16.
+// CHECK-LABEL: func.func @bf16_elementwise
+// CHECK-NOT: arith.{{(addf|subf|mulf|divf|negf)}} {{.*}} : {{(bf16|f16)}}
+// CHECK-NOT: math.{{(exp|erf|tanh)}} {{.*}} : {{(bf16|f16)}}
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[X:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: arith.negf %[[W]] : f32
+// CHECK-NEXT: math.exp
+// CHECK: arith.divf %{{.*}} : f32
+// CHECK-NEXT: %[[S:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[S]] : bf16
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[GX:.*]]: bf16, %[[GDY:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: arith.extf %[[GX]] : bf16 to f32
+// CHECK-NEXT: arith.extf %[[GDY]] : bf16 to f32
+// CHECK-COUNT-1: arith.truncf
+// CHECK-NEXT: linalg.yield %{{.*}} : bf16
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[H:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: arith.extf %[[H]] : f16 to f32
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: linalg.yield %[[R]] : f16
+func.func @bf16_elementwise(%x: tensor<4x8xbf16>, %dy: tensor<4x8xbf16>, %h: tensor<4x8xf16>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf16>) {
+  %s = echo.sigmoid %x : tensor<4x8xbf16>
+  %g = echo.gelu_grad %x, %dy : tensor<4x8xbf16>
+  %t = echo.silu %h : tensor<4x8xf16>
+  return %s, %g, %t : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf16>
+}
