@@ -51,6 +51,11 @@ if config.echo_build_plugin:
 # echo-ilp, the optimal recompute reference, is built with COIN-OR CBC.
 if config.echo_have_cbc:
     config.available_features.add("ilp")
+# Debian's OpenBLAS built for OpenMP (libopenblas0-openmp), which the CPU
+# runtime prefers.
+import glob
+if glob.glob("/usr/lib/*/openblas-openmp/libopenblas.so.0"):
+    config.available_features.add("openblas-openmp")
 # The tools allocate with jemalloc (ECHO_MALLOC).
 if config.echo_jemalloc:
     config.available_features.add("jemalloc")

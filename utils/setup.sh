@@ -12,6 +12,7 @@ packages=(
   python3-sklearn python3-tqdm  # examples/: the digits data set, progress bars
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenblas-dev libdnnl-dev
+  libopenblas0-openmp  # OpenBLAS on OpenMP's threads (the CPU runtime prefers it)
   libjemalloc-dev  # the tools' allocator: faster compiles (ECHO_MALLOC)
   coinor-libcbc-dev  # echo-ilp, the optimal recompute reference
   libclang-rt-22-dev  # ASan, UBSan and libFuzzer of clang-22 (utils/run-sanitizers.sh)

@@ -158,16 +158,54 @@ bool resolve(void *library, Fn &fn, const char *name, const char *from) {
   return fn != nullptr;
 }
 
+/// OpenBLAS built for OpenMP (Debian's libopenblas0-openmp, beside the
+/// default alternative, the pthreads build), when the build knows where it
+/// would be.
+const char *openBlasOpenMPBuild() {
+#ifdef ECHO_OPENBLAS_OPENMP_PATH
+  return ECHO_OPENBLAS_OPENMP_PATH;
+#else
+  return nullptr;
+#endif
+}
+
+/// OpenBLAS, unless $ECHO_OPENBLAS_LIBRARY names a file: the one the process
+/// has loaded already (a host program's: a second copy would bind its
+/// internal calls to the first one's symbols), else its OpenMP build, else
+/// the system's libopenblas.so.0. The OpenMP build runs its GEMMs on
+/// OpenMP's team, the threads the split kernels and oneDNN use; the
+/// pthreads build keeps a second set of threads on the same cores, and
+/// whichever set is idle spins (sched_yield) while the other works: the
+/// NMT of utils/run-demo.sh took 15-20% longer a step with it.
+void *openBlas(std::string &opened) {
+  static const char *const names[] = {"libopenblas.so.0", "libopenblas.so",
+                                      nullptr};
+  const char *override = std::getenv("ECHO_OPENBLAS_LIBRARY");
+  if (!override || !*override) {
+    for (const char *const *name = names; *name; ++name)
+      if (void *loaded = dlopen(*name, RTLD_NOW | RTLD_NOLOAD)) {
+        opened = *name;
+        return loaded;
+      }
+    if (const char *path = openBlasOpenMPBuild()) {
+      // It brings in OpenMP's runtime, which reads its settings once.
+      prepareOpenMP();
+      if (void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL)) {
+        opened = path;
+        return lib;
+      }
+    }
+  }
+  return openLibrary("ECHO_OPENBLAS_LIBRARY", names, "libopenblas0", opened);
+}
+
 bool blasReady() {
   std::lock_guard<std::mutex> lock(rt.mutex);
   if (rt.blasTried)
     return rt.blasReady;
   rt.blasTried = true;
-  static const char *const names[] = {"libopenblas.so.0", "libopenblas.so",
-                                      nullptr};
   std::string opened;
-  void *lib =
-      openLibrary("ECHO_OPENBLAS_LIBRARY", names, "libopenblas0", opened);
+  void *lib = openBlas(opened);
   rt.blasReady =
       lib && resolve(lib, rt.blas.sgemm, "cblas_sgemm", opened.c_str());
   return rt.blasReady;
