@@ -1,0 +1,114 @@
+//===- CollapseContiguousLoops.cpp - One loop over contiguous memory ------===//
+//
+// Part of the Echo project.
+//
+// echo-collapse-contiguous-loops (see Passes.td): the consecutive parallel
+// loops of a generic on buffers that every operand indexes contiguously
+// become one loop, so that LLVM's loop vectorizer gets a long innermost
+// loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::echo {
+#define GEN_PASS_DEF_ECHOCOLLAPSECONTIGUOUSLOOPS
+#include "echo/Target/CPU/Passes.h.inc"
+} // namespace mlir::echo
+
+using namespace mlir;
+
+namespace {
+
+/// The runs of consecutive loops of `op` that every indexing map reads as
+/// consecutive results in order, or not at all; one group per loop when
+/// none merges.
+SmallVector<ReassociationIndices> contiguousRuns(linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<ReassociationIndices> runs;
+  ReassociationIndices run{0};
+  for (int64_t loop = 1, e = op.getNumLoops(); loop < e; ++loop) {
+    ReassociationIndices longer = run;
+    longer.push_back(loop);
+    if (linalg::areDimSequencesPreserved(maps, {longer})) {
+      run = std::move(longer);
+      continue;
+    }
+    runs.push_back(run);
+    run = {loop};
+  }
+  runs.push_back(run);
+  return runs;
+}
+
+/// Whether every buffer operand of `op` can be viewed with the dims of each
+/// of `runs` merged (their strides nest: memref.collapse_shape's rule).
+bool viewsCollapse(linalg::GenericOp op, ArrayRef<ReassociationIndices> runs) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    // The operand's dims grouped as the loops it reads are.
+    SmallVector<ReassociationIndices> dims;
+    for (const ReassociationIndices &run : runs) {
+      std::optional<unsigned> first =
+          map.getResultPosition(getAffineDimExpr(run.front(), op.getContext()));
+      if (!first)
+        continue;
+      ReassociationIndices group;
+      for (size_t k = 0; k < run.size(); ++k)
+        group.push_back(*first + k);
+      dims.push_back(group);
+    }
+    // Dims the map does not read from a loop (constants) stay alone.
+    ReassociationIndices covered;
+    for (const ReassociationIndices &g : dims)
+      covered.append(g.begin(), g.end());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(covered, d))
+        dims.push_back({d});
+    llvm::sort(
+        dims, [](const ReassociationIndices &a, const ReassociationIndices &b) {
+          return a.front() < b.front();
+        });
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, dims))
+      return false;
+  }
+  return true;
+}
+
+struct EchoCollapseContiguousLoopsPass
+    : public echo::impl::EchoCollapseContiguousLoopsBase<
+          EchoCollapseContiguousLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> ops;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && op.getNumLoops() > 1 &&
+          op.getNumLoops() == op.getNumParallelLoops() &&
+          op.getBody()->getOps<linalg::IndexOp>().empty())
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : ops) {
+      SmallVector<ReassociationIndices> runs = contiguousRuns(op);
+      if (runs.size() == op.getNumLoops() || !viewsCollapse(op, runs))
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::CollapseResult> collapsed =
+          linalg::collapseOpIterationDims(op, runs, rewriter);
+      if (failed(collapsed))
+        continue;
+      rewriter.replaceOp(op, collapsed->results);
+    }
+  }
+};
+
+} // namespace
