@@ -157,7 +157,7 @@ struct EchoRecomputePass
     if (chunks == kAutoLossChunks) {
       chunks = strategy == RecomputeStrategy::Echo ? chooseLossChunks(func) : 0;
       if (strategy == RecomputeStrategy::Budget)
-        budgetChunks = chooseLossChunks(func);
+        budgetChunks = chooseLossChunks(func, /*minChunkRows=*/1);
     }
     if (chunks > 0 && failed(echo::chunkLoss(func, chunks)) &&
         lossChunks != kAutoLossChunks)

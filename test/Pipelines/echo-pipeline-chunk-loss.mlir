@@ -4,8 +4,11 @@
 // RUN: echo-opt %s --echo-pipeline="strategy=none chunk-loss=4 report=-" -o /dev/null | FileCheck %s --check-prefix=CHUNKED
 // RUN: echo-opt %s --echo-pipeline="strategy=none report=-" -o /dev/null | FileCheck %s --check-prefix=WHOLE
 // RUN: echo-opt %s --echo-pipeline="strategy=echo chunk-loss=off report=-" -o /dev/null | FileCheck %s --check-prefix=WHOLE
-// Under echo, auto chunks where the estimated peak drops (here in 16).
-// RUN: echo-opt %s --echo-pipeline="strategy=echo report=-" -o /dev/null | FileCheck %s --check-prefix=AUTO
+// Under echo, auto chunks where the estimated peak drops, in chunks of at
+// least 128 rows: these 64 rows stay whole (16 chunks of 4 rows would take
+// 14,144 B; chunk-loss=16 asks for them).
+// RUN: echo-opt %s --echo-pipeline="strategy=echo report=-" -o /dev/null | FileCheck %s --check-prefix=WHOLE
+// RUN: echo-opt %s --echo-pipeline="strategy=echo chunk-loss=16 report=-" -o /dev/null | FileCheck %s --check-prefix=SIXTEEN
 // RUN: not echo-opt %s --echo-pipeline="chunk-loss=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
 
 // The whole logits (64 × 500 f32) live at the loss: an arena of 132,032 B;
@@ -19,9 +22,9 @@
 // WHOLE: "loss_chunks": 0,
 // WHOLE: "planned_bytes": 132032,
 // WHOLE: "step_bytes": 153316,
-// AUTO: "logits_bytes_saved": 120000,
-// AUTO: "loss_chunks": 16,
-// AUTO: "planned_bytes": 14144,
+// SIXTEEN: "logits_bytes_saved": 120000,
+// SIXTEEN: "loss_chunks": 16,
+// SIXTEEN: "planned_bytes": 14144,
 // ZERO: error: echo-recompute: chunk-loss must be auto, off or a number of chunks >= 2, got '0'
 func.func @f(%x: tensor<64x4xf32>, %labels: tensor<64xi32>,
              %w: tensor<500x4xf32> {echo.param},

@@ -426,8 +426,9 @@ def EchoRecompute : Pass<"echo-recompute", "::mlir::ModuleOp"> {
     decoder's steps), each chunk one block, and the backward reads the
     input gradient block by block, a chunk's rows and dx are the block's
     own (neither concatenation is built) and each chunk runs right before
-    its block is first read. Under `auto`, strategy echo chunks when that
-    lowers the estimated peak (2, 4, ..., 64 chunks, unplaced): a chunk per
+    its block is first read. Under `auto`, strategy echo chunks, in chunks
+    of at least 128 rows (the GEMMs' M), when that lowers the estimated
+    peak (2, 4, ..., 64 chunks, unplaced): a chunk per
     block where that placement happens and lowers the estimate, else the
     fewest chunks within 1% of the best saving; under strategy budget,
     `auto` adds candidates with

@@ -291,6 +291,13 @@ constexpr int64_t kMaxLossChunks = 64;
 /// The most chunks it tries with a chunk per block of rows of the output
 /// layer's input (one per decoder step).
 constexpr int64_t kMaxAlignedLossChunks = 256;
+/// The fewest rows `chooseLossChunks` gives a chunk: a chunk's rows are the
+/// M of its GEMMs, and an output layer's three GEMMs run on 64 rows at
+/// 78-80% of their rate on the whole layer, on 128 rows at 88% (OpenBLAS,
+/// 2 threads, bench/gemm_rows.py): on the NMT of utils/run-demo.sh, a chunk per
+/// decoder step (64 rows) made the step about 5% slower than 8 chunks of 240
+/// rows, for 3% fewer bytes.
+constexpr int64_t kMinLossChunkRows = 128;
 
 /// Chunks the output layer and loss of the training step `func` into
 /// `chunks` row chunks (Liger-Kernel's fused linear cross-entropy): the
@@ -319,15 +326,18 @@ constexpr int64_t kMaxAlignedLossChunks = 256;
 LogicalResult chunkLoss(func::FuncOp func, int64_t chunks,
                         bool *placed = nullptr, bool place = true);
 
-/// The cost model of `chunk-loss=auto`: 0 (do not chunk) when the loss
-/// cannot be chunked or when no chunking lowers the estimated peak (chunks
-/// not placed); else, where the layer's input is a concatenation of at
-/// most kMaxAlignedLossChunks equal row blocks whose chunks are placed
-/// where they are read (chunkLoss) and that lowers the estimated peak, a
-/// chunk per block; else the fewest chunks, of 2, 4, ... kMaxLossChunks,
+/// The cost model of `chunk-loss=auto`, on chunks of at least
+/// `minChunkRows` rows (echo: kMinLossChunkRows; the budget strategy, whose
+/// chunked candidates rank after all others, any): 0 (do not chunk) when the
+/// loss cannot be chunked or when no chunking lowers the estimated peak (chunks
+/// not placed); else, where the layer's input is a concatenation of at most
+/// kMaxAlignedLossChunks equal row blocks whose chunks are placed where
+/// they are read (chunkLoss) and that lowers the estimated peak, a chunk
+/// per block; else the fewest chunks, of 2, 4, ... kMaxLossChunks,
 /// whose estimated peak is within 1% of the largest saving any of them
 /// makes (fewer chunks run larger GEMMs).
-int64_t chooseLossChunks(func::FuncOp func);
+int64_t chooseLossChunks(func::FuncOp func,
+                         int64_t minChunkRows = kMinLossChunkRows);
 
 //===----------------------------------------------------------------------===//
 // Building blocks shared by the strategies

@@ -527,14 +527,17 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks,
   return success();
 }
 
-int64_t mlir::echo::chooseLossChunks(func::FuncOp func) {
+int64_t mlir::echo::chooseLossChunks(func::FuncOp func, int64_t minChunkRows) {
   std::optional<ChunkableLoss> found = findChunkableLoss(func);
   if (!found)
     return 0;
   int64_t base = computePeakLiveBytes(func);
   int64_t rows = found->rows;
   SmallVector<int64_t> candidates;
-  for (int64_t chunks = 2; chunks <= kMaxLossChunks && chunks <= rows;
+  // No chunk of fewer than minChunkRows rows (kMinLossChunkRows: its GEMMs
+  // would run well below the whole layer's throughput).
+  for (int64_t chunks = 2; chunks <= kMaxLossChunks &&
+                           llvm::divideCeil(rows, chunks) >= minChunkRows;
        chunks *= 2)
     candidates.push_back(chunks);
   SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)
@@ -569,7 +572,8 @@ int64_t mlir::echo::chooseLossChunks(func::FuncOp func) {
   // here, every forward value stashed, peaks before the backward, not where
   // echo's plan does: inside the decoder's backward.)
   if (int64_t blocks = concatenatedRowBlocks(found->x);
-      chosen && blocks >= 2 && blocks <= kMaxAlignedLossChunks) {
+      chosen && blocks >= 2 && blocks <= kMaxAlignedLossChunks &&
+      rows / blocks >= minChunkRows) {
     auto clone = cast<func::FuncOp>(func->clone());
     bool placed = false;
     bool better = succeeded(chunkLoss(clone, blocks, &placed)) && placed &&

@@ -162,13 +162,13 @@ func.func @imported(%x: tensor<2x4x4xf32>, %labels: tensor<8xi32>,
 
 // -----
 
-// Logits [64, 500] that set the estimated peak (267,288 B): auto takes the
-// fewest chunks within 1% of the best saving of 2, 4, ..., 64 chunks (16:
-// 38,612 B; 32 chunks would save 56 B more).
+// Logits [64, 500] that set the estimated peak (267,288 B): chunks of 32
+// rows or fewer would lower it, but auto gives a chunk at least 128 rows
+// (kMinLossChunkRows, the chunk's GEMMs' M): 64 rows are not chunked.
 // AUTO-LABEL: func.func @big_logits_train
-// AUTO-SAME: echo.chunked_loss = {chunk_rows = 4 : i64, chunks = 16 : i64, logits_bytes_saved = 120000 : i64, rows = 64 : i64}
+// AUTO-NOT: echo.chunked_loss
 // AUTO-SAME: echo.recompute_strategy = "echo"
-// AUTO-COUNT-16: echo.cross_entropy_terms
+// AUTO-NOT: echo.cross_entropy_terms
 // OFF-LABEL: func.func @big_logits_train
 // OFF-NOT: echo.chunked_loss
 // OFF-NOT: echo.cross_entropy_terms
@@ -191,9 +191,10 @@ func.func @big_logits(%x: tensor<64x4xf32>, %labels: tensor<64xi32>,
 // each runs right before its step's backward reads it (the last step's
 // chunk where the logits gradient was formed, marking the backward's
 // start), the chunk of the step nothing reads (h0: x is data) after the
-// others, and the loss where it is returned. auto takes a chunk per step
-// (AUTO). With 2 chunks (not a step each) the chunks stay together and the
-// input gradient is one concatenation (CHECK).
+// others, and the loss where it is returned. With 2 chunks (not a step
+// each) the chunks stay together and the input gradient is one
+// concatenation (CHECK). auto does not chunk 8 rows (AUTO; @decoder_wide
+// below has steps of 128 rows).
 // CHECK-LABEL: func.func @decoder_train
 // CHECK: echo.concat {{.*}} {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
 // CHECK-COUNT-2: echo.cross_entropy_terms
@@ -221,7 +222,8 @@ func.func @big_logits(%x: tensor<64x4xf32>, %labels: tensor<64xi32>,
 // PLACED-NEXT: %[[LOSS:.*]] = echo.div
 // PLACED-NEXT: return %[[LOSS]]
 // AUTO-LABEL: func.func @decoder_train
-// AUTO-SAME: echo.chunked_loss = {chunk_rows = 2 : i64, chunks = 4 : i64
+// AUTO-NOT: echo.chunked_loss
+// AUTO-SAME: echo.recompute_strategy = "echo"
 func.func @decoder(%x: tensor<2x4xf32>, %labels: tensor<8xi32>,
                    %u: tensor<4x4xf32> {echo.param},
                    %w: tensor<6x4xf32> {echo.param},
@@ -236,5 +238,54 @@ func.func @decoder(%x: tensor<2x4xf32>, %labels: tensor<8xi32>,
   %all = echo.concat %h0, %h1, %h2, %h3 {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
   %z = echo.linear %all, %w, %b : (tensor<8x4xf32>, tensor<6x4xf32>, tensor<6xf32>) -> tensor<8x6xf32>
   %l = echo.cross_entropy %z, %labels : (tensor<8x6xf32>, tensor<8xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Logits [2048, 500] that set the estimated peak (8,242,968 B): auto takes
+// the fewest chunks within 1% of the best saving of 2, 4, ... chunks of at
+// least 128 rows (kMinLossChunkRows): 16 chunks of 128 rows (614,436 B).
+// 32 and 64 chunks would save more (358,180 and 230,052 B at chunk-loss=32
+// and 64) on GEMMs of 64 and 32 rows.
+// AUTO-LABEL: func.func @big_rows_train
+// AUTO-SAME: echo.chunked_loss = {chunk_rows = 128 : i64, chunks = 16 : i64, logits_bytes_saved = 3840000 : i64, rows = 2048 : i64}
+// AUTO-COUNT-16: echo.cross_entropy_terms
+// AUTO-NOT: echo.cross_entropy_terms
+func.func @big_rows(%x: tensor<2048x4xf32>, %labels: tensor<2048xi32>,
+                    %w: tensor<500x4xf32> {echo.param},
+                    %b: tensor<500xf32> {echo.param}) -> tensor<f32> {
+  %h = echo.tanh %x : tensor<2048x4xf32>
+  %z = echo.linear %h, %w, %b : (tensor<2048x4xf32>, tensor<500x4xf32>, tensor<500xf32>) -> tensor<2048x500xf32>
+  %l = echo.cross_entropy %z, %labels : (tensor<2048x500xf32>, tensor<2048xi32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// The decoder above with steps of 128 rows: auto takes a chunk per step,
+// each placed where its step's backward reads it, the last step's first
+// (each chunk's rows are its step's output: the steps' outputs are not
+// concatenated).
+// AUTO-LABEL: func.func @decoder_wide_train
+// AUTO-SAME: echo.chunked_loss = {chunk_rows = 128 : i64, chunks = 4 : i64
+// AUTO-NOT: echo.concat {{.*}} -> tensor<512x4xf32>
+// AUTO-COUNT-3: = echo.tanh
+// AUTO: %[[H3:.*]] = echo.tanh
+// AUTO: echo.linear %[[H3]], %arg3, %arg4 {echo.backward_begin} : (tensor<128x4xf32>
+func.func @decoder_wide(%x: tensor<128x4xf32>, %labels: tensor<512xi32>,
+                        %u: tensor<4x4xf32> {echo.param},
+                        %w: tensor<64x4xf32> {echo.param},
+                        %b: tensor<64xf32> {echo.param}) -> tensor<f32> {
+  %h0 = echo.tanh %x : tensor<128x4xf32>
+  %m1 = echo.matmul %h0, %u : (tensor<128x4xf32>, tensor<4x4xf32>) -> tensor<128x4xf32>
+  %h1 = echo.tanh %m1 : tensor<128x4xf32>
+  %m2 = echo.matmul %h1, %u : (tensor<128x4xf32>, tensor<4x4xf32>) -> tensor<128x4xf32>
+  %h2 = echo.tanh %m2 : tensor<128x4xf32>
+  %m3 = echo.matmul %h2, %u : (tensor<128x4xf32>, tensor<4x4xf32>) -> tensor<128x4xf32>
+  %h3 = echo.tanh %m3 : tensor<128x4xf32>
+  %all = echo.concat %h0, %h1, %h2, %h3 {axis = 0 : i64} : (tensor<128x4xf32>, tensor<128x4xf32>, tensor<128x4xf32>, tensor<128x4xf32>) -> tensor<512x4xf32>
+  %z = echo.linear %all, %w, %b : (tensor<512x4xf32>, tensor<64x4xf32>, tensor<64xf32>) -> tensor<512x64xf32>
+  %l = echo.cross_entropy %z, %labels : (tensor<512x64xf32>, tensor<512xi32>) -> tensor<f32>
   return %l : tensor<f32>
 }
