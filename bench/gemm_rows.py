@@ -45,7 +45,12 @@ def open_blas(path):
         builds = sorted(glob.glob(
             "/usr/lib/*/openblas-openmp/libopenblas.so.0"))
         path = builds[0] if builds else "libopenblas.so.0"
-    lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    try:
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as e:
+        sys.exit(f"gemm_rows: cannot open OpenBLAS ({path}): {e}")
+    if not hasattr(lib, "cblas_sgemm"):
+        sys.exit(f"gemm_rows: {path} has no cblas_sgemm")
     lib.cblas_sgemm.restype = None
     lib.cblas_sgemm.argtypes = [
         ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
@@ -111,6 +116,18 @@ def measure_layer(lib, classes, hidden, rows_list, repeats):
     return out
 
 
+def parse_layers(text):
+    """`classes:hidden:rows,...` as tuples of positive integers, or None."""
+    layers = []
+    for spec in text.split(","):
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(p.isdigit() and int(p) > 0
+                                      for p in parts):
+            return None
+        layers.append(tuple(int(p) for p in parts))
+    return layers
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", default="2000:256:1920,8000:512:6400")
@@ -120,9 +137,17 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                       "gemm_rows.json"))
     args = parser.parse_args()
+    layers = parse_layers(args.layers)
+    if not layers:
+        parser.error(f"--layers wants classes:hidden:rows,... of positive "
+                     f"integers, got '{args.layers}'")
+    if not all(r.isdigit() and int(r) > 0 for r in args.rows.split(",")):
+        parser.error(f"--rows wants positive integers, got '{args.rows}'")
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
+    rows = [int(r) for r in args.rows.split(",")]
     record = machine.for_bench()
     lib, path = open_blas(args.library)
-    rows = [int(r) for r in args.rows.split(",")]
     result = {"library": path,
               "threads": os.environ.get("OMP_NUM_THREADS",
                                         os.environ.get("OPENBLAS_NUM_THREADS",
@@ -133,8 +158,7 @@ def main():
     print("| layer (classes × hidden) | rows (M) | logits GFLOP/s | "
           "dx GFLOP/s | dW GFLOP/s | all three | share of the whole layer's |")
     print("|---|---|---|---|---|---|---|")
-    for spec in args.layers.split(","):
-        classes, hidden, whole = (int(v) for v in spec.split(":"))
+    for classes, hidden, whole in layers:
         measured = measure_layer(lib, classes, hidden,
                                  sorted(set(r for r in rows if r < whole)) +
                                  [whole], args.repeats)

@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration of Echo's regression and integration tests.
 
+import glob
 import os
 import shutil
 
@@ -53,7 +54,6 @@ if config.echo_have_cbc:
     config.available_features.add("ilp")
 # Debian's OpenBLAS built for OpenMP (libopenblas0-openmp), which the CPU
 # runtime prefers.
-import glob
 if glob.glob("/usr/lib/*/openblas-openmp/libopenblas.so.0"):
     config.available_features.add("openblas-openmp")
 # The tools allocate with jemalloc (ECHO_MALLOC).
