@@ -13,38 +13,57 @@ device categories add up to the totals they break down: the estimate's to
 ones (with `workspace` and `unattributed`) to `measured_peak_bytes`.
 `host_offload` is host memory and in none of these sums. `--markdown`
 prints one table, a column per report and kind.
+
+Every byte count is checked as it is read (echo.memory_report): an integer
+from 0 to 2^60, and a kind that a category has needs its total. A report
+that is not one, or whose categories do not add up under `--check`, is one
+`memory_categories: error: REPORT: ...` line and exit 1.
 """
 import argparse
-import json
 import sys
+
+from echo import memory_report
+from echo.memory_report import Object, ReportError
 
 #: The categories in the order they are printed and stacked.
 CATEGORIES = ["parameters", "optimizer_state", "data", "activations",
               "recompute", "temporaries", "gradients", "workspace", "free",
               "unattributed", "host_offload"]
 KINDS = ["estimated", "planned", "measured"]
-
-
-class ReportError(Exception):
-    """A report without categories, or whose categories do not add up."""
+#: Per kind, the total its device categories add up to.
+TOTALS = [("estimated", "peak_live_bytes"), ("planned", "step_bytes"),
+          ("measured", "measured_peak_bytes")]
 
 
 def load(path):
-    with open(path) as f:
-        report = json.load(f)
-    if not report or "categories" not in report[0]:
-        raise ReportError(f"{path}: no 'categories' (a report of this "
-                          "version of Echo has them)")
-    return report[0]
+    """The first step of the report at ``path``: its ``strategy``, its
+    ``categories`` (per category, its bytes of each kind it has) and the
+    totals, every value checked (byte counts from 0 to 2^60; a kind that
+    some category has needs its total)."""
+    step = Object.of_step(memory_report.load(path)[0], 0)
+    if "categories" not in step:
+        raise ReportError("no 'categories' (a report of this version of "
+                          "Echo has them)")
+    cats = step.object("categories")
+    categories = {}
+    for name in cats.value:
+        entry = cats.object(name)
+        categories[name] = {k: entry.count(k) for k in KINDS if k in entry}
+    out = {"strategy": step.name("strategy"), "categories": categories}
+    for kind, total in TOTALS:
+        out[total] = step.count(total, optional=True, null=True)
+        if out[total] is None and any(kind in c for c in categories.values()):
+            raise ReportError("%s has %s categories but no %s (%s)" % (
+                step.where, kind, total,
+                "null" if total in step else "missing"))
+    return out
 
 
 def totals(step):
     """Per kind, the sum of the device categories and what it must equal."""
     cats = step["categories"]
     out = {}
-    for kind, total in (("estimated", "peak_live_bytes"),
-                        ("planned", "step_bytes"),
-                        ("measured", "measured_peak_bytes")):
+    for kind, total in TOTALS:
         parts = [c[kind] for name, c in cats.items()
                  if name != "host_offload" and kind in c]
         if parts and step.get(total) is not None:
@@ -60,11 +79,14 @@ def main(argv=None):
     ap.add_argument("--markdown", action="store_true",
                     help="one Markdown table (MiB)")
     args = ap.parse_args(argv)
+    path = args.reports[0]
     try:
-        steps = [load(p) for p in args.reports]
+        steps = []
+        for path in args.reports:
+            steps.append(load(path))
         if args.markdown:
             print_markdown(steps)
-        for step in steps:
+        for path, step in zip(args.reports, steps):
             cats = step["categories"]
             for name in CATEGORIES if not args.markdown else []:
                 if name in cats:
@@ -79,10 +101,17 @@ def main(argv=None):
                         f"to {got}, {total} is {want}")
                 print(f"{step['strategy']} {kind}: categories sum to "
                       f"{total} {want}")
-    except (OSError, ValueError, KeyError, ReportError) as e:
-        print(f"memory_categories: {e}", file=sys.stderr)
-        return 1
+    except ReportError as e:
+        return _error(path, e)
+    except Exception as e:  # the boundary: nothing escapes as a traceback
+        return _error(path, f"internal error: {type(e).__name__}: "
+                      f"{' '.join(str(e).split())[:200]}")
     return 0
+
+
+def _error(path, message):
+    print(f"memory_categories: error: {path}: {message}", file=sys.stderr)
+    return 1
 
 
 def print_markdown(steps):

@@ -30,18 +30,27 @@ memory category (`echo:0:<category>`), so that memory_viz groups the bytes
 by category and then by op. Only the arena is in the snapshot: the caller's
 buffers (parameters, data, results) and the libraries' workspace are in the
 report's `categories`.
+
+Every value the snapshot is made of is checked first (echo.memory_report):
+byte counts and positions are integers within the arena and the step, and
+the buffers are aligned, inside the arena and never share a byte while both
+are live, but for a buffer written in place over a dying one. A report that
+is not such a plan is one `memory_snapshot: error: REPORT: ...` line and
+exit 1, and nothing is written.
 """
 import argparse
-import json
 import pickle
+import re
 import sys
+
+from echo.memory_report import MAX_BYTES, Object, ReportError, load
 
 #: Where the arena starts in the snapshot's address space (any nonzero
 #: base; memory_viz shows addresses as given).
 ARENA_ADDRESS = 0x7F0000000000
 
 
-class SnapshotError(Exception):
+class SnapshotError(ReportError):
     """A report that cannot be written as a snapshot."""
 
 
@@ -54,7 +63,7 @@ def _frames(buffer):
     """PyTorch frames (innermost first): the op, then its category."""
     filename, line = buffer.get("loc", ""), 0
     parts = filename.rsplit(":", 2)
-    if len(parts) == 3 and parts[1].isdigit():
+    if len(parts) == 3 and re.fullmatch("[0-9]+", parts[1]):
         filename, line = parts[0], int(parts[1])
     return [
         {"filename": filename or "<unknown>", "line": line,
@@ -64,28 +73,92 @@ def _frames(buffer):
 
 
 def _step(report, function):
-    if not isinstance(report, list) or not report:
-        raise SnapshotError("the report has no training step")
-    for step in report:
-        if function is None or step.get("function") == function:
+    """The entry of the training step ``function`` (default: the first) of
+    a loaded report."""
+    for i, value in enumerate(report):
+        step = Object.of_step(value, i)
+        name = step.name("function", optional=True)
+        if function is None or name == function:
             break
     else:
         raise SnapshotError(f"the report has no function '{function}'")
     if "planned_buffers" not in step:
         raise SnapshotError(
-            f"@{step.get('function')} has no planned buffers: write the "
+            f"{step.where} has no planned buffers: write the "
             "report from a planned step (echo-opt --echo-pipeline="
             "\"report=...\" or echo-run --report)")
-    return step
+    return step.value
+
+
+def _plan(step):
+    """The arena bytes, peak position and buffers (each with its aligned
+    ``size``) of a step's entry, every value checked: counts and
+    positions are integers within the arena and the step, the alignment a
+    power of two, each buffer aligned, in the arena, ending no earlier than
+    it starts, and no two buffers hold a byte while both are live, but for
+    a buffer written in place over one dying at the op that writes it (at
+    its offset), as echo-verify-buffer-plan checks the plan."""
+    step = Object.of_step(step, 0)
+    plan = step.object("plan")
+    alignment = plan.count("alignment", optional=True)
+    if alignment is None:
+        alignment = 1
+    elif alignment & (alignment - 1) or alignment == 0:
+        raise SnapshotError(f"{plan.where}.alignment is {alignment}, not a "
+                            "power of two")
+    arena = step.count("planned_bytes")
+    timeline = step.array("planned_timeline", optional=True)
+    last = MAX_BYTES if timeline is None else len(timeline) - 1
+    peak = step.count("planned_peak_position", limit=last)
+    buffers = []
+    for b in step.objects("planned_buffers"):
+        nbytes, offset = b.count("bytes"), b.count("offset")
+        first, end = b.count("first", limit=last), b.count("last", limit=last)
+        b.name("op")
+        b.name("category")
+        b.name("loc", optional=True, empty=True)
+        if first > end:
+            raise SnapshotError(f"{b.where} lives from position {first} to "
+                                f"{end}: it ends before it starts")
+        if offset % alignment:
+            raise SnapshotError(f"{b.where}.offset is {offset}, not a "
+                                f"multiple of the plan's alignment "
+                                f"{alignment}")
+        size = _align(nbytes, alignment)
+        if offset + size > arena:
+            raise SnapshotError(f"{b.where} holds bytes [{offset}, "
+                                f"{offset + size}), past the arena of "
+                                f"{arena} (planned_bytes)")
+        buffers.append(dict(b.value, size=size))
+    # Sweep in order of first use against the buffers still live.
+    live = []
+    for i in sorted(range(len(buffers)), key=lambda i: (
+            buffers[i]["first"], buffers[i]["offset"])):
+        b = buffers[i]
+        live = [j for j in live if buffers[j]["last"] >= b["first"]]
+        for j in live:
+            a = buffers[j]
+            if (a["offset"] >= b["offset"] + b["size"] or
+                    b["offset"] >= a["offset"] + a["size"]):
+                continue
+            if (a["offset"] == b["offset"] and a["last"] == b["first"] and
+                    a["first"] < b["first"]):
+                continue  # written in place over a dying buffer
+            raise SnapshotError(
+                f"{step.step}: planned_buffers[{i}] holds bytes "
+                f"[{b['offset']}, {b['offset'] + b['size']}) and "
+                f"planned_buffers[{j}] bytes [{a['offset']}, "
+                f"{a['offset'] + a['size']}) while both are live (position "
+                f"{b['first']})")
+        live.append(i)
+    return arena, peak, buffers
 
 
 def snapshot(step):
-    """The snapshot dict of one training step's report entry."""
-    alignment = step["plan"].get("alignment", 1)
-    arena = step["planned_bytes"]
-    peak = step["planned_peak_position"]
-    buffers = [dict(b, size=_align(b["bytes"], alignment))
-               for b in step["planned_buffers"]]
+    """The snapshot dict of one training step's report entry (a
+    :class:`SnapshotError` or :class:`~echo.memory_report.ReportError`
+    where a value of it is not what a plan holds)."""
+    arena, peak, buffers = _plan(step)
 
     # The arena at the peak: of the buffers live there, one per offset (a
     # buffer written in place over a dying one, which starts later, holds
@@ -111,9 +184,6 @@ def snapshot(step):
             "history": [{"addr": ARENA_ADDRESS + offset,
                          "real_size": b["size"], "frames": frames}]})
         cursor = offset + b["size"]
-    if cursor > arena:
-        raise SnapshotError(f"buffers reach byte {cursor} of an arena of "
-                            f"{arena}")
     if cursor < arena:
         blocks.append({"address": ARENA_ADDRESS + cursor,
                        "size": arena - cursor, "requested_size": 0,
@@ -169,16 +239,26 @@ def main(argv=None):
     ap.add_argument("--function", default=None,
                     help="the training step (default: the report's first)")
     args = ap.parse_args(argv)
+    path = args.report
     try:
-        with open(args.report) as f:
-            report = json.load(f)
-        snap = snapshot(_step(report, args.function))
-    except (OSError, ValueError, KeyError, TypeError, SnapshotError) as e:
-        print(f"memory_snapshot: {args.report}: {e}", file=sys.stderr)
-        return 1
-    with open(args.output, "wb") as f:
-        pickle.dump(snap, f)
+        snap = snapshot(_step(load(path), args.function))
+        path = args.output
+        data = pickle.dumps(snap)
+        with open(args.output, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        return _error(path, e.strerror or str(e))
+    except ReportError as e:
+        return _error(path, e)
+    except Exception as e:  # the boundary: nothing escapes as a traceback
+        return _error(path, f"internal error: {type(e).__name__}: "
+                      f"{' '.join(str(e).split())[:200]}")
     return 0
+
+
+def _error(path, message):
+    print(f"memory_snapshot: error: {path}: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
