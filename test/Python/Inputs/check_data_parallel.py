@@ -5,6 +5,15 @@ loopback; see data-parallel.test). Modes:
           their parameters with 1 process on the whole batch.
   death   rank 1 dies after its first step; rank 0 must raise, not hang.
   plan    rank 1 compiles another model; both must refuse at step 1.
+  shapes  rank 1 builds a wider model; both must refuse at step 1, before
+          any parameter is broadcast.
+  early   rank 1 dies before its first step; rank 0's broadcast must
+          raise, not hang.
+  seeds   the ranks initialize their models with different seeds; after
+          the first step and after 5 every rank's parameters are rank 0's
+          (its initial ones, updated), as 1 process's from rank 0's seed
+          on the whole batch; GradientBuckets given buffers makes the
+          floating ones rank 0's.
 """
 import datetime
 import os
@@ -19,13 +28,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import echo.torch
+from echo import data_parallel
 
 
 class Net(nn.Module):
-    def __init__(self, act=torch.tanh):
+    def __init__(self, act=torch.tanh, hidden=32):
         super().__init__()
-        self.fc1 = nn.Linear(12, 32)
-        self.fc2 = nn.Linear(32, 6)
+        self.fc1 = nn.Linear(12, hidden)
+        self.fc2 = nn.Linear(hidden, 6)
         self.act = act
 
     def forward(self, x):
@@ -51,8 +61,9 @@ def rank_main(rank, mode, port, out):
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=2,
                             timeout=datetime.timedelta(seconds=30))
-    torch.manual_seed(0)
-    model = Net(F.relu if (mode == "plan" and rank == 1) else torch.tanh)
+    torch.manual_seed(rank if mode == "seeds" else 0)
+    model = Net(F.relu if (mode == "plan" and rank == 1) else torch.tanh,
+                hidden=48 if (mode == "shapes" and rank == 1) else 32)
     x, y = data()
     xs, ys = x[4 * rank:4 * rank + 4], y[4 * rank:4 * rank + 4]
     step = echo.torch.compile_step(model, (xs,), ys)
@@ -69,7 +80,33 @@ def rank_main(rank, mode, port, out):
                 os._exit(0)  # dies without leaving the group
             train(step, model, xs, ys, steps=3)
             print("rank 0: no error")
-        elif mode == "plan":
+        elif mode == "seeds":
+            torch.save([p.detach().clone() for p in model.parameters()],
+                       "%s.%d.init" % (out, rank))
+            opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+            for i in range(5):
+                step(xs, labels=ys)
+                opt.step()
+                opt.zero_grad()
+                if i in (0, 4):
+                    torch.save([p.detach().clone()
+                                for p in model.parameters()],
+                               "%s.%d.%d" % (out, rank, i + 1))
+            # Buffers: the floating ones take rank 0's values, the others
+            # keep their own.
+            floating = torch.full((3,), float(rank))
+            counts = torch.full((2,), rank, dtype=torch.int64)
+            data_parallel.GradientBuckets(
+                [nn.Parameter(torch.full((4,), float(rank)))],
+                buffers=[floating, counts])
+            print("rank %d buffers: floating %s, integer %s" % (
+                rank, floating.tolist(), counts.tolist()))
+        elif mode == "early":
+            if rank == 1:
+                os._exit(0)  # dies before its first step
+            train(step, model, xs, ys, steps=1)
+            print("rank 0: no error")
+        elif mode in ("plan", "shapes"):
             train(step, model, xs, ys, steps=1)
             print("rank %d: no error" % rank)
     except RuntimeError as e:
@@ -113,6 +150,34 @@ def main():
                         for a, b in zip(ranks, model.parameters()))
             print("2 ranks x 4 rows vs 1 process x 8 rows after 5 Adam "
                   "steps: parameters within 1e-6: %s" % (worst <= 1e-6))
+        if mode == "seeds":
+            init = [torch.load("%s.%d.init" % (out, r)) for r in range(2)]
+            print("initial parameters differ between the ranks: %s" % any(
+                not torch.equal(a, b) for a, b in zip(*init)))
+            torch.manual_seed(0)
+            model = Net()
+            print("rank 0's initial parameters are seed 0's: %s" % all(
+                torch.equal(a, b) for a, b in zip(init[0],
+                                                  model.parameters())))
+            x, y = data()
+            step = echo.torch.compile_step(model, (x,), y)
+            opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+            for i in range(5):
+                step(x, labels=y)
+                opt.step()
+                opt.zero_grad()
+                if i not in (0, 4):
+                    continue
+                ranks = [torch.load("%s.%d.%d" % (out, r, i + 1))
+                         for r in range(2)]
+                worst = max(float((a - b.detach()).norm() /
+                                  b.detach().norm())
+                            for a, b in zip(ranks[1], model.parameters()))
+                print("after %d step(s): ranks' parameters equal: %s; as 1 "
+                      "process from rank 0's seed within 1e-6: %s" % (
+                          i + 1, all(torch.equal(a, b)
+                                     for a, b in zip(*ranks)),
+                          worst <= 1e-6))
 
 
 if __name__ == "__main__":
