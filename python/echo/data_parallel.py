@@ -11,6 +11,11 @@ before the caller's optimizer runs, as DistributedDataParallel does:
   (no copy) and each bucket is one ``all_reduce`` (launched asynchronously,
   one after the other, then awaited; the sum is divided by the world size).
   The buckets are the gradients' own memory: they add no bytes.
+* At the first step, when the buckets are made, rank 0's parameters (and
+  the floating buffers given) are broadcast to every rank, as
+  DistributedDataParallel does at construction, so that ranks whose models
+  were initialized differently (other seeds) train rank 0's model; the
+  ranks first compare their parameters' shapes.
 * At the first step every rank compares a digest of its compiled step (the
   step's hash and the bucket layout) with every other's and stops with an
   error naming the ranks that differ, so that ranks never average gradients
@@ -39,7 +44,11 @@ def active():
 class GradientBuckets(object):
     """The flat gradient buckets of one module's parameters."""
 
-    def __init__(self, params, bucket_bytes=DEFAULT_BUCKET_BYTES):
+    def __init__(self, params, bucket_bytes=DEFAULT_BUCKET_BYTES,
+                 buffers=()):
+        """Makes the buckets of ``params`` and gives every rank rank 0's
+        ``params`` and floating ``buffers`` (a collective: every rank makes
+        its buckets at the same step)."""
         self.params = list(params)
         self.world = dist.get_world_size()
         self.buckets, self.views = [], {}
@@ -61,9 +70,11 @@ class GradientBuckets(object):
                     p.shape)
                 offset += p.numel()
             self.buckets.append(flat)
+        self.members = [members for members, _ in layout]
         self.layout = [[tuple(p.shape) for p in members]
-                       for members, _ in layout]
+                       for members in self.members]
         self.checked = False
+        self._broadcast([b for b in buffers if b.is_floating_point()])
 
     @property
     def bytes(self):
@@ -77,17 +88,54 @@ class GradientBuckets(object):
             if p.grad is None or p.grad.data_ptr() != view.data_ptr():
                 p.grad = view
 
+    def _broadcast(self, buffers):
+        """Copies rank 0's parameters and ``buffers`` to every rank: the
+        parameters through the buckets (zeros until the step writes its
+        gradients into them), bucket by bucket."""
+        shapes = repr([(tuple(t.shape), str(t.dtype))
+                       for t in self.params + buffers])
+        differ = self._differing_ranks(
+            shapes, "comparing the ranks' parameter shapes")
+        if differ:
+            raise RuntimeError(
+                "echo step: rank %d's parameters or buffers have other "
+                "shapes than those of rank(s) %s: every rank must build the "
+                "same model" % (dist.get_rank(), differ))
+        rank = dist.get_rank()
+
+        def run():
+            with torch.no_grad():
+                for members, flat in zip(self.members, self.buckets):
+                    if rank == 0:
+                        for p in members:
+                            self.views[id(p)].copy_(p)
+                    dist.broadcast(flat, 0)
+                    if rank != 0:
+                        for p in members:
+                            p.copy_(self.views[id(p)])
+                    flat.zero_()
+                for b in buffers:
+                    t = b if b.is_contiguous() else b.contiguous()
+                    dist.broadcast(t, 0)
+                    if t is not b:
+                        b.copy_(t)
+        self._collective(run, "broadcasting rank 0's parameters")
+
+    def _differing_ranks(self, text, what):
+        """The ranks whose ``text`` (hashed) differs from this rank's."""
+        digest = hashlib.sha1(text.encode())
+        mine = torch.tensor(list(digest.digest()), dtype=torch.uint8)
+        gathered = [torch.zeros_like(mine) for _ in range(self.world)]
+        self._collective(lambda: dist.all_gather(gathered, mine), what)
+        return [r for r, g in enumerate(gathered) if not torch.equal(g, mine)]
+
     def check_plan(self, step_hash):
         """Stops unless every rank runs the same step with the same
         buckets."""
         if self.checked:
             return
-        digest = hashlib.sha1((step_hash + repr(self.layout)).encode())
-        mine = torch.tensor(list(digest.digest()), dtype=torch.uint8)
-        gathered = [torch.zeros_like(mine) for _ in range(self.world)]
-        self._collective(lambda: dist.all_gather(gathered, mine),
-                         "comparing the ranks' compiled steps")
-        differ = [r for r, g in enumerate(gathered) if not torch.equal(g, mine)]
+        differ = self._differing_ranks(step_hash + repr(self.layout),
+                                       "comparing the ranks' compiled steps")
         if differ:
             raise RuntimeError(
                 "echo step: rank %d runs a different compiled step (or "
