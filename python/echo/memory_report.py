@@ -115,7 +115,9 @@ class Object(object):
         return "%s: %s" % (self.step, self.path) if self.path else self.step
 
     def _inner(self, key):
-        """The path of ``key`` inside the step."""
+        """The path of ``key`` inside the step (a key that does not print
+        as itself quoted, so that the message stays one line)."""
+        key = key if _printable(key) else json.dumps(key)
         return "%s.%s" % (self.path, key) if self.path else key
 
     def _where(self, key):

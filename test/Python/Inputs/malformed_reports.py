@@ -246,6 +246,9 @@ def cases(data):
            "same", "error")
     mutate("categories with one more", (0, "categories", "more"),
            {"planned": 64}, "same", "error")
+    mutate("categories with a key of a newline",
+           (0, "categories", "free\nactivations"), {"planned": -1},
+           "same", "error")
     for name, value in NOT_NAMES:
         mutate("strategy " + name, (0, "strategy"), value, "same", "error")
     mutate("strategy missing", (0, "strategy"), DELETE, "same", "error")
