@@ -49,7 +49,8 @@ std::optional<MemoryCategory> mlir::echo::parseMemoryCategory(StringRef name) {
 
 MemoryCategory mlir::echo::getArgumentCategory(func::FuncOp func,
                                                unsigned index) {
-  if (func.getArgAttr(index, EchoDialect::getParamAttrName()))
+  if (func.getArgAttr(index, EchoDialect::getParamAttrName()) ||
+      func.getArgAttr(index, EchoDialect::getFrozenAttrName()))
     return MemoryCategory::Parameters;
   if (func.getArgAttr(index, EchoDialect::getOptimizerStateAttrName()) ||
       func.getArgAttr(index, EchoDialect::getHyperAttrName()))

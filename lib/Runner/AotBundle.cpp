@@ -155,6 +155,8 @@ static std::optional<std::string> getBundleDType(Type type) {
     return std::string("f32");
   if (type.isInteger(32))
     return std::string("i32");
+  if (type.isInteger(64))
+    return std::string("i64");
   return std::nullopt;
 }
 
@@ -221,10 +223,13 @@ mlir::echo::describeAotStep(func::FuncOp step, const AotBundleOptions &options,
       const AotArgument &info = argInfo[i];
       t.role = info.isParam         ? host::ArgRole::Param
                : info.isState       ? host::ArgRole::State
+               : info.isSeed        ? host::ArgRole::Seed
                : info.hyper.empty() ? host::ArgRole::Data
                                     : host::ArgRole::Hyper;
       t.hyper = info.hyper;
       t.range = info.range;
+      t.hasIgnored = info.ignored.has_value();
+      t.ignored = info.ignored.value_or(0);
       m.args.push_back(std::move(t));
     } else {
       m.outs.push_back(std::move(t));

@@ -67,6 +67,8 @@ double HostTensor::get(int64_t i) const {
     return static_cast<const float *>(data())[i];
   if (isF64())
     return static_cast<const double *>(data())[i];
+  if (type.getElementType().isInteger(64))
+    return static_cast<double>(static_cast<const int64_t *>(data())[i]);
   return static_cast<const int32_t *>(data())[i];
 }
 
@@ -75,6 +77,8 @@ void HostTensor::set(int64_t i, double v) {
     static_cast<float *>(data())[i] = static_cast<float>(v);
   else if (isF64())
     static_cast<double *>(data())[i] = v;
+  else if (type.getElementType().isInteger(64))
+    static_cast<int64_t *>(data())[i] = static_cast<int64_t>(v);
   else
     static_cast<int32_t *>(data())[i] = static_cast<int32_t>(v);
 }

@@ -50,14 +50,54 @@ func::FuncOp mlir::echo::findModel(ModuleOp module, StringRef name,
   return nullptr;
 }
 
+/// The uses of `arg`'s values: its own, and those of the ops that only move
+/// them (reshape, slice, transpose, concat, broadcast of integers: ids and
+/// labels flattened or split into chunks), transitively.
+static SmallVector<OpOperand *> getValueUses(BlockArgument arg) {
+  SmallVector<OpOperand *> uses;
+  SmallVector<Value> work = {arg};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *owner = use.getOwner();
+      if (isa<ReshapeOp, SliceOp, TransposeOp, ConcatOp, BroadcastOp>(owner)) {
+        llvm::append_range(work, owner->getResults());
+        continue;
+      }
+      uses.push_back(&use);
+    }
+  }
+  return uses;
+}
+
 std::optional<IndexUse> mlir::echo::getIndexUse(BlockArgument arg) {
   std::optional<IndexUse> tightest;
-  for (OpOperand &use : arg.getUses())
-    if (auto indexed = dyn_cast<IndexOperandOpInterface>(use.getOwner()))
-      if (int64_t b = indexed.getIndexBound(use.getOperandNumber()))
+  for (OpOperand *use : getValueUses(arg))
+    if (auto indexed = dyn_cast<IndexOperandOpInterface>(use->getOwner()))
+      if (int64_t b = indexed.getIndexBound(use->getOperandNumber()))
         if (!tightest || b < tightest->bound)
-          tightest = IndexUse{b, use.getOwner()};
+          tightest = IndexUse{b, use->getOwner()};
   return tightest;
+}
+
+std::optional<int64_t> mlir::echo::getIgnoredIndex(BlockArgument arg) {
+  std::optional<int64_t> ignored;
+  bool first = true;
+  for (OpOperand *use : getValueUses(arg)) {
+    auto indexed = dyn_cast<IndexOperandOpInterface>(use->getOwner());
+    if (!indexed || !indexed.getIndexBound(use->getOperandNumber()))
+      continue;
+    std::optional<int64_t> v =
+        indexed.getIgnoredIndex(use->getOperandNumber());
+    if (!first && v != ignored)
+      return std::nullopt;
+    ignored = v;
+    first = false;
+  }
+  return ignored;
 }
 
 int64_t mlir::echo::getIntegerRange(BlockArgument arg) {

@@ -24,6 +24,8 @@ static std::string npyDescr(Type et) {
     return "<f8";
   if (et.isInteger(32))
     return "<i4";
+  if (et.isInteger(64))
+    return "<i8";
   return "";
 }
 

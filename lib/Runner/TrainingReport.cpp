@@ -14,8 +14,9 @@ using namespace mlir::echo;
 using namespace mlir::echo::detail;
 
 LogicalResult TrainingRun::reserveWorkspace() {
-  if (options.strategy != RecomputeStrategy::Budget || !usesCpuRuntime ||
-      emitsAot())
+  // (Also for a bundle or a library: the budget means the same bytes
+  // wherever the step runs, the libraries' workspace included.)
+  if (options.strategy != RecomputeStrategy::Budget || !usesCpuRuntime)
     return success();
   // The probe: the step with nothing recomputed, once (the parameters are
   // advanced by train()). Without library calls there is no workspace.

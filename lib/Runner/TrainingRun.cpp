@@ -163,10 +163,12 @@ static LogicalResult checkIndices(const HostTensor &t, BlockArgument arg,
   std::optional<IndexUse> use = getIndexUse(arg);
   if (!use)
     return success();
+  std::optional<int64_t> ignored = getIgnoredIndex(arg);
   auto *values = static_cast<const int32_t *>(t.data());
   ArrayRef<int64_t> shape = t.getType().getShape();
   for (int64_t e = 0, n = t.getNumElements(); e < n; ++e) {
-    if (values[e] >= 0 && values[e] < use->bound)
+    if ((values[e] >= 0 && values[e] < use->bound) ||
+        (ignored && values[e] == *ignored))
       continue;
     // The element's position, as NumPy prints it.
     SmallVector<int64_t> index(shape.size());
@@ -193,22 +195,40 @@ LogicalResult TrainingRun::prepareArguments() {
                  ": not a directory (it holds argN.npy files)");
   for (auto [i, type] : llvm::enumerate(model.getArgumentTypes())) {
     auto tt = dyn_cast<RankedTensorType>(type);
-    if (!tt ||
-        !(tt.getElementType().isF32() || tt.getElementType().isInteger(32)))
+    bool isSeed = static_cast<bool>(
+        model.getArgAttr(i, EchoDialect::getRngSeedAttrName()));
+    if (!tt || !(tt.getElementType().isF32() ||
+                 tt.getElementType().isInteger(32) || isSeed))
       return model.emitError()
-             << "echo-run supports f32 and i32 arguments; argument " << i
-             << " is " << type;
+             << "echo-run supports f32 and i32 arguments and the step's "
+                "i64 seed; argument "
+             << i << " is " << type;
     HostTensor t(tt);
     bool isParam = isParamArgument(model, i);
     if (isParam)
       paramArgs.push_back(i);
+    if (isSeed) {
+      // A fresh value at every step (setHyperparameters).
+      seedArg = i;
+      t.set(0, static_cast<double>(host::stepSeed(options.seed, 0)));
+      AotArgument info;
+      info.isSeed = true;
+      argInfo.push_back(info);
+      args.push_back(std::move(t));
+      continue;
+    }
     bool isInteger = tt.getElementType().isInteger(32);
     host::ArgumentDraw draw =
         isInteger ? host::ArgumentDraw::forInteger(
                         getIntegerRange(model.getArgument(i)))
                   : host::ArgumentDraw::forFloat(isParam, t.getShape());
     draw.fill(t.data(), t.getNumElements(), options.seed, i);
-    argInfo.push_back({isParam, isInteger ? draw.range : 0, false, ""});
+    // An integer the step indexes with has its bound (checked by the step
+    // library); one it does not is drawn in [0, 2) and has none.
+    bool bounded = isInteger && getIndexUse(model.getArgument(i));
+    argInfo.push_back({isParam, bounded ? draw.range : 0, false, ""});
+    if (bounded)
+      argInfo.back().ignored = getIgnoredIndex(model.getArgument(i));
     if (!options.inputs.empty()) {
       SmallString<128> path(options.inputs);
       llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
@@ -267,6 +287,9 @@ LogicalResult TrainingRun::prepareArguments() {
 }
 
 void TrainingRun::setHyperparameters(unsigned index) {
+  if (seedArg)
+    args[*seedArg].set(0, static_cast<double>(host::stepSeed(options.seed,
+                                                             index)));
   for (auto &[arg, name] : hyperArgs) {
     double value = name == "lr"             ? options.lr
                    : name == "momentum"     ? options.momentum
@@ -302,9 +325,12 @@ LogicalResult TrainingRun::checkStepArguments(func::FuncOp step) const {
         step.getArgAttr(i, EchoDialect::getOptimizerStateAttrName()));
     auto hyper =
         step.getArgAttrOfType<StringAttr>(i, EchoDialect::getHyperAttrName());
+    bool isSeed = static_cast<bool>(
+        step.getArgAttr(i, EchoDialect::getRngSeedAttrName()));
     const AotArgument &info = argInfo[i];
     if (step.getArgumentTypes()[i] != t.getType() || isState != info.isState ||
-        (hyper ? hyper.getValue() : StringRef()) != info.hyper)
+        (hyper ? hyper.getValue() : StringRef()) != info.hyper ||
+        isSeed != info.isSeed)
       return error(llvm::formatv("argument {0} of @{1} is not what echo-run "
                                  "drew for it ({2})",
                                  i, step.getSymName(), t.getType()));

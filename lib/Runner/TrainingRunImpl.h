@@ -186,6 +186,8 @@ private:
   /// hyperparameter arguments with their names.
   SmallVector<unsigned> stateArgs;
   SmallVector<std::pair<unsigned, std::string>> hyperArgs;
+  /// The step's seed argument (`echo.rng_seed`), set before every step.
+  std::optional<unsigned> seedArg;
   bool inPlace = false;
   SmallVector<AotArgument> argInfo;
   /// The data of --check-gradients and --reference-dump, in f64, before any

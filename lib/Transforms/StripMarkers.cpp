@@ -34,6 +34,8 @@ struct EchoStripMarkersPass
         func.removeArgAttr(i, EchoDialect::getOptimizerStateAttrName());
         func.removeArgAttr(i, EchoDialect::getHyperAttrName());
         func.removeArgAttr(i, EchoDialect::getArenaAttrName());
+        func.removeArgAttr(i, EchoDialect::getFrozenAttrName());
+        func.removeArgAttr(i, EchoDialect::getRngSeedAttrName());
       }
     });
     getOperation().walk([](memref::AllocOp alloc) {

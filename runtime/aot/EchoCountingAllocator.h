@@ -48,9 +48,17 @@ namespace mlir::echo::host {
 
 class CountingAllocator {
 public:
+  /// Called when a step's own allocation fails, with the bytes asked for
+  /// and those already allocated (see stepAlignedAlloc); it does not return
+  /// normally (it reports and exits, or unwinds to the step's caller).
+  using OutOfMemoryHandler = void (*)(size_t bytes, size_t liveBytes);
+  OutOfMemoryHandler outOfMemory = nullptr;
+
   /// `bytes` aligned to `alignment` (a power of two; at least 16 is used),
   /// or null when the system has no memory left (or `bytes` is absurd).
-  void *allocate(size_t bytes, size_t alignment) {
+  /// A `tracked` block is one of the step's own allocations:
+  /// releaseTracked() frees those still live (after a step was abandoned).
+  void *allocate(size_t bytes, size_t alignment, bool tracked = false) {
     if (alignment < alignof(Header))
       alignment = alignof(Header);
     if (alignment & (alignment - 1))
@@ -69,6 +77,15 @@ public:
       header->bytes = bytes;
       header->alignment = alignment;
     }
+    header->prev = header->next = nullptr;
+    header->tracked = tracked;
+    if (tracked) {
+      std::lock_guard<std::mutex> lock(keptMutex);
+      header->next = trackedHead;
+      if (trackedHead)
+        trackedHead->prev = header;
+      trackedHead = header;
+    }
     size_t now = live.fetch_add(bytes) + bytes;
     size_t seen = peak.load();
     while (now > seen && !peak.compare_exchange_weak(seen, now)) {
@@ -82,14 +99,45 @@ public:
       return;
     Header *header = static_cast<Header *>(p) - 1;
     live.fetch_sub(header->bytes);
-    if (header->bytes >= kReuseBytes) {
-      std::lock_guard<std::mutex> lock(keptMutex);
-      if (numKept < kMaxKept) {
-        kept[numKept++] = header;
-        return;
-      }
+    std::lock_guard<std::mutex> lock(keptMutex);
+    if (header->tracked)
+      unlinkLocked(header);
+    if (header->bytes >= kReuseBytes && numKept < kMaxKept) {
+      kept[numKept++] = header;
+      return;
     }
     std::free(header->raw);
+  }
+
+  /// Frees the tracked blocks still live: what a step that was abandoned
+  /// midway (out of memory) had allocated.
+  void releaseTracked() {
+    for (;;) {
+      Header *header;
+      {
+        std::lock_guard<std::mutex> lock(keptMutex);
+        header = trackedHead;
+      }
+      if (!header)
+        return;
+      release(header + 1);
+    }
+  }
+
+  /// Frees the kept blocks: the process gives their memory back now rather
+  /// than at the next step (a step library that is not about to run).
+  void trim() {
+    std::lock_guard<std::mutex> lock(keptMutex);
+    freeKeptLocked();
+  }
+
+  /// Bytes held in kept blocks (released, not yet given back).
+  size_t keptBytes() {
+    std::lock_guard<std::mutex> lock(keptMutex);
+    size_t bytes = 0;
+    for (unsigned i = 0; i < numKept; ++i)
+      bytes += kept[i]->bytes;
+    return bytes;
   }
 
   /// Bytes allocated and not yet released.
@@ -107,7 +155,20 @@ private:
     void *raw;
     size_t bytes;
     size_t alignment;
+    /// The list of tracked blocks (allocate's `tracked`).
+    Header *prev, *next;
+    bool tracked;
   };
+  void unlinkLocked(Header *header) {
+    if (header->prev)
+      header->prev->next = header->next;
+    else
+      trackedHead = header->next;
+    if (header->next)
+      header->next->prev = header->prev;
+    header->prev = header->next = nullptr;
+    header->tracked = false;
+  }
   /// A kept block of exactly `bytes` and `alignment`, or null after freeing
   /// every kept block (none fits).
   Header *takeKept(size_t bytes, size_t alignment) {
@@ -132,6 +193,7 @@ private:
   std::mutex keptMutex;
   Header *kept[kMaxKept] = {};
   unsigned numKept = 0;
+  Header *trackedHead = nullptr;
 };
 
 /// The process's allocator (defined once per binary: lib/Runner for
@@ -140,12 +202,16 @@ CountingAllocator &getStepAllocator();
 
 /// The generic allocation functions of MLIR's memref-to-LLVM conversion
 /// (`use-generic-functions`), over getStepAllocator(). A step cannot go on
-/// without its memory: running out is reported and ends the process with
-/// exit code 1 (the generated code would dereference null).
+/// without its memory (the generated code would dereference null): running
+/// out calls the allocator's out-of-memory handler, which a step library
+/// sets to abandon the step and return an error to its caller; without one
+/// it is reported and ends the process with exit code 1.
 inline void *stepAlignedAlloc(size_t alignment, size_t bytes) {
   CountingAllocator &allocator = getStepAllocator();
-  void *p = allocator.allocate(bytes, alignment);
+  void *p = allocator.allocate(bytes, alignment, /*tracked=*/true);
   if (!p) {
+    if (allocator.outOfMemory)
+      allocator.outOfMemory(bytes, allocator.liveBytes());
     std::fprintf(stderr,
                  "echo: out of memory: the training step asked for %zu bytes "
                  "(%zu bytes already allocated)\n",

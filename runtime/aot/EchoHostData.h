@@ -79,6 +79,15 @@ struct ArgumentDraw {
   }
 };
 
+/// The step seed (`echo.rng_seed`) a driver passes at step `step` (0-based)
+/// of a run drawn from `seed`: every step a fresh value, the same in
+/// echo-run and echo-step. Below 2^53, so that it survives the f64 copies of
+/// the gradient check.
+inline int64_t stepSeed(uint64_t seed, uint64_t step) {
+  Rng rng(seed * 0x9E3779B97F4A7C15ULL + step);
+  return static_cast<int64_t>(rng.next() >> 11);
+}
+
 /// The strided memref descriptor that `_mlir_ciface_` entry points take for
 /// a row-major buffer at `ptr`: allocated and aligned pointers, offset 0,
 /// sizes, strides. (The arena, `memref<Nxi8>`, is shape {N}.)
@@ -161,7 +170,7 @@ struct NpyArray {
 inline int64_t npyItemSize(const std::string &descr) {
   if (descr == "<f4" || descr == "<i4")
     return 4;
-  if (descr == "<f8")
+  if (descr == "<f8" || descr == "<i8")
     return 8;
   return 0;
 }

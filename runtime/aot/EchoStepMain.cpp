@@ -92,7 +92,7 @@ int fail(const std::string &msg) {
 struct Tensor : mlir::echo::host::StepTensor {
   explicit Tensor(const mlir::echo::host::StepTensor &t) : StepTensor(t) {}
 
-  /// 4-byte elements, from the counting allocator.
+  /// 4-byte elements (8 for the i64 seed), from the counting allocator.
   struct Release {
     void operator()(uint32_t *p) const { mlir::echo::host::stepFree(p); }
   };
@@ -100,7 +100,7 @@ struct Tensor : mlir::echo::host::StepTensor {
   void *device = nullptr;
   std::vector<int64_t> descriptor;
 
-  size_t bytes() const { return numElements() * 4; }
+  size_t bytes() const { return numElements() * (dtype == "i64" ? 8 : 4); }
   void allocate() {
     host.reset(static_cast<uint32_t *>(
         mlir::echo::host::stepAlignedAlloc(64, bytes())));
@@ -110,6 +110,7 @@ struct Tensor : mlir::echo::host::StepTensor {
     descriptor = mlir::echo::host::rowMajorDescriptor(ptr, shape);
   }
   float *f32() { return reinterpret_cast<float *>(host.get()); }
+  int64_t *i64() { return reinterpret_cast<int64_t *>(host.get()); }
 };
 
 /// Reads `path` whole into `out`.
@@ -143,7 +144,10 @@ std::string checkBundleManifest(const std::string &path,
 bool writeNpy(const std::string &path, const Tensor &t) {
   std::ofstream out(path, std::ios::binary);
   std::string header =
-      mlir::echo::host::npyHeader(t.dtype == "f32" ? "<f4" : "<i4", t.shape);
+      mlir::echo::host::npyHeader(t.dtype == "f32"   ? "<f4"
+                                  : t.dtype == "i64" ? "<i8"
+                                                     : "<i4",
+                                  t.shape);
   out.write(header.data(), header.size());
   out.write(reinterpret_cast<const char *>(t.host.get()), t.bytes());
   return static_cast<bool>(out);
@@ -282,7 +286,7 @@ int main(int argc, char **argv) {
     t.allocate();
     mlir::echo::host::ArgumentDraw draw =
         t.dtype == "i32"
-            ? mlir::echo::host::ArgumentDraw::forInteger(t.range)
+            ? mlir::echo::host::ArgumentDraw::forInteger(t.range ? t.range : 2)
             : mlir::echo::host::ArgumentDraw::forFloat(t.isParam(), t.shape);
     // The optimizer's state starts at zero (allocate() zeroes); the
     // hyperparameters are set before each step.
@@ -356,6 +360,9 @@ int main(int argc, char **argv) {
       if (t.role == mlir::echo::host::ArgRole::Hyper &&
           m.hyperValue(t.hyper, step + 1, value))
         t.f32()[0] = static_cast<float>(value);
+      // Dropout's masks: a fresh seed every step, as echo-run's.
+      if (t.role == mlir::echo::host::ArgRole::Seed)
+        t.i64()[0] = mlir::echo::host::stepSeed(m.seed, step);
     }
     double ms = 0;
     if (onGPU) {

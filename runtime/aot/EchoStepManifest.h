@@ -47,6 +47,9 @@ enum class ArgRole {
   /// An optimizer hyperparameter (`echo.hyper`), a 0-d f32 the driver sets
   /// before every step.
   Hyper,
+  /// The step's random seed (`echo.rng_seed`), a 0-d i64 the driver sets
+  /// to a fresh value before every step (dropout's masks).
+  Seed,
 };
 
 /// The word a manifest spells `role` with (`hyper` is followed by the
@@ -61,21 +64,29 @@ inline const char *roleName(ArgRole role) {
     return "state";
   case ArgRole::Hyper:
     return "hyper";
+  case ArgRole::Seed:
+    return "seed";
   }
   return "data";
 }
 
 /// One argument or result of a compiled step.
 struct StepTensor {
-  /// "f32" or "i32": 4-byte elements.
+  /// "f32" or "i32" (4-byte elements), or "i64" (the seed).
   std::string dtype;
   /// Arguments: what the driver puts there.
   ArgRole role = ArgRole::Data;
   /// ArgRole::Hyper: the hyperparameter's name (`lr`, `beta1`, `step`, ...).
   std::string hyper;
   /// Integer arguments: values are drawn in [0, range), the bound every use
-  /// accepts (embedding ids < V, labels < C); 0 for floats and results.
+  /// accepts (embedding ids < V, labels < C); 0 for floats and results, and
+  /// for integers that nothing indexes with (drawn in [0, 2), unchecked).
   int64_t range = 0;
+  /// Integer arguments: a value that every use also accepts because it
+  /// skips it (a loss's ignore_index; PyTorch allows one inside [0, range)
+  /// too), when hasIgnored.
+  bool hasIgnored = false;
+  int64_t ignored = 0;
   std::vector<int64_t> shape;
   /// The line it was read from (0: not read from text).
   unsigned line = 0;
@@ -111,10 +122,11 @@ inline std::string formatShape(const std::vector<int64_t> &shape) {
 
 /// The manifest of a bundle (see the file comment).
 struct StepManifest {
-  /// The format version on the first line (`echo-step-bundle 3`; 3 added
+  /// The format version on the first line (`echo-step-bundle 4`; 3 added
   /// the roles `state` and `hyper NAME` and the optimizer's
-  /// hyperparameters).
-  static constexpr int kVersion = 3;
+  /// hyperparameters, 4 the role `seed`, the dtype i64 and an argument's
+  /// `ignore VALUE`).
+  static constexpr int kVersion = 4;
   /// The most dims an argument may have (no model comes close; it bounds
   /// what a manifest line can make the parser hold).
   static constexpr size_t kMaxRank = 16;
@@ -211,8 +223,12 @@ struct StepManifest {
     for (size_t i = 0; i < args.size(); ++i) {
       const StepTensor &t = args[i];
       os << "arg " << i << " " << t.dtype << " " << t.roleText() << " "
-         << t.range << " ";
-      shape(t);
+         << t.range << " " << t.shape.size();
+      for (int64_t d : t.shape)
+        os << " " << d;
+      if (t.hasIgnored)
+        os << " ignore " << t.ignored;
+      os << "\n";
     }
     for (size_t k = 0; k < outs.size(); ++k) {
       os << "out " << k << " " << outs[k].dtype << " ";
@@ -321,22 +337,24 @@ struct StepManifest {
             (isArg && role == "hyper" && !(is >> t.hyper)) ||
             (isArg && !(is >> t.range)))
           return bad(isArg ? "expected 'arg INDEX DTYPE ROLE RANGE RANK "
-                             "DIMS...' (ROLE: param, data, state or "
-                             "hyper NAME)"
+                             "DIMS... [ignore VALUE]' (ROLE: param, data, "
+                             "state, seed or hyper NAME)"
                            : "expected 'out INDEX DTYPE RANK DIMS...'");
         if (index != list.size())
           return where + "'" + key + " " + std::to_string(index) + "' where '" +
                  key + " " + std::to_string(list.size()) + "' was expected (" +
                  (isArg ? "arguments" : "results") +
                  " are listed once each, in order)";
-        if (t.dtype != "f32" && t.dtype != "i32")
-          return bad("dtype '" + t.dtype + "' is not f32 or i32");
+        if (t.dtype != "f32" && t.dtype != "i32" && t.dtype != "i64")
+          return bad("dtype '" + t.dtype + "' is not f32, i32 or i64");
         if (role == "param")
           t.role = ArgRole::Param;
         else if (role == "data")
           t.role = ArgRole::Data;
         else if (role == "state")
           t.role = ArgRole::State;
+        else if (role == "seed")
+          t.role = ArgRole::Seed;
         else if (role == "hyper" && t.hyper.find_first_of("0123456789-.") != 0)
           t.role = ArgRole::Hyper;
         else if (role == "hyper")
@@ -345,20 +363,36 @@ struct StepManifest {
                      t.hyper + "'");
         else
           return bad("role '" + role +
-                     "' is not param, data, state or hyper NAME");
+                     "' is not param, data, state, seed or hyper NAME");
+        if ((t.role == ArgRole::Seed) != (t.dtype == "i64"))
+          return bad("the seed, and only the seed, is i64");
         if (t.range < 0)
           return bad("the range is negative");
         size_t rank = 0;
         if (!(is >> rank) || rank > kMaxRank)
           return bad("the rank is not 0 to " + std::to_string(kMaxRank));
         int64_t d;
-        while (t.shape.size() <= rank && is >> d) {
+        while (t.shape.size() < rank && is >> d) {
           if (d < 0)
             return bad("a dim is negative");
           t.shape.push_back(d);
         }
+        if (t.shape.size() != rank)
+          return bad("rank " + std::to_string(rank) + " needs " +
+                     std::to_string(rank) + " dims");
+        std::string word;
+        if (is >> word) {
+          if (!isArg || word != "ignore")
+            return bad("rank " + std::to_string(rank) + " needs " +
+                       std::to_string(rank) + " dims");
+          if (t.dtype != "i32" || t.range <= 0 || !(is >> t.ignored))
+            return bad("'ignore VALUE' follows the dims of an i32 argument "
+                       "with a range");
+          t.hasIgnored = true;
+        }
         // Reading stopped at the end of the line, not at a word.
-        if (t.shape.size() != rank || !is.eof())
+        is >> std::ws;
+        if (!is.eof())
           return bad("rank " + std::to_string(rank) + " needs " +
                      std::to_string(rank) + " dims");
         list.push_back(std::move(t));
@@ -458,12 +492,16 @@ inline std::string checkManifest(const StepManifest &manifest,
         return differ(h.line, name + "'s dtype", h.dtype, w.dtype);
       if (h.role != w.role || h.hyper != w.hyper)
         return differ(h.line, name + "'s role", h.roleText(), w.roleText());
+      if (h.hasIgnored != w.hasIgnored || h.ignored != w.ignored)
+        return differ(h.line, name + "'s ignored value",
+                      h.hasIgnored ? std::to_string(h.ignored) : "none",
+                      w.hasIgnored ? std::to_string(w.ignored) : "none");
       if (h.range != w.range)
         return differ(h.line, name + "'s range",
                       "[0, " + std::to_string(h.range) + ")",
                       w.range ? "[0, " + std::to_string(w.range) +
                                     ") (the bound its uses accept)"
-                              : "0 (no range: not an integer argument)");
+                              : "0 (no range: not an index)");
       if (h.shape != w.shape)
         return differ(h.line, name + "'s shape", formatShape(h.shape),
                       formatShape(w.shape));

@@ -55,7 +55,10 @@ def ConvertEchoToLinalg : Pass<"convert-echo-to-linalg", "::mlir::ModuleOp"> {
     `mix(i + s * 0x9E3779B97F4A7C15) >> 40 >= round(ratio * 2^24)`, where
     `mix` is the SplitMix64 finalizer. With `broadcast_dims`, `i` is the
     element's row-major index over the shape without those dims, so one
-    draw is shared along them. The mask is a pure function of (seed,
+    draw is shared along them. A dropout that reads the step's seed `t`
+    (its `step_seed` operand) uses `s * 0x9E3779B97F4A7C15 ^ mix(t +
+    0x9E3779B97F4A7C15)` in place of `s * 0x9E3779B97F4A7C15`: a fresh
+    stream at every step. The mask is a pure function of (seed, step seed,
     index), so a recomputed dropout (on any target) gives the same bits.
 
     `max_pool2d_grad` routes each adjoint to the first maximum of its window

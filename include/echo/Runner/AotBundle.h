@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::echo {
@@ -39,6 +40,11 @@ struct AotArgument {
   bool isState = false;
   /// An optimizer hyperparameter (`echo.hyper`): its name, else empty.
   std::string hyper;
+  /// The step's random seed (`echo.rng_seed`): a fresh value every step.
+  bool isSeed = false;
+  /// For integer arguments: a value outside [0, range) that every use
+  /// accepts too (a loss's ignore_index).
+  std::optional<int64_t> ignored;
 };
 
 /// What a bundle holds.

@@ -17,7 +17,7 @@ namespace mlir::echo {
 
 /// A host buffer holding one argument or result of a compiled step, with the
 /// strided memref descriptor that the `_mlir_ciface_` entry points take.
-/// Elements are f32, f64 or i32. The storage of a step's argument or result
+/// Elements are f32, f64, i32 or i64 (the step's seed). The storage of a step's argument or result
 /// comes from the counting allocator that measures the step's memory
 /// (host::getStepAllocator(), runtime/aot/EchoCountingAllocator.h); the
 /// runner's own scratch tensors (the gradient check's) are not counted.

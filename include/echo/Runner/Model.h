@@ -20,14 +20,19 @@ namespace mlir::echo {
 /// (`file` names the module there).
 func::FuncOp findModel(ModuleOp module, StringRef name, StringRef file);
 
-/// An integer argument's tightest index use (IndexOperandOpInterface): its
-/// values must be in [0, bound) (embedding ids in [0, V), labels in
-/// [0, C)) for `op`.
+/// An integer argument's tightest index use (IndexOperandOpInterface),
+/// looking through the ops that only move its values (reshape, slice,
+/// transpose, concat, broadcast): its values must be in [0, bound)
+/// (embedding ids in [0, V), labels in [0, C)) for `op`.
 struct IndexUse {
   int64_t bound;
   Operation *op;
 };
 std::optional<IndexUse> getIndexUse(BlockArgument arg);
+
+/// For an integer argument with index uses: the value outside their bound
+/// that every one of them skips (a loss's ignore_index), if any.
+std::optional<int64_t> getIgnoredIndex(BlockArgument arg);
 
 /// For an integer argument: the exclusive upper bound its uses accept, or
 /// 2 when nothing bounds it (what echo-run draws from).

@@ -338,10 +338,8 @@ Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), linear);
 }
 
-/// The dropout generator: true iff element `index` of a dropout with `seed`
-/// and `ratio` is kept. See the pass description for the formula.
-Value dropoutKeep(OpBuilder &b, Location loc, Value index, int64_t seed,
-                  double ratio) {
+/// SplitMix64's finalizer of `z` (an i64).
+Value splitMix(OpBuilder &b, Location loc, Value z) {
   auto c = [&](uint64_t v) -> Value {
     return arith::ConstantOp::create(
         b, loc, b.getI64IntegerAttr(static_cast<int64_t>(v)));
@@ -350,15 +348,35 @@ Value dropoutKeep(OpBuilder &b, Location loc, Value index, int64_t seed,
     return arith::XOrIOp::create(b, loc, z,
                                  arith::ShRUIOp::create(b, loc, z, c(shift)));
   };
-  Value z = arith::AddIOp::create(
-      b, loc, index, c(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ULL));
   // Ops are built one statement each: the order in which a call's arguments
   // are evaluated is unspecified, and GCC and clang would emit different IR.
   Value mixed = xorShift(z, 30);
   z = arith::MulIOp::create(b, loc, mixed, c(0xBF58476D1CE4E5B9ULL));
   mixed = xorShift(z, 27);
   z = arith::MulIOp::create(b, loc, mixed, c(0x94D049BB133111EBULL));
-  z = xorShift(z, 31);
+  return xorShift(z, 31);
+}
+
+/// The dropout generator: true iff element `index` of a dropout with `seed`
+/// and `ratio` is kept; `stepSeed` (an i64, or null) is the step's seed,
+/// mixed into the op's. See the pass description for the formula.
+Value dropoutKeep(OpBuilder &b, Location loc, Value index, int64_t seed,
+                  double ratio, Value stepSeed = {}) {
+  auto c = [&](uint64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, b.getI64IntegerAttr(static_cast<int64_t>(v)));
+  };
+  Value key = c(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ULL);
+  if (stepSeed) {
+    // A step seed s moves the op's stream to seed·φ ⊕ splitmix(s + φ):
+    // distinct steps' streams are unrelated, and within one step the key
+    // is the same wherever the op is recomputed.
+    Value s = arith::AddIOp::create(b, loc, stepSeed, c(0x9E3779B97F4A7C15ULL));
+    Value mixedSeed = splitMix(b, loc, s);
+    key = arith::XOrIOp::create(b, loc, key, mixedSeed);
+  }
+  Value z = arith::AddIOp::create(b, loc, index, key);
+  z = splitMix(b, loc, z);
   Value bits24 = arith::ShRUIOp::create(b, loc, z, c(40));
   auto threshold = static_cast<uint64_t>(std::llround(ratio * (1 << 24)));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, bits24,
@@ -379,14 +397,21 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
     AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
     SmallVector<utils::IteratorType> iters(type.getRank(),
                                            utils::IteratorType::parallel);
+    SmallVector<Value> inputs = {op.getX()};
+    SmallVector<AffineMap> maps = {id};
+    if (Value stepSeed = op.getStepSeed()) {
+      inputs.push_back(stepSeed);
+      maps.push_back(AffineMap::get(type.getRank(), 0, {}, getContext()));
+    }
+    maps.append({id, id});
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type, maskType}, ValueRange{op.getX()},
+        rewriter, loc, TypeRange{type, maskType}, inputs,
         ValueRange{emptyTensor(rewriter, loc, type),
                    emptyTensor(rewriter, loc, maskType)},
-        ArrayRef<AffineMap>{id, id, id}, iters,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
           Value keep = dropoutKeep(
-              b, l, linearIndex(b, l, type.getShape(), broadcast), seed, ratio);
+              b, l, linearIndex(b, l, type.getShape(), broadcast), seed, ratio,
+              inputs.size() > 1 ? args[1] : Value());
           Value y = arith::MulFOp::create(
               b, l, args[0], keepScale(b, l, keep, args[0].getType(), ratio));
           linalg::YieldOp::create(b, l, ValueRange{y, keep});

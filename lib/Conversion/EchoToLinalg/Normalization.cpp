@@ -22,6 +22,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <algorithm>
+#include <variant>
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -308,6 +309,69 @@ Value isLabel(OpBuilder &b, Location loc, Value label) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, l);
 }
 
+/// `label != ignore` for an i32 `label`.
+Value isCounted(OpBuilder &b, Location loc, Value label, int64_t ignore) {
+  Value wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), label);
+  Value ignored = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(ignore));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, wide, ignored);
+}
+
+/// What a cross-entropy's attributes ask of its lowering.
+struct LossOptions {
+  std::optional<int64_t> ignore;
+  double smoothing = 0.0;
+
+  template <typename OpTy> static LossOptions get(OpTy op) {
+    LossOptions o;
+    o.ignore = op.getIgnoreIndex();
+    if (std::optional<APFloat> e = op.getLabelSmoothing())
+      o.smoothing = e->convertToDouble();
+    return o;
+  }
+};
+
+/// The number of `labels` other than `ignore`, as a 0-d tensor of the
+/// float type `type` (the divisor of a mean that ignores rows; exact below
+/// 2^24 rows in f32).
+Value countLabels(OpBuilder &b, Location loc, Value labels, int64_t ignore,
+                  RankedTensorType type) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = b.getMultiDimIdentityMap(1);
+  AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+  // An i32 count where it fits (GPUs reduce i32 with shuffles).
+  int64_t rows = cast<RankedTensorType>(labels.getType()).getDimSize(0);
+  IntegerType countType =
+      rows < (int64_t(1) << 31) ? b.getI32Type() : b.getI64Type();
+  auto scalarType = RankedTensorType::get({}, countType);
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(scalarType, b.getIntegerAttr(countType, 0)));
+  Value count = buildGeneric(
+      b, loc, ValueRange{labels}, {id, toScalar}, zero,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value counted = isCounted(nb, l, a[0], ignore);
+        Value one = arith::ExtUIOp::create(nb, l, countType, counted);
+        return arith::AddIOp::create(nb, l, a[1], one);
+      });
+  AffineMap scalar = AffineMap::get(0, 0, ctx);
+  return buildGeneric(b, loc, ValueRange{count}, {scalar, scalar},
+                      emptyTensor(b, loc, type),
+                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::SIToFPOp::create(
+                            nb, l, type.getElementType(), a[0]);
+                      });
+}
+
+struct LabelCountLowering : OpRewritePattern<LabelCountOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LabelCountOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, countLabels(rewriter, op.getLoc(), op.getLabels(),
+                                       op.getIgnoreIndex(),
+                                       cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
 /// `echo.cross_entropy` (the mean of the terms) and
 /// `echo.cross_entropy_terms` (the terms of its rows), with the same ops in
 /// the same order, so that the mean of a chunked loss's terms is the
@@ -318,8 +382,9 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = this->getContext();
+    LossOptions options = LossOptions::get(op);
     auto type = cast<RankedTensorType>(op.getLogits().getType());
-    int64_t n = type.getDimSize(0);
+    int64_t n = type.getDimSize(0), classes = type.getDimSize(1);
     AffineExpr d0, d1;
     bindDims(ctx, d0, d1);
     AffineMap id = rewriter.getMultiDimIdentityMap(2);
@@ -350,24 +415,61 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
                        Value v = arith::SelectOp::create(b, l, label, x, zero);
                        return arith::AddFOp::create(b, l, a[2], v);
                      });
-    // term[n] = max + log(sumexp) - picked; loss = Σ_n term[n] / N.
+    // Label smoothing reads every logit of the row: rowsum[n] = Σ_c l.
+    SmallVector<Value> rowInputs = {mx, sumExp, picked};
+    if (options.smoothing != 0.0)
+      rowInputs.push_back(buildSum(
+          rewriter, loc, ValueRange{op.getLogits()}, {id, row}, rowType,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return convertFloat(b, l, a[0], ct);
+          }));
+    if (options.ignore)
+      rowInputs.push_back(op.getLabels());
+    // term[n] = max + log(sumexp) - picked (with smoothing ε:
+    // - (1 - ε) picked - ε/C rowsum; an ignored row's term is 0);
+    // loss = Σ_n term[n] / N (N: the rows that count).
     AffineMap rowId = rewriter.getMultiDimIdentityMap(1);
     auto term = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
       Value m = convertFloat(b, l, a[0], ct);
       Value lse =
           arith::AddFOp::create(b, l, m, math::LogOp::create(b, l, a[1]));
-      return arith::SubFOp::create(b, l, lse, a[2]);
+      Value t;
+      unsigned next = 3;
+      if (options.smoothing == 0.0) {
+        t = arith::SubFOp::create(b, l, lse, a[2]);
+      } else {
+        Value keep = floatConst(b, l, ct, 1.0 - options.smoothing);
+        Value spread = floatConst(b, l, ct, options.smoothing / classes);
+        Value target = arith::MulFOp::create(b, l, keep, a[2]);
+        Value uniform = arith::MulFOp::create(b, l, spread, a[next++]);
+        t = arith::SubFOp::create(b, l, lse, target);
+        t = arith::SubFOp::create(b, l, t, uniform);
+      }
+      if (options.ignore) {
+        Value counted = isCounted(b, l, a[next], *options.ignore);
+        t = arith::SelectOp::create(b, l, counted, t, floatConst(b, l, ct, 0));
+      }
+      return t;
     };
+    SmallVector<AffineMap> rowMaps(rowInputs.size(), rowId);
     Value result;
     if constexpr (std::is_same_v<OpTy, CrossEntropyTermsOp>) {
-      result = buildGeneric(rewriter, loc, ValueRange{mx, sumExp, picked},
-                            {rowId, rowId, rowId, rowId},
+      rowMaps.push_back(rowId);
+      result = buildGeneric(rewriter, loc, rowInputs, rowMaps,
                             emptyTensor(rewriter, loc, resultType), term);
     } else {
-      AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
-      result = buildSum(rewriter, loc, ValueRange{mx, sumExp, picked},
-                        {rowId, rowId, rowId, toScalar}, resultType, term,
-                        1.0 / static_cast<double>(n));
+      rowMaps.push_back(AffineMap::get(1, 0, {}, ctx));
+      result = buildSum(rewriter, loc, rowInputs, rowMaps, resultType, term,
+                        options.ignore ? 1.0 : 1.0 / static_cast<double>(n));
+      if (options.ignore) {
+        Value count = countLabels(rewriter, loc, op.getLabels(),
+                                  *options.ignore, resultType);
+        result = buildElementwise(
+            rewriter, loc, resultType, ValueRange{result, count},
+            [](OpBuilder &b, Location l, ValueRange a) -> Value {
+              return arith::DivFOp::create(b, l, a[0], a[1]);
+            });
+      }
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -377,50 +479,43 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
 struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  /// f16/bf16 logits with an f32 `dloss`: the softmax and the gradient in
-  /// `ct` (f32) from the logits widened as they are read, rounded to the
-  /// logits' type once; no f32 copy of the logits or of the softmax.
-  static Value buildMixed(PatternRewriter &rewriter, CrossEntropyGradOp op,
-                          Type ct, int64_t n) {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    auto type = cast<RankedTensorType>(op.getType());
-    AffineExpr d0, d1;
-    bindDims(ctx, d0, d1);
-    AffineMap id = rewriter.getMultiDimIdentityMap(2);
-    AffineMap row = AffineMap::get(2, 0, {d0}, ctx);
-    AffineMap scalar = AffineMap::get(2, 0, {}, ctx);
-    Value logits = op.getLogits();
-    Value mx = maxDims(rewriter, loc, logits, {1});
-    auto rowType = cast<RankedTensorType>(mx.getType()).clone(ct);
-    Value sumExp = buildSum(
-        rewriter, loc, ValueRange{logits, mx}, {id, row, row}, rowType,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value x = convertFloat(b, l, a[0], ct);
-          Value m = convertFloat(b, l, a[1], ct);
-          return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
-        });
-    return buildGeneric(
-        rewriter, loc,
-        ValueRange{logits, mx, sumExp, op.getLabels(), op.getDloss()},
-        {id, row, row, row, scalar, id}, emptyTensor(rewriter, loc, type),
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          // One op per statement (argument evaluation order is unspecified).
-          Value x = convertFloat(b, l, a[0], ct);
-          Value m = convertFloat(b, l, a[1], ct);
-          Value e =
-              math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
-          Value p = arith::DivFOp::create(b, l, e, a[2]);
-          Value label = isLabel(b, l, a[3]);
-          Value oneConst = floatConst(b, l, ct, 1.0);
-          Value zeroConst = floatConst(b, l, ct, 0.0);
-          Value one = arith::SelectOp::create(b, l, label, oneConst, zeroConst);
-          Value g = arith::SubFOp::create(b, l, p, one);
-          Value scale =
-              arith::MulFOp::create(b, l, a[4], floatConst(b, l, ct, 1.0 / n));
-          Value v = arith::MulFOp::create(b, l, g, scale);
-          return convertFloat(b, l, v, type.getElementType());
-        });
+  /// `dloss · (p − target) · scale` for one element, in `ct`: `p` the
+  /// softmax, `isTarget` whether the column is the row's label, `counted`
+  /// whether the row counts (null: every row), `scale` 1/N (null: `dloss`
+  /// is already divided). One op per statement (argument evaluation order
+  /// is unspecified).
+  static Value gradient(OpBuilder &b, Location l, Type ct, Value p,
+                        Value isTarget, Value dloss, Value scale,
+                        Value counted, const LossOptions &options,
+                        int64_t classes) {
+    double keep = 1.0 - options.smoothing;
+    Value oneConst = floatConst(b, l, ct, keep);
+    Value zeroConst = floatConst(b, l, ct, 0.0);
+    Value one = arith::SelectOp::create(b, l, isTarget, oneConst, zeroConst);
+    Value g = arith::SubFOp::create(b, l, p, one);
+    if (options.smoothing != 0.0)
+      g = arith::SubFOp::create(
+          b, l, g, floatConst(b, l, ct, options.smoothing / classes));
+    Value s = scale ? arith::MulFOp::create(b, l, dloss, scale) : dloss;
+    Value v = arith::MulFOp::create(b, l, g, s);
+    if (counted)
+      v = arith::SelectOp::create(b, l, counted, v, zeroConst);
+    return v;
+  }
+
+  /// The divisor of the mean: `count`, else `total_rows`, else the rows
+  /// that count (a 0-d tensor of `ct` when rows are ignored, else the rows
+  /// of the logits).
+  static std::variant<int64_t, Value> divisor(PatternRewriter &rewriter,
+                                              CrossEntropyGradOp op, Type ct) {
+    if (Value count = op.getCount())
+      return count;
+    if (std::optional<uint64_t> total = op.getTotalRows())
+      return static_cast<int64_t>(*total);
+    if (std::optional<int64_t> ignore = op.getIgnoreIndex())
+      return countLabels(rewriter, op.getLoc(), op.getLabels(), *ignore,
+                         RankedTensorType::get({}, ct));
+    return cast<RankedTensorType>(op.getType()).getDimSize(0);
   }
 
   LogicalResult matchAndRewrite(CrossEntropyGradOp op,
@@ -429,33 +524,72 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
     MLIRContext *ctx = getContext();
     auto type = cast<RankedTensorType>(op.getType());
     Type et = type.getElementType();
-    // A chunk of a loss scales by the rows of the whole loss.
-    int64_t n = op.getTotalRows() ? static_cast<int64_t>(*op.getTotalRows())
-                                  : type.getDimSize(0);
+    LossOptions options = LossOptions::get(op);
+    int64_t classes = type.getDimSize(1);
+    // f16/bf16 logits with an f32 `dloss`: the softmax and the gradient in
+    // `ct` (f32) from the logits widened as they are read, rounded to the
+    // logits' type once; no f32 copy of the logits or of the softmax.
     Type ct = getElementTypeOrSelf(op.getDloss().getType());
-    if (ct != et) {
-      rewriter.replaceOp(op, buildMixed(rewriter, op, ct, n));
-      return success();
-    }
-    Value p = buildSoftmax(rewriter, loc, op.getLogits(), 1);
+    bool mixed = ct != et;
+    // dloss / N as a 0-d tensor when N is known only from the labels.
+    std::variant<int64_t, Value> n = divisor(rewriter, op, ct);
+    Value dloss = op.getDloss();
+    if (auto *count = std::get_if<Value>(&n))
+      dloss = buildElementwise(
+          rewriter, loc, cast<RankedTensorType>(dloss.getType()),
+          ValueRange{dloss, *count},
+          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return arith::DivFOp::create(b, l, a[0], a[1]);
+          });
+    double inv = std::holds_alternative<int64_t>(n)
+                     ? 1.0 / static_cast<double>(std::get<int64_t>(n))
+                     : 0.0;
     AffineExpr d0, d1;
     bindDims(ctx, d0, d1);
     AffineMap id = rewriter.getMultiDimIdentityMap(2);
     AffineMap row = AffineMap::get(2, 0, {d0}, ctx);
     AffineMap scalar = AffineMap::get(2, 0, {}, ctx);
+    Value logits = op.getLogits();
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    if (mixed) {
+      Value mx = maxDims(rewriter, loc, logits, {1});
+      auto rowType = cast<RankedTensorType>(mx.getType()).clone(ct);
+      Value sumExp = buildSum(
+          rewriter, loc, ValueRange{logits, mx}, {id, row, row}, rowType,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            Value x = convertFloat(b, l, a[0], ct);
+            Value m = convertFloat(b, l, a[1], ct);
+            return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+          });
+      inputs = {logits, mx, sumExp};
+      maps = {id, row, row};
+    } else {
+      inputs = {buildSoftmax(rewriter, loc, logits, 1)};
+      maps = {id};
+    }
+    unsigned labelsAt = inputs.size();
+    inputs.append({op.getLabels(), dloss});
+    maps.append({row, scalar, id});
     Value dl = buildGeneric(
-        rewriter, loc, ValueRange{p, op.getLabels(), op.getDloss()},
-        {id, row, scalar, id}, emptyTensor(rewriter, loc, type),
+        rewriter, loc, inputs, maps, emptyTensor(rewriter, loc, type),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          // One op per statement (argument evaluation order is unspecified).
-          Value label = isLabel(b, l, a[1]);
-          Value oneConst = floatConst(b, l, et, 1.0);
-          Value zeroConst = floatConst(b, l, et, 0.0);
-          Value one = arith::SelectOp::create(b, l, label, oneConst, zeroConst);
-          Value g = arith::SubFOp::create(b, l, a[0], one);
-          Value scale =
-              arith::MulFOp::create(b, l, a[2], floatConst(b, l, et, 1.0 / n));
-          return arith::MulFOp::create(b, l, g, scale);
+          Value p = a[0];
+          if (mixed) {
+            Value x = convertFloat(b, l, a[0], ct);
+            Value m = convertFloat(b, l, a[1], ct);
+            Value e =
+                math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, m));
+            p = arith::DivFOp::create(b, l, e, a[2]);
+          }
+          Value label = isLabel(b, l, a[labelsAt]);
+          Value counted = options.ignore ? isCounted(b, l, a[labelsAt],
+                                                     *options.ignore)
+                                         : Value();
+          Value scale = inv != 0.0 ? floatConst(b, l, ct, inv) : Value();
+          Value v = gradient(b, l, ct, p, label, a[labelsAt + 1], scale,
+                             counted, options, classes);
+          return convertFloat(b, l, v, et);
         });
     rewriter.replaceOp(op, dl);
     return success();
@@ -520,5 +654,6 @@ void linalg_lowering::populateNormalizationPatterns(
            NormGradLowering<LayerNormGradOp, false>, SoftmaxLowering,
            SoftmaxGradLowering, CrossEntropyLowering<CrossEntropyOp>,
            CrossEntropyLowering<CrossEntropyTermsOp>, CrossEntropyGradLowering,
+           LabelCountLowering,
            MseLossLowering, MseLossGradLowering>(patterns.getContext());
 }

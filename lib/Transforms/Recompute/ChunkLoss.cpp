@@ -374,6 +374,20 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks,
   for (Partial &partial : partials)
     partial.rows.resize(parts.size());
   SmallVector<Value> terms(parts.size());
+  // With ignored rows the mean is over the rows that count, known only from
+  // the labels: each chunk's gradient divides by that count, and so does
+  // the terms' sum.
+  IntegerAttr ignore = c.loss.getIgnoreIndexAttr();
+  FloatAttr smoothing = c.loss.getLabelSmoothingAttr();
+  Value count, gradCount;
+  IntegerAttr totalRows = b.getI64IntegerAttr(c.rows);
+  if (ignore) {
+    count = LabelCountOp::create(b, loc, f32, labels, ignore);
+    gradCount = count;
+    if (c.grad.getDloss().getType() != f32)
+      gradCount = CastOp::create(b, loc, c.grad.getDloss().getType(), count);
+    totalRows = IntegerAttr();
+  }
   // The ops each chunk made, in build order.
   SmallVector<SmallVector<Operation *>> chunkOps;
   for (auto [built, k] : llvm::enumerate(order)) {
@@ -385,10 +399,10 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks,
     Value logits = cloneLayer(b, c.layer, mapping, rows);
     Value chunkLabels = sliceRows(b, loc, labels, offset, rows);
     terms[k] = CrossEntropyTermsOp::create(b, loc, f32.clone({rows}), logits,
-                                           chunkLabels);
+                                           chunkLabels, ignore, smoothing);
     auto grad = CrossEntropyGradOp::create(
         b, loc, cast<RankedTensorType>(logits.getType()), logits, chunkLabels,
-        c.grad.getDloss(), b.getI64IntegerAttr(c.rows));
+        c.grad.getDloss(), gradCount, totalRows, ignore, smoothing);
     for (auto [use, partial] : llvm::zip(c.readers, partials)) {
       bool summed = false;
       Value v = cast<RowChunkOpInterface>(use->getOwner())
@@ -428,10 +442,11 @@ LogicalResult mlir::echo::chunkLoss(func::FuncOp func, int64_t chunks,
                                b.getI64IntegerAttr(0));
   Value sum =
       ReduceSumOp::create(b, loc, f32, all, b.getDenseI64ArrayAttr({0}));
-  Value count = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(f32,
-                             b.getFloatAttr(f32.getElementType(), c.rows)));
+  if (!count)
+    count = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(f32,
+                               b.getFloatAttr(f32.getElementType(), c.rows)));
   Value loss = DivOp::create(b, loc, sum, count);
   SmallVector<Operation *> lossOps(
       recorder.created.begin() + tail + wholes.size(), recorder.created.end());

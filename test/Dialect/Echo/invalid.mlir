@@ -409,6 +409,136 @@ func.func @cross_entropy_result_rank(%l: tensor<4x10xf32>, %y: tensor<4xi32>) {
 
 // -----
 
+// cross_entropy: label_smoothing in [0, 1].
+func.func @cross_entropy_smoothing(%l: tensor<4x10xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{'echo.cross_entropy' op 'label_smoothing' must be in [0, 1], got 1.5}}
+  %0 = echo.cross_entropy %l, %y {label_smoothing = 1.5 : f64} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// cross_entropy_terms: label_smoothing in [0, 1] (NaN too).
+func.func @cross_entropy_terms_smoothing(%l: tensor<4x10xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{'echo.cross_entropy_terms' op 'label_smoothing' must be in [0, 1], got nan}}
+  %0 = echo.cross_entropy_terms %l, %y {label_smoothing = 0x7FF8000000000000 : f64} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: label_smoothing in [0, 1].
+func.func @cross_entropy_grad_smoothing(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) {
+  // expected-error @+1 {{'echo.cross_entropy_grad' op 'label_smoothing' must be in [0, 1], got -0.1}}
+  %0 = echo.cross_entropy_grad %l, %y, %d {label_smoothing = -0.1 : f64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+// cross_entropy: a loss over 0 classes has no value.
+func.func @cross_entropy_no_classes(%l: tensor<4x0xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{'echo.cross_entropy' op 'logits' has no classes (dim 1 is 0): a cross-entropy over 0 classes has no value}}
+  %0 = echo.cross_entropy %l, %y : (tensor<4x0xf32>, tensor<4xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: likewise.
+func.func @cross_entropy_grad_no_classes(%l: tensor<4x0xf32>, %y: tensor<4xi32>, %d: tensor<f32>) {
+  // expected-error @+1 {{'echo.cross_entropy_grad' op 'logits' has no classes}}
+  %0 = echo.cross_entropy_grad %l, %y, %d : (tensor<4x0xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x0xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: one divisor.
+func.func @cross_entropy_grad_two_divisors(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>) {
+  // expected-error @+1 {{'echo.cross_entropy_grad' op 'count' and 'total_rows' both give the divisor: give one}}
+  %0 = echo.cross_entropy_grad %l, %y, %d, %d {total_rows = 8 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>, tensor<f32>) -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: the count has dloss's type.
+func.func @cross_entropy_grad_count_type(%l: tensor<4x10xf32>, %y: tensor<4xi32>, %d: tensor<f32>, %n: tensor<bf16>) {
+  // expected-error @+1 {{'echo.cross_entropy_grad' op 'count' must have the element type of 'dloss' ('f32'), not 'bf16'}}
+  %0 = echo.cross_entropy_grad %l, %y, %d, %n {ignore_index = -100 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>, tensor<bf16>) -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+// label_count: labels are i32.
+func.func @label_count_f32(%y: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped 1D tensor of 32-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "echo.label_count"(%y) {ignore_index = -100 : i64} : (tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// label_count: ignore_index is required.
+func.func @label_count_no_ignore(%y: tensor<4xi32>) {
+  // expected-error @+1 {{requires attribute 'ignore_index'}}
+  %0 = "echo.label_count"(%y) : (tensor<4xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// dropout: the step seed is a 0-d i64.
+func.func @dropout_seed_i32(%x: tensor<4x8xf32>, %s: tensor<i32>) {
+  // expected-error @+1 {{operand #1 must be 0-d i64 tensor of 64-bit signless integer values, but got 'tensor<i32>'}}
+  %0, %1 = "echo.dropout"(%x, %s) {ratio = 5.000000e-01 : f64, seed = 7 : i64} : (tensor<4x8xf32>, tensor<i32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  return
+}
+
+// -----
+
+// echo.rng_seed marks a 0-d i64 argument.
+// expected-error @+1 {{'echo.rng_seed' on argument 0 may only mark a 0-d i64 tensor or memref argument of a func.func}}
+func.func @rng_seed_f32(%s: tensor<f32> {echo.rng_seed}) {
+  return
+}
+
+// -----
+
+// echo.rng_seed is a unit attribute.
+// expected-error @+1 {{'echo.rng_seed' on argument 0 must be a unit attribute}}
+func.func @rng_seed_value(%s: tensor<i64> {echo.rng_seed = 3 : i64}) {
+  return
+}
+
+// -----
+
+// A step has one seed.
+// expected-error @+1 {{arguments 0 and 1 are both marked 'echo.rng_seed': a step has one seed}}
+func.func @two_rng_seeds(%s: tensor<i64> {echo.rng_seed}, %t: tensor<i64> {echo.rng_seed}) {
+  return
+}
+
+// -----
+
+// echo.frozen marks a floating-point argument.
+// expected-error @+1 {{frozen parameter argument 0 must be a statically shaped floating-point tensor or memref}}
+func.func @frozen_i32(%w: tensor<4xi32> {echo.frozen}) {
+  return
+}
+
+// -----
+
+// A parameter is trained or frozen, not both.
+// expected-error @+1 {{argument 0 is marked both 'echo.param' and 'echo.frozen'}}
+func.func @frozen_param(%w: tensor<4xf32> {echo.param, echo.frozen}) {
+  return
+}
+
+// -----
+
 // mse_loss: dynamic prediction.
 func.func @mse_loss_dynamic(%p: tensor<?x8xf32>) {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<?x8xf32>'}}

@@ -200,6 +200,37 @@ func.func @dropout_embedding_losses(%x: tensor<4x8xf32>, %ids: tensor<4x6xi32>, 
   return %l, %s : tensor<f32>, tensor<f32>
 }
 
+// The step's seed (dropout with fresh masks every step), PyTorch's
+// ignore_index and label smoothing, the count of the rows that count, a
+// frozen parameter.
+// CHECK-LABEL: func.func @seeded_dropout_ignored_rows
+// CHECK-SAME: %{{[^:]*}}: tensor<i64> {echo.rng_seed}
+// CHECK-SAME: %{{[^:]*}}: tensor<10x8xf32> {echo.frozen}
+// GENERIC-LABEL: sym_name = "seeded_dropout_ignored_rows"
+func.func @seeded_dropout_ignored_rows(%x: tensor<4x8xf32>, %seed: tensor<i64> {echo.rng_seed},
+                                       %w: tensor<10x8xf32> {echo.frozen},
+                                       %labels: tensor<4xi32>) -> tensor<f32> {
+  // CHECK: echo.dropout %{{.*}}, %{{.*}} {ratio = 1.000000e-01 : f64, seed = 3 : i64} : (tensor<4x8xf32>, tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  // GENERIC: "echo.dropout"(%{{.*}}, %{{.*}}) <{ratio = 1.000000e-01 : f64, seed = 3 : i64}> : (tensor<4x8xf32>, tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  %y, %m = echo.dropout %x, %seed {ratio = 1.000000e-01 : f64, seed = 3 : i64} : (tensor<4x8xf32>, tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+  %logits = echo.matmul %y, %w {transpose_b = true} : (tensor<4x8xf32>, tensor<10x8xf32>) -> tensor<4x10xf32>
+  // CHECK: echo.cross_entropy %{{.*}}, %{{.*}} {ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  // GENERIC: "echo.cross_entropy"(%{{.*}}, %{{.*}}) <{ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64}>
+  %l = echo.cross_entropy %logits, %labels {ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+  // CHECK: echo.cross_entropy_terms %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  %t = echo.cross_entropy_terms %logits, %labels {ignore_index = -100 : i64} : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
+  // CHECK: echo.label_count %{{.*}} {ignore_index = -100 : i64} : (tensor<4xi32>) -> tensor<f32>
+  // GENERIC: "echo.label_count"(%{{.*}}) <{ignore_index = -100 : i64}> : (tensor<4xi32>) -> tensor<f32>
+  %n = echo.label_count %labels {ignore_index = -100 : i64} : (tensor<4xi32>) -> tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  // CHECK: echo.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = -100 : i64, label_smoothing = 2.000000e-01 : f64, total_rows = 8 : i64}
+  %g = echo.cross_entropy_grad %logits, %labels, %one {ignore_index = -100 : i64, label_smoothing = 2.000000e-01 : f64, total_rows = 8 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+  // CHECK: echo.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>, tensor<f32>) -> tensor<4x10xf32>
+  // GENERIC: "echo.cross_entropy_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{ignore_index = -100 : i64}>
+  %gc = echo.cross_entropy_grad %logits, %labels, %one, %n {ignore_index = -100 : i64} : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>, tensor<f32>) -> tensor<4x10xf32>
+  return %l : tensor<f32>
+}
+
 // CHECK-LABEL: func.func @gradients
 func.func @gradients(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %m: tensor<4x8xi1>,
                      %r: tensor<4xf32>, %dr: tensor<4xf32>, %part: tensor<4x3xf32>,

@@ -7,24 +7,46 @@ broadcast dims (the optional fourth argument, comma-separated), i is the
 element's row-major index over the shape without those dims: one draw per
 index of the other dims, shared along them.
 
-Usage: check_dropout_bits.py GRAD.npy SEED RATIO [DIMS]; GRAD is the
-gradient of sum(dropout(w)) with respect to w, mask / (1 - ratio).
+A dropout that reads the step's seed t (`echo.rng_seed`) replaces
+s * 0x9E3779B97F4A7C15 by (s * 0x9E3779B97F4A7C15) ^ mix(t +
+0x9E3779B97F4A7C15); echo-run passes t = stepSeed(run seed, step) =
+SplitMix64(run seed * 0x9E3779B97F4A7C15 + step).next() >> 11.
+
+Usage: check_dropout_bits.py GRAD.npy SEED RATIO [DIMS] [--run-seed=R
+--step=K]; GRAD is the gradient of sum(dropout(w)) with respect to w,
+mask / (1 - ratio) (DIMS "-" for none).
 """
 import sys
 
 import numpy as np
 
-grad = np.load(sys.argv[1])
-seed, ratio = int(sys.argv[2]), float(sys.argv[3])
-dims = [int(d) for d in sys.argv[4].split(",")] if len(sys.argv) > 4 else []
+options = dict(a[2:].split("=") for a in sys.argv if a.startswith("--"))
+args = [a for a in sys.argv if not a.startswith("--")]
+grad = np.load(args[1])
+seed, ratio = int(args[2]), float(args[3])
+dims = [int(d) for d in args[4].split(",")] \
+    if len(args) > 4 and args[4] != "-" else []
 M = (1 << 64) - 1
+PHI = 0x9E3779B97F4A7C15
+
+
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return z ^ (z >> 31)
+
+
+key = (seed * PHI) & M
+if "run-seed" in options:
+    # echo-run's step seed (EchoHostData.h stepSeed): SplitMix64's first
+    # draw from run seed * PHI + step, shifted to 53 bits.
+    state = (int(options["run-seed"]) * PHI + int(options["step"])) & M
+    step_seed = mix((state + PHI) & M) >> 11
+    key ^= mix((step_seed + PHI) & M)
 
 
 def keep(i):
-    z = (i + seed * 0x9E3779B97F4A7C15) & M
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-    z ^= z >> 31
+    z = mix((i + key) & M)
     return (z >> 40) >= round(ratio * (1 << 24))
 
 

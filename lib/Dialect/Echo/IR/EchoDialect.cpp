@@ -173,8 +173,30 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
                 "memref<Nxi8> argument of a func.func";
     return success();
   }
+  if (attr.getName() == getRngSeedAttrName()) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    auto type = func ? dyn_cast<ShapedType>(func.getArgumentTypes()[argIndex])
+                     : ShapedType();
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getRngSeedAttrName() << "' on argument "
+                             << argIndex << " must be a unit attribute";
+    if (!type || !type.hasRank() || type.getRank() != 0 ||
+        !type.getElementType().isInteger(64))
+      return op->emitError()
+             << "'" << getRngSeedAttrName() << "' on argument " << argIndex
+             << " may only mark a 0-d i64 tensor or memref argument of a "
+                "func.func";
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (i != argIndex && func.getArgAttr(i, getRngSeedAttrName()))
+        return op->emitError()
+               << "arguments " << std::min(i, argIndex) << " and "
+               << std::max(i, argIndex) << " are both marked '"
+               << getRngSeedAttrName() << "': a step has one seed";
+    return success();
+  }
   bool isState = attr.getName() == getOptimizerStateAttrName();
-  if (attr.getName() != getParamAttrName() && !isState)
+  bool isFrozen = attr.getName() == getFrozenAttrName();
+  if (attr.getName() != getParamAttrName() && !isState && !isFrozen)
     return op->emitError() << "unknown echo argument attribute '"
                            << attr.getName().getValue() << "' on argument "
                            << argIndex;
@@ -192,14 +214,16 @@ LogicalResult EchoDialect::verifyRegionArgAttribute(Operation *op,
   auto type = dyn_cast<ShapedType>(argType);
   if (!isa<RankedTensorType, MemRefType>(argType) || !type.hasStaticShape() ||
       !isa<FloatType>(type.getElementType()))
-    return op->emitError() << (isState ? "optimizer state" : "parameter")
+    return op->emitError() << (isState    ? "optimizer state"
+                               : isFrozen ? "frozen parameter"
+                                          : "parameter")
                            << " argument " << argIndex
                            << " must be a statically shaped floating-point "
                               "tensor or memref";
-  if (isState && func.getArgAttr(argIndex, getParamAttrName()))
+  if ((isState || isFrozen) && func.getArgAttr(argIndex, getParamAttrName()))
     return op->emitError() << "argument " << argIndex << " is marked both '"
                            << getParamAttrName() << "' and '"
-                           << getOptimizerStateAttrName() << "'";
+                           << attr.getName().getValue() << "'";
   return success();
 }
 

@@ -90,8 +90,18 @@ LogicalResult CrossEntropyGradOp::verify() {
   if (et != getElementTypeOrSelf(getLogits().getType()) && !et.isF32())
     return emitOpError() << "'dloss' must be f32 or of the logits' element "
                          << "type, not " << et;
-  if (failed(verifyLabels(*this, getLogits(), getLabels())))
+  if (failed(verifyCrossEntropy(*this, getLogits(), getLabels(),
+                                getLabelSmoothing())))
     return failure();
+  if (Value count = getCount()) {
+    if (getTotalRows())
+      return emitOpError() << "'count' and 'total_rows' both give the "
+                              "divisor: give one";
+    if (getElementTypeOrSelf(count.getType()) != et)
+      return emitOpError() << "'count' must have the element type of 'dloss' ("
+                           << et << "), not "
+                           << getElementTypeOrSelf(count.getType());
+  }
   int64_t rows = shapeOf(getLogits())[0];
   if (std::optional<uint64_t> total = getTotalRows();
       total && static_cast<int64_t>(*total) < rows)
@@ -388,4 +398,9 @@ int64_t EmbeddingGradOp::getIndexBound(unsigned operandIndex) {
 
 int64_t CrossEntropyGradOp::getIndexBound(unsigned operandIndex) {
   return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
+}
+
+std::optional<int64_t>
+CrossEntropyGradOp::getIgnoredIndex(unsigned operandIndex) {
+  return operandIndex == 1 ? getIgnoreIndex() : std::nullopt;
 }

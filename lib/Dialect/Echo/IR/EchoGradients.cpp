@@ -436,9 +436,10 @@ LogicalResult CrossEntropyOp::buildGradient(OpBuilder &b,
                                             ValueRange resultGrads,
                                             SmallVectorImpl<Value> &grads) {
   if (Value dloss = prepare(*this, resultGrads, grads))
-    grads[0] = CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
-                                          getLogits(), getLabels(), dloss,
-                                          /*total_rows=*/IntegerAttr());
+    grads[0] = CrossEntropyGradOp::create(
+        b, getLoc(), getLogits().getType(), getLogits(), getLabels(), dloss,
+        /*count=*/Value(), /*total_rows=*/IntegerAttr(), getIgnoreIndexAttr(),
+        getLabelSmoothingAttr());
   return success();
 }
 

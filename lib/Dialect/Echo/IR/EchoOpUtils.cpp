@@ -258,6 +258,23 @@ LogicalResult mlir::echo::detail::verifyLabels(Operation *op, Value logits,
   return success();
 }
 
+LogicalResult mlir::echo::detail::verifyCrossEntropy(
+    Operation *op, Value logits, Value labels,
+    std::optional<APFloat> labelSmoothing) {
+  if (shapeOf(logits)[1] < 1)
+    return op->emitOpError()
+           << "'logits' has no classes (dim 1 is 0): a cross-entropy over 0 "
+              "classes has no value";
+  if (labelSmoothing) {
+    double e = labelSmoothing->convertToDouble();
+    // Written so that NaN fails too.
+    if (!(e >= 0.0 && e <= 1.0))
+      return op->emitOpError() << "'label_smoothing' must be in [0, 1], got "
+                               << llvm::formatv("{0}", e);
+  }
+  return verifyLabels(op, logits, labels);
+}
+
 //===----------------------------------------------------------------------===//
 // FLOP estimates
 //===----------------------------------------------------------------------===//

@@ -113,6 +113,10 @@ LogicalResult verifyAffineParams(Operation *op, Value gamma, Value beta,
 
 /// Checks that there is one label per row of the logits.
 LogicalResult verifyLabels(Operation *op, Value logits, Value labels);
+/// A cross-entropy's logits have at least one class and its
+/// `label_smoothing` (when given) is in [0, 1].
+LogicalResult verifyCrossEntropy(Operation *op, Value logits, Value labels,
+                                 std::optional<APFloat> labelSmoothing);
 
 //===----------------------------------------------------------------------===//
 // FLOP estimates

@@ -326,14 +326,16 @@ LogicalResult CrossEntropyOp::verify() {
   if (failed(
           verifyLossElementType(*this, getLogits(), getResult(), "the result")))
     return failure();
-  return verifyLabels(*this, getLogits(), getLabels());
+  return verifyCrossEntropy(*this, getLogits(), getLabels(),
+                            getLabelSmoothing());
 }
 
 LogicalResult CrossEntropyTermsOp::verify() {
   if (failed(
           verifyLossElementType(*this, getLogits(), getResult(), "the result")))
     return failure();
-  if (failed(verifyLabels(*this, getLogits(), getLabels())))
+  if (failed(verifyCrossEntropy(*this, getLogits(), getLabels(),
+                                getLabelSmoothing())))
     return failure();
   return verifyResultShape(*this, getResult(), {shapeOf(getLogits())[0]});
 }
@@ -362,6 +364,16 @@ int64_t CrossEntropyOp::getIndexBound(unsigned operandIndex) {
 
 int64_t CrossEntropyTermsOp::getIndexBound(unsigned operandIndex) {
   return operandIndex == 1 ? getLogits().getType().getDimSize(1) : 0;
+}
+
+std::optional<int64_t>
+CrossEntropyOp::getIgnoredIndex(unsigned operandIndex) {
+  return operandIndex == 1 ? getIgnoreIndex() : std::nullopt;
+}
+
+std::optional<int64_t>
+CrossEntropyTermsOp::getIgnoredIndex(unsigned operandIndex) {
+  return operandIndex == 1 ? getIgnoreIndex() : std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//

@@ -59,6 +59,21 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getHyperAttrName() {
       return ::llvm::StringLiteral("echo.hyper");
     }
+    /// Unit attribute marking the step's random seed: a 0-d i64 argument
+    /// that the caller sets before every step (a fresh value each time), and
+    /// that every `echo.dropout` reads as its `step_seed` operand, so that
+    /// each step draws new masks while recomputation within a step
+    /// reproduces them.
+    static constexpr ::llvm::StringLiteral getRngSeedAttrName() {
+      return ::llvm::StringLiteral("echo.rng_seed");
+    }
+    /// Unit attribute marking a frozen parameter: a floating-point data
+    /// argument that holds a parameter of the model which is not trained
+    /// (PyTorch's `requires_grad=False`). It gets no gradient and no update;
+    /// the memory report counts it with the parameters.
+    static constexpr ::llvm::StringLiteral getFrozenAttrName() {
+      return ::llvm::StringLiteral("echo.frozen");
+    }
     /// Array of i64 on a training step that updates arguments in place: one
     /// entry per result, the argument whose new value the result is, or -1
     /// (the loss). Read by `echo-update-in-place` after bufferization.
@@ -160,13 +175,18 @@ def Echo_DataTensor : RankedTensorOf<!listconcat(Echo_FloatElementTypes, [I32]),
 def Echo_IndexTensor1D : RankedTensorOf<[I32],
     [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
 
+/// A step's random seed (`echo.rng_seed`): a 0-d `i64` tensor.
+def Echo_SeedTensor : RankedTensorOf<[I64],
+    [HasStaticShapePred, HasAnyRankOfPred<[0]>], "0-d i64 tensor">;
+
 /// Masks packed 8 per byte (`echo.pack_mask`).
 def Echo_PackedMaskTensor : RankedTensorOf<[I8],
     [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
 
-/// Anything a forward value may be: data, masks or indices.
+/// Anything a forward value may be: data, masks, indices or the step's
+/// seed.
 def Echo_AnyTensor : AnyTypeOf<[Echo_FloatTensor, Echo_MaskTensor,
-    Echo_IndexTensor, Echo_PackedMaskTensor], "statically shaped tensor",
-    "::mlir::RankedTensorType">;
+    Echo_IndexTensor, Echo_PackedMaskTensor, Echo_SeedTensor],
+    "statically shaped tensor", "::mlir::RankedTensorType">;
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHODIALECT_TD

@@ -259,14 +259,22 @@ def Echo_EmbeddingGradOp : Echo_GradOp<"embedding_grad",
 
 def Echo_CrossEntropyGradOp : Echo_GradOp<"cross_entropy_grad",
     [AllTypesMatch<["logits", "result"]>,
-     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+     DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface,
+                               ["getIgnoredIndex"]>]> {
   let summary = "gradient of echo.cross_entropy with respect to the logits";
   let description = [{
     `dlogits = dloss · (softmax(logits) − onehot(labels)) / N`, where N is
-    `total_rows` when given (the rows of the whole loss, of which `logits`
-    is a chunk: `echo-recompute chunk-loss=`), else the rows of `logits`.
+    `count` when given (a 0-d float: the rows that count in the whole loss
+    of which `logits` is a chunk, known at run time: `echo.label_count` of
+    a loss with `ignore_index`), else `total_rows` when given (the rows of
+    the whole loss, of which `logits` is a chunk: `echo-recompute
+    chunk-loss=`), else the rows of `logits` (with `ignore_index`: the rows
+    whose label is not ignored).
     `dloss` has the logits' element type or is f32; f16/bf16 logits with an
-    f32 `dloss` are computed in f32 and rounded once.
+    f32 `dloss` are computed in f32 and rounded once. `ignore_index` and
+    `label_smoothing` are the loss's (`echo.cross_entropy`): an ignored
+    row's gradient is 0, and smoothing ε makes the target
+    `(1 − ε)·onehot + ε / C`.
 
     ```mlir
     %dl = echo.cross_entropy_grad %logits, %labels, %dloss
@@ -274,14 +282,22 @@ def Echo_CrossEntropyGradOp : Echo_GradOp<"cross_entropy_grad",
     %dc = echo.cross_entropy_grad %chunk, %chunk_labels, %dloss
         {total_rows = 8 : i64}
         : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>) -> tensor<4x10xf32>
+    %di = echo.cross_entropy_grad %chunk, %chunk_labels, %dloss, %count
+        {ignore_index = -100 : i64}
+        : (tensor<4x10xf32>, tensor<4xi32>, tensor<f32>, tensor<f32>)
+        -> tensor<4x10xf32>
     ```
   }];
   let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels,
                        Echo_FloatTensor0D:$dloss,
-                       OptionalAttr<Echo_PositiveI64>:$total_rows);
+                       Optional<Echo_FloatTensor0D>:$count,
+                       OptionalAttr<Echo_PositiveI64>:$total_rows,
+                       OptionalAttr<I64Attr>:$ignore_index,
+                       OptionalAttr<F64Attr>:$label_smoothing);
   let results = (outs Echo_FloatTensor2D:$result);
   let assemblyFormat = [{
-    $logits `,` $labels `,` $dloss attr-dict `:` functional-type(operands, results)
+    $logits `,` $labels `,` $dloss (`,` $count^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let flopsPerElement = 6;

@@ -195,6 +195,18 @@ def Echo_IndexOperandOpInterface : OpInterface<"IndexOperandOpInterface"> {
       /*retTy=*/"int64_t",
       /*methodName=*/"getIndexBound",
       /*args=*/(ins "unsigned":$operandIndex)>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the one value outside [0, bound) that index operand
+        `operandIndex` may also hold, because the op skips it (a loss's
+        `ignore_index`: PyTorch's −100 marks padding and masked tokens), or
+        none.
+      }],
+      /*retTy=*/"std::optional<int64_t>",
+      /*methodName=*/"getIgnoredIndex",
+      /*args=*/(ins "unsigned":$operandIndex),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return std::nullopt;">,
   ];
 }
 

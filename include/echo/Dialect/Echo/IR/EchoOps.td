@@ -639,18 +639,30 @@ def Echo_DropoutOp : Echo_ForwardOp<"dropout",
     removed, so the mask is constant along them (Dropout2d on NCHW: [2, 3];
     stochastic depth per sample: [1, 2, 3]). The mask keeps `x`'s shape.
 
+    `step_seed` (optional: a 0-d i64, the step's `echo.rng_seed` argument)
+    makes the mask a function of (`seed`, `step_seed`, index): a training
+    loop that passes a fresh step seed at every step draws fresh masks,
+    and recomputing the op within a step still reproduces its mask bit for
+    bit. Without it the mask is the same at every step.
+
     ```mlir
     %y, %m = echo.dropout %x {ratio = 5.000000e-01 : f64, seed = 7 : i64}
         : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+    %z, %n = echo.dropout %x, %step_seed {ratio = 1.000000e-01 : f64,
+        seed = 8 : i64}
+        : (tensor<4x8xf32>, tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
     %c, %cm = echo.dropout %img {broadcast_dims = array<i64: 2, 3>,
         ratio = 2.000000e-01 : f64, seed = 8 : i64}
         : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xi1>)
     ```
   }];
-  let arguments = (ins Echo_FloatTensor:$x, F64Attr:$ratio, I64Attr:$seed,
+  let arguments = (ins Echo_FloatTensor:$x, Optional<Echo_SeedTensor>:$step_seed,
+                       F64Attr:$ratio, I64Attr:$seed,
                        OptionalAttr<DenseI64ArrayAttr>:$broadcast_dims);
   let results = (outs Echo_FloatTensor:$result, Echo_MaskTensor:$mask);
-  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $x (`,` $step_seed^)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
   let flopsPerElement = 2;
   let gradientReadsResults = [1];
@@ -685,7 +697,8 @@ def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
 //===----------------------------------------------------------------------===//
 
 def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
-    [DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+    [DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface,
+                               ["getIgnoredIndex"]>]> {
   let autocast = "Keep";
   let summary = "mean softmax cross-entropy";
   let description = [{
@@ -695,12 +708,24 @@ def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
     they are read (mixed precision: the loss in f32 without an f32 copy of
     the logits).
 
+    As PyTorch's `cross_entropy`: rows whose label is `ignore_index` (absent:
+    none; PyTorch's default is −100) count for nothing, and the mean is over
+    the other rows (NaN when there are none); `label_smoothing` ε (absent:
+    0, else in [0, 1]) mixes the one-hot target with the uniform one, each
+    row's term becoming `logsumexp − (1 − ε)·logits[n, label] −
+    (ε / C)·Σ_c logits[n, c]`.
+
     ```mlir
     %l = echo.cross_entropy %logits, %labels
         : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+    %m = echo.cross_entropy %logits, %labels
+        {ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64}
+        : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels);
+  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels,
+                       OptionalAttr<I64Attr>:$ignore_index,
+                       OptionalAttr<F64Attr>:$label_smoothing);
   let results = (outs Echo_FloatTensor0D:$result);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` functional-type(operands, results)
@@ -711,29 +736,56 @@ def Echo_CrossEntropyOp : Echo_ForwardOp<"cross_entropy",
 }
 
 def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
-    [Pure, DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+    [Pure, DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface,
+                                     ["getIgnoredIndex"]>]> {
   let autocast = "Keep";
   let summary = "per-row softmax cross-entropy (a chunk of a loss)";
   let description = [{
     `result[n] = logsumexp(logits[n, :]) − logits[n, labels[n]]` for N×C
     `logits` and N `i32` labels in [0, C): the terms whose mean is
     `echo.cross_entropy`, each computed as it computes them (the result
-    has the logits' element type or is f32, as there). The chunked
-    loss of `echo-recompute` (`chunk-loss=`) builds it on row chunks of the
-    logits; it has no gradient of its own (echo-autodiff refuses it).
+    has the logits' element type or is f32, as there), with its
+    `ignore_index` (an ignored row's term is 0) and `label_smoothing`. The
+    chunked loss of `echo-recompute` (`chunk-loss=`) builds it on row
+    chunks of the logits; it has no gradient of its own (echo-autodiff
+    refuses it).
 
     ```mlir
     %t = echo.cross_entropy_terms %logits, %labels
         : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<4xf32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels);
+  let arguments = (ins Echo_FloatTensor2D:$logits, Echo_IndexTensor1D:$labels,
+                       OptionalAttr<I64Attr>:$ignore_index,
+                       OptionalAttr<F64Attr>:$label_smoothing);
   let results = (outs Echo_FloatTensor1D:$result);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let flopsPerElement = 5;
+}
+
+def Echo_LabelCountOp : Echo_Op<"label_count", [Pure]> {
+  let autocast = "Keep";
+  let summary = "the rows a cross-entropy with ignore_index averages over";
+  let description = [{
+    The number of `labels` other than `ignore_index`, as a 0-d float: the
+    divisor of `echo.cross_entropy`'s mean when it ignores rows. The
+    chunked loss of `echo-recompute` (`chunk-loss=`) divides the sum of its
+    chunks' terms by it. No gradient (its operand is integer).
+
+    ```mlir
+    %n = echo.label_count %labels {ignore_index = -100 : i64}
+        : (tensor<4xi32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Echo_IndexTensor1D:$labels, I64Attr:$ignore_index);
+  let results = (outs Echo_FloatTensor0D:$result);
+  let assemblyFormat = [{
+    $labels attr-dict `:` functional-type(operands, results)
+  }];
+  let flopsPerElement = 1;
 }
 
 def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
