@@ -173,12 +173,17 @@ class GraphBuilder(object):
 
     Op results are numbered ``%0, %1, ...``; arguments keep their given names
     (made unique).  Dropout seeds are drawn from a counter starting at
-    ``seed``, so each dropout op has its own seed.
+    ``seed``, so each dropout op has its own seed.  With ``step_seed``, the
+    first dropout adds the step's seed argument (``tensor<i64>
+    {echo.rng_seed}``, last) and every dropout reads it, so that each step
+    draws fresh masks.
     """
 
-    def __init__(self, name, seed=1):
+    def __init__(self, name, seed=1, step_seed=False):
         self.name = name
-        self._args = []  # (Value, is_param)
+        self.step_seed = step_seed
+        self._seed_arg = None
+        self._args = []  # (Value, kind): kind "data", "param" or "frozen"
         self._arg_names = set()
         self._lines = []
         self._next_id = 0
@@ -187,7 +192,7 @@ class GraphBuilder(object):
 
     # -- arguments ----------------------------------------------------------
 
-    def _arg(self, name, shape, dtype, param):
+    def _arg(self, name, shape, dtype, kind):
         base, n = name, 1
         while name in self._arg_names:
             n += 1
@@ -197,16 +202,39 @@ class GraphBuilder(object):
             _check(int(d) >= 1, "argument %%%s: dimension %s must be >= 1",
                    name, d)
         value = Value("%" + name, shape, dtype)
-        self._args.append((value, param))
+        self._args.append((value, kind))
         return value
 
     def data(self, name, shape, dtype="f32"):
         """Declares a data argument (no ``echo.param``)."""
-        return self._arg(name, shape, dtype, False)
+        return self._arg(name, shape, dtype, "data")
 
     def param(self, name, shape):
         """Declares a trainable ``f32`` argument (``{echo.param}``)."""
-        return self._arg(name, shape, "f32", True)
+        return self._arg(name, shape, "f32", "param")
+
+    def frozen_param(self, name, shape):
+        """Declares a parameter that is not trained: an ``f32`` data
+        argument marked ``{echo.frozen}`` (no gradient, no update)."""
+        return self._arg(name, shape, "f32", "frozen")
+
+    def arguments(self):
+        """The arguments in the order :meth:`finish` writes them: a list
+        of ``(Value, kind)``, kind "data", "frozen", "param" or "seed"."""
+        order = {"data": 0, "frozen": 0, "param": 1, "seed": 2}
+        return sorted(self._args, key=lambda a: order[a[1]])
+
+    def seed_argument(self):
+        """The step's seed argument, made at the first call."""
+        if self._seed_arg is None:
+            base, n, name = "rng_seed", 1, "rng_seed"
+            while name in self._arg_names:
+                n += 1
+                name = "%s_%d" % (base, n)
+            self._arg_names.add(name)
+            self._seed_arg = Value("%" + name, (), "i64")
+            self._args.append((self._seed_arg, "seed"))
+        return self._seed_arg
 
     # -- emission -----------------------------------------------------------
 
@@ -330,13 +358,13 @@ class GraphBuilder(object):
         """Returns the function text; ``loss`` must be a ``tensor<f32>``."""
         _check(loss.shape == () and loss.dtype == "f32",
                "the loss must be tensor<f32>, not %s", loss.type)
-        args = [a for a in self._args if not a[1]] + \
-               [a for a in self._args if a[1]]
-        _check(any(p for _, p in args), "model @%s has no parameter",
-               self.name)
-        sig = ",\n    ".join(
-            "%s: %s%s" % (v.name, v.type, " {echo.param}" if p else "")
-            for v, p in args)
+        args = self.arguments()
+        _check(any(k == "param" for _, k in args),
+               "model @%s has no parameter", self.name)
+        marks = {"data": "", "param": " {echo.param}",
+                 "frozen": " {echo.frozen}", "seed": " {echo.rng_seed}"}
+        sig = ",\n    ".join("%s: %s%s" % (v.name, v.type, marks[k])
+                              for v, k in args)
         lines = ["func.func @%s(\n    %s) -> tensor<f32> {" % (self.name, sig)]
         lines += self._lines
         lines.append("  return %s : tensor<f32>" % loss.name)
@@ -673,8 +701,9 @@ class GraphBuilder(object):
             seed = self._next_seed
             self._next_seed += 1
         attrs.update({"ratio": f64_attr(ratio), "seed": i64_attr(seed)})
-        y, mask = self.op("dropout", [x], [(x.shape, x.dtype),
-                                           (x.shape, "i1")], attrs)
+        operands = [x] + ([self.seed_argument()] if self.step_seed else [])
+        y, mask = self.op("dropout", operands, [(x.shape, x.dtype),
+                                                (x.shape, "i1")], attrs)
         return y, mask
 
     def embedding(self, ids, table):
@@ -686,13 +715,27 @@ class GraphBuilder(object):
 
     # -- losses -------------------------------------------------------------
 
-    def cross_entropy(self, logits, labels):
-        """Mean softmax cross-entropy of ``logits`` [N,C], ``labels`` [N]."""
+    def cross_entropy(self, logits, labels, ignore_index=None,
+                      label_smoothing=0.0):
+        """Mean softmax cross-entropy of ``logits`` [N,C], ``labels`` [N];
+        rows labelled ``ignore_index`` (None: none) count for nothing,
+        ``label_smoothing`` in [0, 1] (PyTorch's)."""
         _check(logits.rank == 2 and labels.dtype == "i32" and
                labels.shape == (logits.shape[0],),
                "echo.cross_entropy: bad operands %s, %s", logits.type,
                labels.type)
-        return self._op1("cross_entropy", [logits, labels], [])
+        _check(logits.shape[1] >= 1, "echo.cross_entropy: %s has no classes",
+               logits.type)
+        _check(0.0 <= label_smoothing <= 1.0,
+               "echo.cross_entropy: label_smoothing %r not in [0, 1]",
+               label_smoothing)
+        attrs = {}
+        if ignore_index is not None:
+            attrs["ignore_index"] = i64_attr(int(ignore_index))
+        if label_smoothing:
+            attrs["label_smoothing"] = f64_attr(label_smoothing)
+        return self._op1("cross_entropy", [logits, labels], [],
+                         attrs=attrs or None)
 
     def mse_loss(self, pred, target):
         _check(pred.type == target.type, "echo.mse_loss: types differ")

@@ -7,9 +7,13 @@
 ``MODULE`` is imported from the current directory or ``PYTHONPATH``;
 ``FACTORY()`` returns the ``nn.Module``.  The model function takes the inputs
 as given, then the labels, then the module's parameters in
-``named_parameters()`` order; ``DIR/argN.npy`` holds the initial value of
+``named_parameters()`` order (those with ``requires_grad=False`` first, as
+frozen data), then, when the module has dropout, the step's seed (echo-run
+passes a fresh one every step); ``DIR/argN.npy`` holds the initial value of
 parameter argument N, so ``echo-run --inputs=DIR`` trains from the module's
-own weights.  Shapes are ``2x3x32x32`` (or ``2,3,32,32``); dtypes ``f32`` or
+own weights.  ``cross_entropy`` takes PyTorch's class dim 1 and its
+``--ignore-index`` (default -100, ``none`` for none) and
+``--label-smoothing`` (default 0).  Shapes are ``2x3x32x32`` (or ``2,3,32,32``); dtypes ``f32`` or
 ``i32`` (labels default to ``i32`` for ``cross_entropy`` and ``f32`` for
 ``mse``).  Errors name the node, its target and its source line; the exit
 status is 1.
@@ -33,6 +37,12 @@ def main(argv=None):
     parser.add_argument("--loss", choices=("cross_entropy", "mse"),
                         required=True)
     parser.add_argument("--labels", metavar="SHAPE[:DTYPE]", required=True)
+    parser.add_argument("--ignore-index", default="-100", metavar="N|none",
+                        help="cross_entropy: the label value whose rows "
+                             "count for nothing (PyTorch's default -100)")
+    parser.add_argument("--label-smoothing", type=float, default=0.0,
+                        metavar="E", help="cross_entropy: label smoothing "
+                                          "in [0, 1] (default 0)")
     parser.add_argument("-o", dest="output", metavar="model.mlir",
                         required=True)
     parser.add_argument("--weights", metavar="DIR", required=True)
@@ -80,14 +90,32 @@ def build_module(spec):
     return module, factory_name
 
 
+def loss_spec(args):
+    """The :class:`LossSpec` of ``--loss``, ``--ignore-index`` and
+    ``--label-smoothing``."""
+    from echo.frontend import LossSpec
+    from echo.frontend.errors import UsageError
+    ignore = args.ignore_index
+    if ignore == "none":
+        ignore = None
+    else:
+        try:
+            ignore = int(ignore)
+        except ValueError:
+            raise UsageError("--ignore-index must be an integer or 'none', "
+                             "not '%s'" % args.ignore_index)
+    return LossSpec(args.loss, ignore, args.label_smoothing)
+
+
 def _import(args, argv):
     from echo.frontend import import_module, parse_input
+    loss = loss_spec(args)
     inputs = [parse_input(i) for i in args.input]
     labels = parse_input(args.labels, "i32" if args.loss == "cross_entropy"
                          else "f32")
     module, factory_name = build_module(args.factory)
     start = time.perf_counter()
-    imported = import_module(module, inputs, args.loss, labels,
+    imported = import_module(module, inputs, loss, labels,
                              args.name or factory_name)
     header = "// Imported from PyTorch by: python3 -m echo.import_torch %s\n" % (
         " ".join(sys.argv[1:] if argv is None else argv))

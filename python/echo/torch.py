@@ -12,20 +12,50 @@
 (``echo.frontend``), compiles its training step once with ``echo-run
 --emit-library`` into a shared library (cached under ``$ECHO_CACHE_DIR``,
 default ``~/.cache/echo/steps``, keyed by a digest of the model and the
-options; no MLIR is needed to run it) and loads it with ctypes. Each call
+options, with the library's own digest beside it: a damaged entry is
+rebuilt; no MLIR is needed to run it) and loads it with ctypes. Each call
 passes the tensors' data pointers: the inputs, the labels, then the module's
 own parameters (read where they are, so that any ``torch.optim`` optimizer,
 LR scheduler or ``load_state_dict`` acts on what the next step reads); the
-step writes the loss and each parameter's gradient into ``p.grad``
+step writes the loss and each trained parameter's gradient into ``p.grad``
 (overwritten, or added to with ``accumulate_grad=True``, as PyTorch's
 backward does). A batch of another shape compiles a second step, cached
 beside the first. Evaluation stays PyTorch's (``module.eval()``, the same
 parameters).
 
+What each call checks, so that the step never trains something else than
+the module:
+
+* the module as it is now: its submodules (their types and hyperparameters,
+  e.g. a dropout rate or a swapped activation), its parameters (names,
+  shapes, dtypes, ``requires_grad``) and the buffers it holds as constants.
+  A change compiles the step of the changed module (or takes it from the
+  cache); every submodule must be in training mode;
+* ids and labels: every value, as the 64-bit integers PyTorch holds, is in
+  the range its use accepts (ids below the embedding's rows, labels below
+  the classes or ``ignore_index``) before the step reads anything; a value
+  outside is an ``IndexError``, as in PyTorch;
+* parameters with ``requires_grad=False`` (and parameters the loss does not
+  read) are frozen: the step takes them as data, computes, stores and
+  writes no gradient for them and never updates them; their ``p.grad`` is
+  left as it is, as PyTorch's backward leaves it;
+* dropout draws fresh masks at every call from PyTorch's default generator
+  (``torch.manual_seed`` reproduces a run), the same masks wherever a step
+  recomputes them;
+* a step that runs out of memory or fails raises (:class:`StepError`,
+  :class:`StepOutOfMemoryError`, also a ``MemoryError``) and the process
+  goes on; calls from several threads run one at a time.
+
+The loss is PyTorch's: ``cross_entropy`` over the class dim 1 of the
+output (``[N, C, d...]`` logits with ``[N, d...]`` labels), or over its
+last dim for ``[B, T, C]`` logits with ``[B, T]`` labels, with
+``ignore_index`` (default -100) and ``label_smoothing``; or ``mse``.
+
 Data parallel: when torch.distributed is initialized with more than one
-rank, the gradients are averaged across ranks after each step, in flat
-buckets that ``p.grad`` views (``echo.data_parallel``), and the ranks check
-at the first step that they run the same compiled step.
+rank, rank 0's parameters are broadcast at the first step and the
+gradients are averaged across ranks after each step, in flat buckets that
+``p.grad`` views (``echo.data_parallel``), and the ranks check at the first
+step that they run the same compiled step.
 
 Batch norm: the step normalizes with the batch's statistics, as PyTorch
 does in training, but does not update ``running_mean``/``running_var``;
@@ -39,41 +69,40 @@ For the last bytes, the optimizer can run inside the step::
         loss = step(x, labels=y)      # forward, backward and Adam's update
 
 ``optimizer="momentum"|"adam"|"adamw"`` (torch.optim's SGD with momentum,
-Adam, AdamW) updates each of the module's parameters in place as soon as
-its gradient is final, so the gradients of all parameters are never held
-at once and none is written to ``p.grad``. The step keeps the optimizer's
-state (zeros at first; :meth:`Step.optimizer_state` and
+Adam, AdamW) updates each of the module's trained parameters in place as
+soon as its gradient is final, so the gradients of all parameters are never
+held at once and none is written to ``p.grad``. The step keeps the
+optimizer's state (zeros at first; :meth:`Step.optimizer_state` and
 :meth:`Step.load_optimizer_state` read and write it in the layout of the
-equivalent ``torch.optim`` optimizer's ``state_dict()``); its
-hyperparameters are arguments of the compiled step, so ``step.lr = ...``
-(an LR schedule) or other betas change nothing compiled. Under
-torch.distributed such a step is refused: each rank would update from its
-own gradients before they are averaged.
+equivalent ``torch.optim`` optimizer's ``state_dict()`` over the trained
+parameters); its hyperparameters are arguments of the compiled step, so
+``step.lr = ...`` (an LR schedule) or other betas change nothing compiled.
+Under torch.distributed such a step is refused: each rank would update from
+its own gradients before they are averaged.
 """
 
-import ctypes
 import hashlib
-import json
 import os
 import shutil
 import subprocess
-import tempfile
+import threading
+import types
 
 import torch
 
 from echo import data_parallel
-from echo.frontend import import_module
+from echo.frontend import LossSpec, import_module
+from echo.step_library import (CompileError, StepCache, StepError,
+                               StepLibrary, StepOutOfMemoryError)
 from echo.step_optimizer import STATE_NAMES, OptimizerState
 
-__all__ = ["CompileError", "Step", "compile_step", "find_tool"]
+__all__ = ["CompileError", "Step", "StepError", "StepOutOfMemoryError",
+           "compile_step", "find_tool"]
 
 _LOSSES = ("cross_entropy", "mse")
 _STRATEGIES = ("none", "mirror", "sublinear", "echo", "budget")
 _PRECISIONS = ("f32", "bf16")
-
-
-class CompileError(RuntimeError):
-    """The module could not be imported or its step not compiled."""
+_OFFLOADS = ("none", "heavy", "all")
 
 
 def machine_calibration():
@@ -102,10 +131,14 @@ def machine_calibration():
 def find_tool(name):
     """The path of an Echo tool: ``$ECHO_<NAME>`` (``ECHO_RUN`` for
     echo-run), then PATH, then this checkout's ``build/bin``, then
-    ``/opt/echo/bin``."""
-    env = os.environ.get("ECHO_" + name.upper().replace("ECHO-", "")
-                         .replace("-", "_"))
+    ``/opt/echo/bin``. A tool that is named but cannot be run is a
+    :class:`CompileError`."""
+    variable = "ECHO_" + name.upper().replace("ECHO-", "").replace("-", "_")
+    env = os.environ.get(variable)
     if env:
+        if not os.path.isfile(env) or not os.access(env, os.X_OK):
+            raise CompileError("$%s=%s is not an executable file" % (
+                variable, env))
         return env
     found = shutil.which(name)
     if found:
@@ -115,8 +148,23 @@ def find_tool(name):
                       os.path.join("/opt/echo/bin", name)):
         if os.access(candidate, os.X_OK):
             return os.path.normpath(candidate)
-    raise CompileError("cannot find %s: put it on PATH or set $ECHO_%s" % (
-        name, name.upper().replace("ECHO-", "").replace("-", "_")))
+    raise CompileError("cannot find %s: put it on PATH or set $%s" % (
+        name, variable))
+
+
+def _check_tensor(t, what):
+    """``t`` is a dense CPU tensor of real numbers or integers."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError("%s: a %s, not a tensor" % (what, type(t).__name__))
+    if t.layout != torch.strided:
+        raise TypeError("%s: a %s tensor; the step takes dense (strided) "
+                        "tensors" % (what, t.layout))
+    if t.is_complex() or t.dtype == torch.bool:
+        raise TypeError("%s: %s; the step takes real numbers (float) or "
+                        "integers (ids, labels)" % (what, t.dtype))
+    if t.device.type != "cpu":
+        raise ValueError("this step runs on the CPU; %s is on %s" % (
+            what, t.device))
 
 
 def _dtype_of(tensor):
@@ -127,78 +175,37 @@ def _spec(tensor):
     return tuple(tensor.shape), _dtype_of(tensor)
 
 
-class _Signature(object):
-    """The step's arguments and results (the manifest echo-run compiled into
-    the library: ``arg I DTYPE ROLE RANGE RANK DIMS...`` where ROLE is
-    ``param``, ``data``, ``state`` or ``hyper NAME``, and ``out K DTYPE RANK
-    DIMS...``)."""
-
-    def __init__(self, text):
-        self.args, self.outs = [], []
-        for line in text.splitlines():
-            words = line.split()
-            if words and words[0] == "arg":
-                hyper = None
-                if words[3] == "hyper":
-                    hyper = words[4]
-                    del words[4]
-                rank = int(words[5])
-                self.args.append({"dtype": words[2], "role": words[3],
-                                  "hyper": hyper, "range": int(words[4]),
-                                  "shape": tuple(int(d) for d in
-                                                 words[6:6 + rank])})
-            elif words and words[0] == "out":
-                rank = int(words[3])
-                self.outs.append({"dtype": words[2], "shape": tuple(
-                    int(d) for d in words[4:4 + rank])})
+def _plain_attributes(module):
+    """The attributes of ``module`` that shape its forward pass: numbers,
+    strings, flags and tuples of them (hyperparameters), and functions set
+    on the instance (by identity)."""
+    items = []
+    for key, value in vars(module).items():
+        if key.startswith("_") or key == "training":
+            continue
+        if isinstance(value, (bool, int, float, str, type(None))):
+            items.append((key, value))
+        elif isinstance(value, (tuple, list)) and all(
+                isinstance(v, (bool, int, float, str, type(None)))
+                for v in value):
+            items.append((key, tuple(value)))
+        elif isinstance(value, (types.FunctionType, types.MethodType,
+                                types.BuiltinFunctionType)):
+            items.append((key, ("function", id(value))))
+        elif isinstance(value, torch.dtype):
+            items.append((key, str(value)))
+    return tuple(sorted(items))
 
 
-class _Library(object):
-    """One compiled step: libechostep.so, loaded once."""
+class _Variant(object):
+    """A step compiled for one module state and batch shape: its library
+    and what each of its arguments is (``ImportedModel.arguments``)."""
 
-    def __init__(self, directory):
-        self.directory = directory
-        self.lib = ctypes.CDLL(os.path.join(directory, "libechostep.so"))
-        for name in ("echo_step_error", "echo_step_signature_text",
-                     "echo_step_memory_report_text"):
-            getattr(self.lib, name).restype = ctypes.c_char_p
-        for name in ("echo_step_peak_bytes", "echo_step_workspace_bytes"):
-            getattr(self.lib, name).restype = ctypes.c_uint64
-        self.lib.echo_step_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        if self.lib.echo_step_init() != 0:
-            raise CompileError("the step library %s cannot start: %s" % (
-                directory, self.error()))
-        text = self.lib.echo_step_signature_text().decode()
-        self.signature = _Signature(text)
-        self.step_hash = next((line.split()[1] for line in text.splitlines()
-                               if line.startswith("step_hash ")), "")
-        self.report = json.loads(
-            self.lib.echo_step_memory_report_text().decode())
-        self.args = (ctypes.c_void_p * len(self.signature.args))()
-        self.outs = (ctypes.c_void_p * len(self.signature.outs))()
-        # What the last run measured (Step.memory_report).
-        self.measured = None
-
-    def error(self):
-        return self.lib.echo_step_error().decode()
-
-    def record_measured(self, caller_tensors):
-        """What the last run measured, with the bytes of the caller's
-        tensors it was given (arguments and results)."""
-        self.measured = {
-            "measured_step_peak_bytes": int(self.lib.echo_step_peak_bytes()),
-            "argument_and_result_bytes": sum(
-                t.numel() * t.element_size() for t in caller_tensors),
-            "library_workspace_bytes":
-                int(self.lib.echo_step_workspace_bytes())}
-
-    def run(self, arg_tensors, out_tensors):
-        for i, t in enumerate(arg_tensors):
-            self.args[i] = t.data_ptr()
-        for i, t in enumerate(out_tensors):
-            self.outs[i] = t.data_ptr()
-        if self.lib.echo_step_run(self.args, self.outs) != 0:
-            raise RuntimeError("echo step: " + self.error())
+    def __init__(self, library, arguments):
+        self.library = library
+        self.arguments = arguments
+        self.trained = [i for kind, i in arguments if kind == "param"]
+        self.frozen = [i for kind, i in arguments if kind == "frozen"]
 
 
 class Step(object):
@@ -211,13 +218,19 @@ class Step(object):
         self.options = options
         self.accumulate_grad = accumulate_grad
         self.name = name
-        self._libraries = {}
+        self._variants = {}
         self._first = None
+        self._last = None
         # torch.distributed data parallelism: gradient buckets (created at
         # the first step of a process group).
         self._buckets = None
+        self._bucket_key = None
         # The optimizer inside the step, if any (step_optimizer.py).
         self._optimizer = optimizer
+        self._optimizer_key = None
+        self._lock = threading.RLock()
+        # The constant buffers of the last import (checked every call).
+        self._constant_buffers = ()
 
     # -- the optimizer inside the step -------------------------------------
 
@@ -258,28 +271,72 @@ class Step(object):
 
     def optimizer_state(self):
         """The state of the optimizer inside the step (copies), laid out as
-        the ``state_dict()`` of the equivalent ``torch.optim`` optimizer:
-        ``{"state": {i: {"exp_avg": ..., "exp_avg_sq": ..., "step": ...}},
-        "param_groups": [{"lr": ..., ...}]}`` (``momentum_buffer`` for
-        momentum), parameters numbered in ``named_parameters()`` order."""
-        return self._optimizer_or_raise().state_dict(self._parameters())
+        the ``state_dict()`` of the equivalent ``torch.optim`` optimizer
+        over the trained parameters: ``{"state": {i: {"exp_avg": ...,
+        "exp_avg_sq": ..., "step": ...}}, "param_groups": [{"lr": ...,
+        ...}]}`` (``momentum_buffer`` for momentum), parameters numbered in
+        ``named_parameters()`` order, frozen ones left out."""
+        with self._lock:
+            return self._optimizer_or_raise().state_dict(
+                self._trained_parameters())
 
     def load_optimizer_state(self, state):
         """Loads a state saved by :meth:`optimizer_state`, or the
         ``state_dict()`` of the equivalent ``torch.optim`` optimizer over
-        ``module.parameters()``: the next step continues from it."""
-        self._optimizer_or_raise().load_state_dict(state, self._parameters())
+        the trained parameters (``[p for p in module.parameters() if
+        p.requires_grad]``): the next step continues from it. The whole
+        dict is checked before any of it is applied."""
+        with self._lock:
+            self._optimizer_or_raise().load_state_dict(
+                state, self._trained_parameters())
 
-    def _parameters(self):
-        return [p for _, p in self.module.named_parameters()]
+    def _trained_parameters(self):
+        params = [p for _, p in self.module.named_parameters()]
+        variant = self._last or self._first
+        if variant is None:
+            return [p for p in params if p.requires_grad]
+        return [params[i] for i in variant.trained]
+
+    # -- the module as it is now --------------------------------------------
+
+    def _fingerprint(self):
+        """What the compiled step depends on, read from the module now:
+        (structure, parameters). Cheap: one walk over the submodules and
+        parameters."""
+        structure = []
+        for name, sub in self.module.named_modules():
+            if not sub.training:
+                raise ValueError(
+                    "the step trains %s in training mode, but %s (%s) is in "
+                    "eval mode: call module.train() first (the step uses "
+                    "batch statistics and dropout as in training)" % (
+                        type(self.module).__name__,
+                        "'%s'" % name if name else "the module",
+                        type(sub).__name__))
+            structure.append((name, type(sub), _plain_attributes(sub)))
+        params = []
+        for name, p in self.module.named_parameters():
+            if p.dtype != torch.float32:
+                raise ValueError("the step's parameters are float32; %s is "
+                                 "%s" % (name, p.dtype))
+            if p.device.type != "cpu":
+                raise ValueError("this step runs on the CPU; parameter %s is "
+                                 "on %s" % (name, p.device))
+            params.append((name, tuple(p.shape), p.requires_grad))
+        buffers = dict(self.module.named_buffers())
+        constants = tuple(
+            (name, tuple(buffers[name].shape), str(buffers[name].dtype),
+             buffers[name]._version) if name in buffers else (name, None)
+            for name in self._constant_buffers)
+        return (tuple(structure), tuple(params), constants)
 
     # -- compiling ----------------------------------------------------------
 
-    def _compile(self, inputs, labels):
-        key = (tuple(_spec(t) for t in inputs), _spec(labels))
-        library = self._libraries.get(key)
-        if library is not None:
-            return library
+    def _variant(self, inputs, labels, fingerprint):
+        key = (tuple(_spec(t) for t in inputs), _spec(labels), fingerprint)
+        variant = self._variants.get(key)
+        if variant is not None:
+            return variant
         try:
             imported = import_module(
                 self.module, [_spec(t) for t in inputs], self.loss,
@@ -287,31 +344,51 @@ class Step(object):
         except Exception as e:  # the importer's located errors, and others
             raise CompileError("importing %s: %s" % (
                 type(self.module).__name__, e)) from None
-        directory = self._build(imported.text)
-        library = _Library(directory)
-        params = [p for _, p in self.module.named_parameters()]
-        wanted = [a for a in library.signature.args if a["role"] == "param"]
-        if [tuple(p.shape) for p in params] != [a["shape"] for a in wanted]:
+        library = StepLibrary.load(self._build(imported))
+        self._check_signature(library, imported, inputs, labels)
+        variant = _Variant(library, imported.arguments)
+        # The import may name constant buffers the first fingerprint did
+        # not check: the key is taken again with them.
+        self._constant_buffers = tuple(imported.constant_buffers)
+        key = (key[0], key[1], self._fingerprint())
+        self._variants[key] = variant
+        if self._first is None:
+            self._first = variant
+        return variant
+
+    def _check_signature(self, library, imported, inputs, labels):
+        """The library is the step of this import: one argument per
+        imported argument, the data of the inputs' and labels' shapes."""
+        sig = library.signature
+        data = list(inputs) + [labels]
+        wanted = []
+        for (kind, index), arg in zip(imported.arguments, sig.args):
+            if kind == "input":
+                wanted.append((tuple(data[index].shape), arg["shape"]))
+            elif kind == "labels":
+                wanted.append((tuple(labels.shape), arg["shape"]))
+        roles = {"input": "data", "labels": "data", "frozen": "data",
+                 "param": "param", "seed": "seed"}
+        kinds = [roles[k] for k, _ in imported.arguments]
+        got = [a["role"] for a in sig.args[:len(kinds)]]
+        if len(sig.args) < len(kinds) or got != kinds or any(
+                a != b for a, b in wanted):
             raise CompileError(
-                "the compiled step's parameters (%s) are not the module's "
-                "named_parameters() (%s)" % (
-                    [a["shape"] for a in wanted],
-                    [tuple(p.shape) for p in params]))
-        states = [a["shape"] for a in library.signature.args
-                  if a["role"] == "state"]
+                "the compiled step in %s is not the step of %s at these "
+                "shapes (its arguments are %s): remove it from the cache" % (
+                    library.directory, type(self.module).__name__,
+                    [(a["role"], a["shape"]) for a in sig.args]))
+        states = [a["shape"] for a in sig.args if a["role"] == "state"]
+        params = [p for _, p in self.module.named_parameters()]
+        trained = [i for kind, i in imported.arguments if kind == "param"]
         if self._optimizer is not None and states != [
-                tuple(p.shape) for p in params
+                tuple(params[i].shape) for i in trained
                 for _ in STATE_NAMES[self._optimizer.kind]]:
             raise CompileError("the compiled step's optimizer state (%s) is "
                                "not %s's for the module's parameters" % (
                                    states, self._optimizer.kind))
-        self._libraries[key] = library
-        if self._first is None:
-            self._first = library
-        return library
 
-    def _build(self, text):
-        echo_run = find_tool("echo-run")
+    def _flags(self):
         flags = ["--strategy=" + self.options["strategy"]]
         if self.options.get("budget") is not None:
             flags.append("--budget=" + str(self.options["budget"]))
@@ -323,101 +400,129 @@ class Step(object):
             flags.append("--optimizer=" + self._optimizer.kind)
         if self.options.get("precision", "f32") != "f32":
             flags.append("--precision=" + self.options["precision"])
+        return flags
+
+    def _build(self, imported):
+        echo_run = find_tool("echo-run")
+        flags = self._flags()
         digest = hashlib.sha1()
-        for part in [text, echo_run, str(os.path.getmtime(echo_run))] + flags:
+        for part in [imported.text, echo_run,
+                     str(os.path.getmtime(echo_run))] + flags:
             digest.update(part.encode())
             digest.update(b"\0")
-        cache = os.environ.get("ECHO_CACHE_DIR") or os.path.join(
-            os.path.expanduser("~"), ".cache", "echo", "steps")
-        directory = os.path.join(cache, digest.hexdigest())
-        if os.path.exists(os.path.join(directory, "libechostep.so")):
+        cache = StepCache()
+        cache.prepare()
+        key = digest.hexdigest()
+        directory = cache.entry(key)
+        if directory is not None:
             return directory
-        os.makedirs(cache, exist_ok=True)
-        work = tempfile.mkdtemp(dir=cache, prefix=".build-")
-        try:
+
+        def compile_into(work):
             model = os.path.join(work, "model.mlir")
             with open(model, "w") as f:
-                f.write(text)
-            run = subprocess.run(
-                [echo_run, model, "--emit-library=" + os.path.join(
-                    work, "step")] + flags, capture_output=True, text=True)
+                f.write(imported.text)
+            step = os.path.join(work, "step")
+            try:
+                run = subprocess.run(
+                    [echo_run, model, "--emit-library=" + step] + flags,
+                    capture_output=True, text=True)
+            except OSError as e:
+                raise CompileError("cannot run %s: %s" % (echo_run, e))
             if run.returncode != 0:
                 raise CompileError("echo-run could not compile the step of "
-                                   "%s:\n%s" % (self.name, run.stderr.strip()))
-            shutil.copy(model, os.path.join(work, "step", "model.mlir"))
-            try:
-                os.rename(os.path.join(work, "step"), directory)
-            except OSError:  # another process built it first
-                if not os.path.exists(os.path.join(directory,
-                                                   "libechostep.so")):
-                    raise
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        return directory
+                                   "%s:\n%s" % (self.name,
+                                                run.stderr.strip()))
+            shutil.copy(model, os.path.join(step, "model.mlir"))
+            return step
+
+        return cache.build(key, compile_into)
 
     # -- running ------------------------------------------------------------
 
     def __call__(self, *inputs, labels=None):
         """Runs one step: returns the loss (a 0-d tensor) and writes every
-        parameter's gradient into ``p.grad``, or, with an optimizer inside
-        the step, updates the parameters in place (and writes no gradient).
-        ``labels`` may also be the last positional argument."""
+        trained parameter's gradient into ``p.grad``, or, with an optimizer
+        inside the step, updates the parameters in place (and writes no
+        gradient). ``labels`` may also be the last positional argument."""
         if labels is None:
             if not inputs:
                 raise TypeError("step() needs the inputs and the labels")
             inputs, labels = inputs[:-1], inputs[-1]
-        for t in list(inputs) + [labels]:
-            if not isinstance(t, torch.Tensor):
-                raise TypeError("step() takes tensors, not %s" %
-                                type(t).__name__)
-            if t.device.type != "cpu":
-                raise ValueError("this step runs on the CPU; the tensor is "
-                                 "on %s" % t.device)
-        library = self._compile(inputs, labels)
+        for i, t in enumerate(inputs):
+            _check_tensor(t, "input %d" % i)
+        _check_tensor(labels, "the labels")
+        with self._lock:
+            return self._call(inputs, labels)
+
+    def _call(self, inputs, labels):
+        variant = self._variant(inputs, labels, self._fingerprint())
+        self._last = variant
+        library = variant.library
         sig = library.signature
-        data = []
-        for t, a in zip(list(inputs) + [labels], sig.args):
-            dtype = torch.float32 if a["dtype"] == "f32" else torch.int32
-            data.append(t.detach().to(dtype).contiguous())
         params = [p for _, p in self.module.named_parameters()]
-        for p in params:
-            if p.dtype != torch.float32:
-                raise ValueError("the step's parameters are f32; %s is %s" %
-                                 (tuple(p.shape), p.dtype))
-        if self._optimizer is not None:
-            if data_parallel.active():
-                raise ValueError(
-                    "an optimizer inside the step with torch.distributed: "
-                    "each rank would update its parameters from its own "
-                    "gradients before they are averaged; compile the step "
-                    "without optimizer= and use a torch.optim optimizer")
-            return self._run_with_optimizer(library, data, params)
-        arg_tensors = data + [p.detach().contiguous() for p in params]
-        loss = torch.empty((), dtype=torch.float32)
-        if data_parallel.active():
+        trained = [params[i] for i in variant.trained]
+        if self._optimizer is not None and data_parallel.active():
+            raise ValueError(
+                "an optimizer inside the step with torch.distributed: "
+                "each rank would update its parameters from its own "
+                "gradients before they are averaged; compile the step "
+                "without optimizer= and use a torch.optim optimizer")
+        if self._optimizer is None and data_parallel.active():
             if self.accumulate_grad:
                 raise ValueError("accumulate_grad with torch.distributed: "
                                  "gradients are averaged across ranks at "
                                  "every step")
-            if self._buckets is None:
-                self._buckets = data_parallel.GradientBuckets(params)
+            # Made (and rank 0's parameters broadcast) before anything
+            # reads the parameters.
+            key = tuple(id(p) for p in params)
+            if self._buckets is None or self._bucket_key != key:
+                frozen = [params[i] for i in variant.frozen]
+                self._buckets = data_parallel.GradientBuckets(
+                    trained, buffers=frozen + [
+                        b for b in self.module.buffers()])
+                self._bucket_key = key
+        data = list(inputs) + [labels]
+        arg_tensors, names = [], []
+        for (kind, index), arg in zip(variant.arguments, sig.args):
+            if kind in ("input", "labels"):
+                t = data[index] if kind == "input" else labels
+                arg_tensors.append(self._data_tensor(t, arg))
+                names.append("the labels" if kind == "labels" else
+                             "input %d" % index)
+            elif kind in ("param", "frozen"):
+                arg_tensors.append(params[index].detach().contiguous())
+                names.append("parameter %d" % index)
+            else:  # the step's seed: fresh masks, from torch's generator
+                arg_tensors.append(torch.randint(
+                    0, 2 ** 62, (), dtype=torch.int64))
+                names.append("the seed")
+
+        def describe(i):
+            return names[i] if i < len(names) else "argument %d" % i
+
+        if self._optimizer is not None:
+            return self._run_with_optimizer(library, arg_tensors, trained,
+                                            variant, describe)
+        loss = torch.empty((), dtype=torch.float32)
+        if self._buckets is not None and data_parallel.active():
             self._buckets.check_plan(library.step_hash)
             self._buckets.attach()
         grads, adds = [], []
-        for p in params:
+        for p in trained:
             g = p.grad
             if (g is not None and not self.accumulate_grad and
                     g.is_contiguous() and g.dtype == torch.float32 and
                     g.shape == p.shape):
                 grads.append(g)  # written in place
             elif g is None:
-                p.grad = torch.empty_like(p, memory_format=torch.contiguous_format)
+                p.grad = torch.empty_like(
+                    p, memory_format=torch.contiguous_format)
                 grads.append(p.grad)
             else:
                 scratch = torch.empty(p.shape, dtype=torch.float32)
                 grads.append(scratch)
                 adds.append((p, scratch))
-        library.run(arg_tensors, [loss] + grads)
+        library.run(arg_tensors, [loss] + grads, describe)
         if self._buckets is not None and data_parallel.active():
             self._buckets.reduce()
         for p, scratch in adds:
@@ -425,35 +530,57 @@ class Step(object):
                 p.grad.add_(scratch)
             else:
                 p.grad.copy_(scratch)
-        library.record_measured(arg_tensors + [loss] + grads)
+        library.record_measured(arg_tensors, [loss] + grads)
         return loss
 
-    def _run_with_optimizer(self, library, data, params):
+    @staticmethod
+    def _data_tensor(t, arg):
+        """Input or labels ``t`` as the step takes argument ``arg``: f32,
+        or integers as int64 (checked and narrowed by the library)."""
+        if tuple(t.shape) != arg["shape"]:
+            raise ValueError("the step takes %s, not %s" % (
+                list(arg["shape"]), list(t.shape)))
+        if arg["dtype"] == "f32":
+            return t.detach().to(torch.float32).contiguous()
+        return t.detach().to(torch.int64).contiguous()
+
+    def _run_with_optimizer(self, library, arg_tensors, trained, variant,
+                            describe):
         """One step with the optimizer inside: parameters and state are
         updated where they are (a parameter that is not contiguous through
         a contiguous copy, copied back)."""
         o = self._optimizer
         o.check()
-        own = [p.detach() for p in params]
-        work = [t if t.is_contiguous() else t.contiguous() for t in own]
+        key = tuple(id(p) for p in trained)
+        if self._optimizer_key is not None and self._optimizer_key != key \
+                and o.state is not None:
+            raise ValueError(
+                "the module's trained parameters changed (%d now) since the "
+                "optimizer's state was made: load a state for them with "
+                "step.load_optimizer_state()" % len(trained))
+        self._optimizer_key = key
+        # A parameter that is not contiguous is updated through its
+        # contiguous copy, written back after.
+        params = [p for _, p in self.module.named_parameters()]
+        copies = [(params[index], arg_tensors[n])
+                  for n, (kind, index) in enumerate(variant.arguments)
+                  if kind == "param" and not params[index].is_contiguous()]
         hypers = []
         for a in library.signature.args:
             if a["role"] == "hyper":
                 hypers.append(torch.tensor(o.hyper_value(a["hyper"]),
                                            dtype=torch.float32))
-        arg_tensors = data + work + o.tensors(params) + hypers
-        if len(arg_tensors) != len(library.signature.args):
+        tensors = arg_tensors + o.tensors(trained) + hypers
+        if len(tensors) != len(library.signature.args):
             raise CompileError("the compiled step takes %d arguments, not %d"
-                               % (len(library.signature.args),
-                                  len(arg_tensors)))
+                               % (len(library.signature.args), len(tensors)))
         loss = torch.empty((), dtype=torch.float32)
         with torch.no_grad():
-            library.run(arg_tensors, [loss])
-            for t, w in zip(own, work):
-                if w is not t:
-                    t.copy_(w)
+            library.run(tensors, [loss], describe)
+            for p, copy in copies:
+                p.copy_(copy)
         o.count += 1
-        library.record_measured(arg_tensors + [loss])
+        library.record_measured(tensors, [loss])
         return loss
 
     def update_batch_norm_statistics(self, *inputs):
@@ -474,23 +601,33 @@ class Step(object):
         itself held: its arena, temporaries and library workspace),
         ``argument_and_result_bytes`` (the caller's tensors it read and
         wrote) and ``measured_peak_bytes`` (their sum, echo-run's
-        measure)."""
-        if inputs or labels is not None:
-            if labels is None:
-                inputs, labels = inputs[:-1], inputs[-1]
-            library = self._compile(inputs, labels)
-        else:
-            library = self._first
-        report = dict(library.report)
-        report["library"] = os.path.join(library.directory, "libechostep.so")
-        if self._buckets is not None:
-            report["gradient_bucket_bytes"] = self._buckets.bytes
-        if library.measured:
-            report.update(library.measured)
-            report["measured_peak_bytes"] = (
-                library.measured["measured_step_peak_bytes"] +
-                library.measured["argument_and_result_bytes"])
-        return report
+        measure); ``frozen_parameters`` and ``frozen_parameter_bytes``: the
+        parameters taken as data, for which no gradient is computed or
+        held."""
+        with self._lock:
+            if inputs or labels is not None:
+                if labels is None:
+                    inputs, labels = inputs[:-1], inputs[-1]
+                variant = self._variant(inputs, labels, self._fingerprint())
+            else:
+                variant = self._last or self._first
+            library = variant.library
+            report = dict(library.report)
+            report["library"] = os.path.join(library.directory,
+                                             "libechostep.so")
+            params = [p for _, p in self.module.named_parameters()]
+            frozen = [params[i] for i in variant.frozen if i < len(params)]
+            report["frozen_parameters"] = len(frozen)
+            report["frozen_parameter_bytes"] = sum(
+                p.numel() * p.element_size() for p in frozen)
+            if self._buckets is not None:
+                report["gradient_bucket_bytes"] = self._buckets.bytes
+            if library.measured:
+                report.update(library.measured)
+                report["measured_peak_bytes"] = (
+                    library.measured["measured_step_peak_bytes"] +
+                    library.measured["argument_and_result_bytes"])
+            return report
 
 
 def compile_step(module, example_inputs, example_labels,
@@ -498,17 +635,23 @@ def compile_step(module, example_inputs, example_labels,
                  offload=None, target="cpu", accumulate_grad=False,
                  name=None, optimizer=None, lr=None, momentum=0.9,
                  betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
-                 precision="f32", machine=None):
+                 precision="f32", machine=None, ignore_index=-100,
+                 label_smoothing=0.0):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
 
     ``example_inputs``: a tuple of tensors (float inputs or integer ids) of
     the shapes the step takes; ``example_labels``: class indices for
-    ``loss="cross_entropy"`` (over the output's last dim) or targets for
-    ``"mse"``. ``strategy``: Echo's recompute strategy (none, mirror,
-    sublinear, echo, budget), ``budget``: strategy budget's bound (bytes,
-    "512MiB", a fraction), ``offload``: none|heavy|all. ``target``: "cpu".
+    ``loss="cross_entropy"`` (PyTorch's: over the output's dim 1, or over
+    its last dim for ``[B, T, C]`` outputs with ``[B, T]`` labels; rows
+    labelled ``ignore_index``, -100 by default as in PyTorch, count for
+    nothing; ``label_smoothing`` in [0, 1]) or targets for ``"mse"``.
+    ``strategy``: Echo's recompute strategy (none, mirror, sublinear, echo,
+    budget), ``budget``: strategy budget's bound (bytes, "512MiB", a
+    fraction of the step without recomputation: what echo-run --budget
+    takes, met in measured bytes with the libraries' workspace counted),
+    ``offload``: none|heavy|all. ``target``: "cpu".
     ``optimizer``: None (gradients into ``p.grad``), or "momentum", "adam",
     "adamw" run inside the step (torch.optim's SGD with momentum,
     dampening 0 and no Nesterov; Adam; AdamW), with ``lr`` (needed for
@@ -526,11 +669,22 @@ def compile_step(module, example_inputs, example_labels,
     step is compiled now, so that errors surface here."""
     if loss not in _LOSSES:
         raise ValueError("loss must be one of %s, not %r" % (_LOSSES, loss))
+    try:
+        loss_spec = LossSpec(loss, ignore_index, label_smoothing)
+    except Exception as e:
+        raise ValueError(str(e)) from None
     if budget is not None and strategy == "echo":
         strategy = "budget"
     if strategy not in _STRATEGIES:
         raise ValueError("strategy must be one of %s, not %r" % (
             _STRATEGIES, strategy))
+    if budget is not None and (isinstance(budget, bool) or not isinstance(
+            budget, (int, float, str))):
+        raise TypeError("budget must be bytes (an int), a fraction or a "
+                        "string such as '512MiB', not %r" % (budget,))
+    if offload is not None and offload not in _OFFLOADS:
+        raise ValueError("offload must be None or one of %s, not %r" % (
+            _OFFLOADS, offload))
     if target != "cpu":
         raise ValueError(
             "compile_step builds target='cpu' steps; a CUDA step runs as an "
@@ -540,6 +694,12 @@ def compile_step(module, example_inputs, example_labels,
                         type(module).__name__)
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
+    if not isinstance(example_inputs, (tuple, list)):
+        raise TypeError("example_inputs must be a tensor or a tuple of "
+                        "tensors, not %s" % type(example_inputs).__name__)
+    for i, t in enumerate(example_inputs):
+        _check_tensor(t, "example input %d" % i)
+    _check_tensor(example_labels, "the example labels")
     if precision not in _PRECISIONS:
         raise ValueError("precision must be one of %s, not %r" % (
             _PRECISIONS, precision))
@@ -559,7 +719,9 @@ def compile_step(module, example_inputs, example_labels,
                              "written)")
         state = OptimizerState(optimizer, lr, momentum, betas, eps,
                                weight_decay)
-    step = Step(module, loss, options, accumulate_grad,
+    step = Step(module, loss_spec, options, accumulate_grad,
                 name or type(module).__name__.lower(), state)
-    step._compile(tuple(example_inputs), example_labels)
+    with step._lock:
+        step._variant(tuple(example_inputs), example_labels,
+                      step._fingerprint())
     return step

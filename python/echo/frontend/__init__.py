@@ -11,8 +11,8 @@ with, ``errors`` holds the typed errors.
 
 from echo.frontend.errors import (ImporterError, UnsupportedError,
                                   UsageError)
-from echo.frontend.importer import (ImportedModel, import_module,
+from echo.frontend.importer import (ImportedModel, LossSpec, import_module,
                                     parse_input)
 
-__all__ = ["ImportedModel", "ImporterError", "UnsupportedError",
+__all__ = ["ImportedModel", "ImporterError", "LossSpec", "UnsupportedError",
            "UsageError", "import_module", "parse_input"]

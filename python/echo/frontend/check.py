@@ -19,8 +19,11 @@ parameter and a verdict; exits 1 when
 With ``--bitwise-only`` (modules with dropout: Echo's masks are not
 PyTorch's) only the second holds.
 
-The cross-entropy of a [.., C] output is taken over its last dim, as the
-importer does (``F.cross_entropy(out.reshape(-1, C), labels.reshape(-1))``).
+The cross-entropy is taken as the importer takes it: over PyTorch's class
+dim 1 when the labels are the output without it (``F.cross_entropy(out,
+labels)``), else over the last dim (``F.cross_entropy(out.reshape(-1, C),
+labels.reshape(-1))``). Parameters with ``requires_grad=False`` are frozen:
+they have no gradient to compare.
 """
 
 import argparse
@@ -57,9 +60,13 @@ def _draw(inputs, labels, loss, module, classes, seed):
 
 
 def torch_loss(out, labels, loss):
-    """The importer's loss (``cross_entropy`` over the last dim, or
-    ``mse``) of a module's output `out`, as PyTorch computes it."""
+    """The importer's loss (``cross_entropy`` over the class dim 1 or the
+    last dim, or ``mse``) of a module's output `out`, as PyTorch computes
+    it."""
     if loss == "cross_entropy":
+        if out.dim() >= 2 and tuple(labels.shape) == \
+                (out.shape[0],) + tuple(out.shape[2:]):
+            return F.cross_entropy(out, labels.long())
         return F.cross_entropy(out.reshape(-1, out.shape[-1]),
                                labels.reshape(-1).long())
     return F.mse_loss(out, labels)
@@ -131,7 +138,11 @@ def _check(args):
                           "%s" % (factory_name, describe(e)))
     for i, d in enumerate(data):
         np.save(os.path.join(data_dir, "arg%d.npy" % i), d)
-    names = [n for n, _ in module.named_parameters()]
+    all_names = [n for n, _ in module.named_parameters()]
+    trained = [i for kind, i in imported.arguments if kind == "param"]
+    names = [all_names[i] for i in trained]
+    if not args.bitwise_only:
+        torch_grads = [torch_grads[i] for i in trained]
     failures = 0
     reference = None
     for strategy in args.strategies.split(","):

@@ -7,10 +7,15 @@ to the node visitor (:mod:`echo.frontend.visitor`), which maps every node
 the loss needs through the table of :mod:`echo.frontend.aten`.
 
 The model function follows the convention: the inputs in the order given,
-the labels, then one ``{echo.param}`` argument per parameter, as
-``named_parameters()`` lists them (a tied weight once); the only result is
-the loss the importer appends (``cross_entropy`` over the last dim of the
-module's output, or ``mse``).
+the labels, the frozen parameters (``requires_grad=False``, or not read by
+the output: ``{echo.frozen}`` data), then one ``{echo.param}`` argument per
+trained parameter, as ``named_parameters()`` lists them (a tied weight
+once), and last, when the module has dropout, the step's seed (``tensor<i64>
+{echo.rng_seed}``: a fresh value every step gives fresh masks); the only
+result is the loss the importer appends (``cross_entropy`` over PyTorch's
+class dim 1 of the module's output, or over its last dim for ``[B, T, C]``
+outputs with ``[B, T]`` labels, with PyTorch's ``ignore_index`` and
+``label_smoothing``; or ``mse``).
 
 Anything Echo cannot express is an :class:`UnsupportedError` naming the
 node, its op, the submodule and the user's source line; whatever else
@@ -30,7 +35,7 @@ from echo.frontend.trace import trace_module
 from echo.frontend.visitor import NodeImporter, sanitize
 from echo.models import ShapeError
 
-__all__ = ["ImportedModel", "import_module", "parse_input"]
+__all__ = ["ImportedModel", "LossSpec", "import_module", "parse_input"]
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _DTYPES = {"f32": "f32", "float32": "f32", "i32": "i32", "int32": "i32"}
@@ -55,21 +60,55 @@ def parse_input(text, default_dtype="f32"):
     return shape, _DTYPES[dtype]
 
 
+class LossSpec(object):
+    """The loss the importer appends: ``kind`` "cross_entropy" (with
+    PyTorch's ``ignore_index``, None for none, and ``label_smoothing``) or
+    "mse"."""
+
+    KINDS = ("cross_entropy", "mse")
+
+    def __init__(self, kind="cross_entropy", ignore_index=-100,
+                 label_smoothing=0.0):
+        if kind not in self.KINDS:
+            raise UnsupportedError("--loss must be cross_entropy or mse, not "
+                                   "'%s'" % kind)
+        if ignore_index is not None and (
+                isinstance(ignore_index, bool) or
+                not isinstance(ignore_index, int) or
+                not -2 ** 31 <= ignore_index < 2 ** 31):
+            raise UsageError("ignore_index must be None or an int32, not %r"
+                             % (ignore_index,))
+        if isinstance(label_smoothing, bool) or \
+                not isinstance(label_smoothing, (int, float)) or \
+                not 0.0 <= label_smoothing <= 1.0:
+            raise UsageError("label_smoothing must be a number in [0, 1], "
+                             "not %r" % (label_smoothing,))
+        self.kind = kind
+        self.ignore_index = ignore_index if kind == "cross_entropy" else None
+        self.label_smoothing = float(label_smoothing) \
+            if kind == "cross_entropy" else 0.0
+
+
 class ImportedModel(object):
     """What :func:`import_module` returns.
 
     ``text``: the MLIR of the model function; ``weights``: a list of
     ``(argument index, numpy array)`` for every parameter;
     ``num_data_args``: inputs plus the labels; ``notes``: what the import
-    left out (running statistics).
+    left out (running statistics); ``arguments``: what each argument of the
+    function is (see :meth:`NodeImporter.run`); ``constant_buffers``: the
+    names of the module's buffers whose values the model holds as constants.
     """
 
-    def __init__(self, text, weights, num_data_args, name, notes=()):
+    def __init__(self, text, weights, num_data_args, name, notes=(),
+                 arguments=(), constant_buffers=()):
         self.text = text
         self.weights = weights
         self.num_data_args = num_data_args
         self.name = name
         self.notes = list(notes)
+        self.arguments = list(arguments)
+        self.constant_buffers = list(constant_buffers)
 
     def write_weights(self, directory):
         """Writes ``directory/argN.npy`` for every parameter."""
@@ -152,12 +191,12 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
     """Imports ``module`` (an ``nn.Module``; traced in training mode).
 
     ``inputs``: a list of ``(shape, dtype)``; ``loss``: ``cross_entropy``
-    or ``mse``; ``labels``: ``(shape, dtype)``. Returns an
+    or ``mse`` (PyTorch's defaults: ``ignore_index`` −100), or a
+    :class:`LossSpec`; ``labels``: ``(shape, dtype)``. Returns an
     :class:`ImportedModel`.
     """
-    if loss not in ("cross_entropy", "mse"):
-        raise UnsupportedError("--loss must be cross_entropy or mse, not "
-                               "'%s'" % loss)
+    if not isinstance(loss, LossSpec):
+        loss = LossSpec(loss)
     if labels is None:
         raise UnsupportedError("the labels' shape is needed (--labels)")
     traced = _trace(module, inputs)
@@ -169,7 +208,7 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
                 ", ".join(traced.written)))
     importer = NodeImporter(traced, module, sanitize(name))
     try:
-        text, weights = importer.run(
+        text, weights, arguments = importer.run(
             _input_names(module, len(inputs)), inputs, labels, loss)
     except ImporterError:
         raise
@@ -194,5 +233,7 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
                              traced.dropped[:3] + (
                                  ["..."] if len(traced.dropped) > 3
                                  else []))))
+    constant = [names[0] for _, names in traced.buffers
+                if names[0] not in traced.dropped]
     return ImportedModel(text, weights, len(inputs) + 1, sanitize(name),
-                         notes)
+                         notes, arguments, constant)

@@ -68,16 +68,18 @@ class NodeImporter(object):
     into its flags, fresh dropout seeds.
     """
 
-    def __init__(self, traced, module, name):
+    def __init__(self, traced, module, name, step_seed=True):
         self.traced = traced
         self.module = module
-        self.g = GraphBuilder(name)
+        # Dropout reads the step's seed (a fresh mask every step).
+        self.g = GraphBuilder(name, step_seed=step_seed)
         self.env = {}
         self.node = None
         self.constants = {}
         self.swapped = {}  # name of a last-two-dims transpose -> its source
         self.seed = 0
         self._from_params = None
+        self.trained = set()
 
     # -- errors -------------------------------------------------------------
 
@@ -264,9 +266,12 @@ class NodeImporter(object):
         return handler(self, **args)
 
     def from_params(self, node):
-        """Whether ``node``'s value depends on a parameter."""
+        """Whether ``node``'s value depends on a trained parameter (a frozen
+        one gets no gradient: what is computed from it alone needs none)."""
         if self._from_params is None:
-            params = set(self.traced.placeholders[:len(self.traced.params)])
+            params = set(p for p, (t, _) in zip(
+                self.traced.placeholders, self.traced.params)
+                if p in self.trained)
             self._from_params = set()
             for n in self.traced.gm.graph.nodes:
                 if n in params or any(a in self._from_params
@@ -317,29 +322,48 @@ class NodeImporter(object):
 
     def run(self, names, inputs, labels, loss):
         """Maps the graph; ``names`` and ``inputs`` (``(shape, dtype)``)
-        are the data arguments'. Returns (function text, weights)."""
+        are the data arguments'. Returns (function text, weights, the
+        arguments): weights are ``(argument index, array)`` for every
+        parameter; the arguments, in order, are ``("input", i)``,
+        ``("labels", None)``, ``("param", i)`` (trained), ``("frozen",
+        i)`` (a parameter with ``requires_grad=False``, or one the loss does
+        not read: no gradient, as PyTorch leaves its ``.grad`` alone) with
+        ``i`` its index in ``named_parameters()``, and ``("seed",
+        None)``."""
         g = self.g
         traced = self.traced
         placeholders = traced.placeholders
         num_params = len(traced.params)
         data = placeholders[num_params + len(traced.buffers):]
-        for node, name, (shape, dtype) in zip(data, names, inputs):
+        kinds = {}
+        for i, (node, name, (shape, dtype)) in enumerate(
+                zip(data, names, inputs)):
             self.env[node] = g.data(sanitize(name), shape, dtype)
+            kinds[self.env[node].name] = ("input", i)
         label_shape, label_dtype = labels
         label_value = g.data("labels", label_shape, label_dtype)
-        weights = []
-        first = len(inputs) + 1
+        kinds[label_value.name] = ("labels", None)
+        live = _live_nodes(traced.gm.graph)
+        self.trained = set(
+            placeholders[i] for i, (param, _) in enumerate(traced.params)
+            if param.requires_grad and placeholders[i] in live)
+        arrays = {}
         for i, (param, aliases) in enumerate(traced.params):
-            self.env[placeholders[i]] = g.param(sanitize(aliases[0]),
-                                                tuple(param.shape))
-            weights.append((first + i, param.detach().cpu().numpy()))
-        if not traced.params:
-            raise UnsupportedError("%s has no parameters to train" %
-                                   type(self.module).__name__)
+            trained = placeholders[i] in self.trained
+            declare = g.param if trained else g.frozen_param
+            value = declare(sanitize(aliases[0]), tuple(param.shape))
+            self.env[placeholders[i]] = value
+            kinds[value.name] = ("param" if trained else "frozen", i)
+            arrays[value.name] = param.detach().cpu().numpy()
+        if not self.trained:
+            raise UnsupportedError(
+                "%s has no parameters to train (%s)" % (
+                    type(self.module).__name__,
+                    "every parameter has requires_grad=False or is not read "
+                    "by the output" if traced.params else "it has none"))
         for i, (value, _) in enumerate(traced.buffers):
             self.env[placeholders[num_params + i]] = Const(value)
         output = None
-        live = _live_nodes(traced.gm.graph)
         for node in traced.gm.graph.nodes:
             if node not in live or node.op == "placeholder":
                 continue
@@ -362,7 +386,13 @@ class NodeImporter(object):
             self.check_shape(node, result)
             self.env[node] = result
         self.node = None
-        return self.finish(output, label_value, loss), weights
+        text = self.finish(output, label_value, loss)
+        arguments, weights = [], []
+        for position, (value, kind) in enumerate(g.arguments()):
+            arguments.append(kinds.get(value.name, ("seed", None)))
+            if value.name in arrays:
+                weights.append((position, arrays[value.name]))
+        return text, weights, arguments
 
     def get_attr(self, node):
         value = getattr(self.traced.gm, node.target)
@@ -390,16 +420,15 @@ class NodeImporter(object):
                                    "inputs or parameters" % name)
         if not isinstance(output, Value) or output.dtype != "f32":
             raise UnsupportedError("%s's output is not an f32 tensor" % name)
-        if loss == "cross_entropy":
-            if labels.dtype != "i32" or labels.shape != output.shape[:-1]:
+        if loss.kind == "cross_entropy":
+            logits = self.class_dim_last(output, labels)
+            n, classes = logits.shape[0], logits.shape[1]
+            if classes < 1:
                 raise UnsupportedError(
-                    "cross_entropy: labels must be i32 of shape %s (the "
-                    "output %s without its class dim), not %s" % (
-                        "x".join(map(str, output.shape[:-1])) or "()",
-                        output.type, labels.type))
-            n = _num(output.shape[:-1])
-            value = g.cross_entropy(g.reshape(output, [n, output.shape[-1]]),
-                                    g.reshape(labels, [n]))
+                    "cross_entropy: the output %s has no classes" %
+                    output.type)
+            value = g.cross_entropy(logits, g.reshape(labels, [n]),
+                                    loss.ignore_index, loss.label_smoothing)
         else:
             if labels.dtype != "f32" or labels.shape != output.shape:
                 raise UnsupportedError(
@@ -408,6 +437,36 @@ class NodeImporter(object):
             value = g.mse_loss(output, labels)
         g.drop_dead_ops(value)
         return g.finish(value)
+
+    def class_dim_last(self, output, labels):
+        """The logits as [rows, classes] for labels of ``labels``' shape:
+        PyTorch's class dim 1 (``[N, C, d...]`` logits with ``[N, d...]``
+        labels, per pixel or per token), or else the last dim (``[B, T, C]``
+        logits with ``[B, T]`` labels, which PyTorch would take after a
+        ``view(-1, C)``)."""
+        g = self.g
+        shape = output.shape
+        channel = (shape[0],) + shape[2:] if len(shape) >= 2 else None
+        if labels.dtype == "i32" and len(shape) >= 2 and \
+                labels.shape == channel:
+            if len(shape) > 2:
+                output = g.transpose(output, [0] + list(range(2, len(shape)))
+                                     + [1])
+            return g.reshape(output, [_num(channel), shape[1]])
+        if labels.dtype == "i32" and len(shape) >= 2 and \
+                labels.shape == shape[:-1]:
+            return g.reshape(output, [_num(shape[:-1]), shape[-1]])
+        accepted = "x".join(map(str, channel or ())) or "()"
+        if len(shape) > 2:
+            accepted += " (the output %s without its class dim 1, as " \
+                "PyTorch) or %s (without its last dim)" % (
+                    output.type, "x".join(map(str, shape[:-1])))
+        else:
+            accepted += " (the output %s without its class dim)" % \
+                output.type
+        raise UnsupportedError(
+            "cross_entropy: labels must be i32 of shape %s, not %s" % (
+                accepted, labels.type))
 
 
 def _wrap(result):

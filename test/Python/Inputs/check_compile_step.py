@@ -68,7 +68,7 @@ print("load_state_dict then step matches PyTorch: %s" % (
 x2, y2 = torch.randn(3, 1, 8, 8), torch.randint(0, 10, (3,))
 loss2 = step(x2, labels=y2)
 print("second shape: %d steps compiled, loss matches: %s" % (
-    len(step._libraries), abs(float(loss2) - float(F.cross_entropy(
+    len(step._variants), abs(float(loss2) - float(F.cross_entropy(
         model(x2), y2))) <= 1e-5))
 
 report = step.memory_report()

@@ -1,6 +1,8 @@
 """Dropout: the importer's ``echo_trace::dropout`` node (see
 :mod:`echo.frontend.trace`) and ``native_dropout`` are ``echo.dropout``,
-each with a fresh seed, so that recomputing its mask gives the same bits.
+each with a fresh seed, so that recomputing its mask gives the same bits,
+and reading the step's seed argument (``echo.rng_seed``), so that every
+step draws fresh masks.
 
 A mask shared along dims (Dropout2d, torchvision's stochastic depth) is
 ``broadcast_dims``. Alpha dropout keeps the SELU statistics:
@@ -31,7 +33,9 @@ def dropout(ctx, x, p, shared_dims=()):
     attrs = {"ratio": f64_attr(p), "seed": i64_attr(ctx.next_seed())}
     if shared:
         attrs["broadcast_dims"] = i64_array_attr(shared)
-    y, mask = g.op("dropout", [x], [(x.shape, "f32"), (x.shape, "i1")],
+    # The step's seed too: fresh masks at every step.
+    operands = [x] + ([g.seed_argument()] if g.step_seed else [])
+    y, mask = g.op("dropout", operands, [(x.shape, "f32"), (x.shape, "i1")],
                    attrs)
     return g.reshape(y, shape), g.reshape(mask, shape)
 
