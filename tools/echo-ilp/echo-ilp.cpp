@@ -3,15 +3,17 @@
 // Part of the Echo project.
 //
 // echo-ilp <model.mlir> --budget=<b> [--budget=<b>...] [--min-peak]
-//          [--time-limit=<s>] [--function=<name>] [-o <json>]
+//          [--time-limit=<s>] [--max-nonzeros=<n>] [--function=<name>]
+//          [-o <json>]
 //
 // Solves the recompute integer program (echo/Transforms/RecomputeILP.h)
 // of each training step at each budget with COIN-OR CBC, and puts the
 // budget strategy's plan beside every solution. The input is a model (SPEC.md
 // convention; echo-autodiff builds its steps) or steps echo-autodiff built.
-// Each solve stops at --time-limit (60 s by default); what is being solved
-// and how each solve ended is said on stderr. A thin main over
-// compareBudgetWithILP.
+// Each solve, its first LP relaxation included, stops at --time-limit (60 s
+// by default); a program of more than --max-nonzeros is refused before it is
+// solved. What is being solved and how each solve ended is said on stderr. A
+// thin main over compareBudgetWithILP.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,11 @@ static cl::opt<double> timeLimitOpt(
     cl::desc("Seconds (wall clock) the solver may take per solve; the best "
              "solution found by then is reported as feasible"),
     cl::init(60.0), cl::cat(ilpCategory));
+static cl::opt<int64_t> maxNonzerosOpt(
+    "max-nonzeros",
+    cl::desc("Refuse a program of more nonzeros (CBC needs about 300 bytes "
+             "each; the default is about 600 MB)"),
+    cl::init(echo::RecomputeILP::defaultMaxNonzeros), cl::cat(ilpCategory));
 static cl::opt<std::string>
     functionOpt("function", cl::desc("Only the training step of this name"),
                 cl::init(""), cl::cat(ilpCategory));
@@ -94,6 +101,12 @@ int main(int argc, char **argv) {
                  << llvm::format("%g", timeLimitOpt.getValue()) << "\n";
     return 1;
   }
+  if (maxNonzerosOpt <= 0) {
+    llvm::errs() << "echo-ilp: --max-nonzeros must be positive, got "
+                 << maxNonzerosOpt << "\n";
+    return 1;
+  }
+  options.maxNonzeros = maxNonzerosOpt;
   options.minPeak = minPeakOpt;
   options.solver.timeLimitSeconds = timeLimitOpt;
   options.log = &llvm::errs();
@@ -109,6 +122,16 @@ int main(int argc, char **argv) {
       parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
   if (!module)
     return 1;
+  // Past the parser, diagnostics are about whole steps (one refused, one a
+  // strategy rewrote): one line each, at the step, without its source line.
+  ScopedDiagnosticHandler oneLine(&context, [&](Diagnostic &d) {
+    handler.emitDiagnostic(d.getLocation(), d.str(), d.getSeverity(),
+                           /*displaySourceLine=*/false);
+    for (Diagnostic &note : d.getNotes())
+      handler.emitDiagnostic(note.getLocation(), note.str(), note.getSeverity(),
+                             /*displaySourceLine=*/false);
+    return success();
+  });
 
   auto isStep = [](func::FuncOp f) {
     return f->hasAttr("echo.train_step") && !f.isExternal();
