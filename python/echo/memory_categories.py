@@ -15,8 +15,9 @@ ones (with `workspace` and `unattributed`) to `measured_peak_bytes`.
 prints one table, a column per report and kind.
 """
 import argparse
-import json
 import sys
+
+from echo import jsonfile
 
 #: The categories in the order they are printed and stacked.
 CATEGORIES = ["parameters", "optimizer_state", "data", "activations",
@@ -30,8 +31,7 @@ class ReportError(Exception):
 
 
 def load(path):
-    with open(path) as f:
-        report = json.load(f)
+    report = jsonfile.load(path)
     if not report or "categories" not in report[0]:
         raise ReportError(f"{path}: no 'categories' (a report of this "
                           "version of Echo has them)")

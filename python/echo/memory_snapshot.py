@@ -32,9 +32,10 @@ buffers (parameters, data, results) and the libraries' workspace are in the
 report's `categories`.
 """
 import argparse
-import json
 import pickle
 import sys
+
+from echo import jsonfile
 
 #: Where the arena starts in the snapshot's address space (any nonzero
 #: base; memory_viz shows addresses as given).
@@ -171,7 +172,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         with open(args.report) as f:
-            report = json.load(f)
+            report = jsonfile.loads(f.read())
         snap = snapshot(_step(report, args.function))
     except (OSError, ValueError, KeyError, TypeError, SnapshotError) as e:
         print(f"memory_snapshot: {args.report}: {e}", file=sys.stderr)

@@ -61,7 +61,7 @@ import tempfile
 
 import torch
 
-from echo import data_parallel
+from echo import data_parallel, jsonfile
 from echo.frontend import import_module
 from echo.step_optimizer import STATE_NAMES, OptimizerState
 
@@ -549,6 +549,12 @@ def compile_step(module, example_inputs, example_labels,
         machine = os.fspath(machine)
         if not os.path.isfile(machine):
             raise ValueError("machine: no calibration file %r" % machine)
+        # echo-run reads it; a file that is not JSON (or nests deeper than
+        # Echo's tools parse) is a bad argument, said before compiling.
+        try:
+            jsonfile.load(machine)
+        except (OSError, ValueError) as e:
+            raise ValueError("machine: not a calibration: %s" % e) from None
     options = {"strategy": strategy, "budget": budget, "offload": offload,
                "precision": precision, "machine": machine or None}
     state = None
