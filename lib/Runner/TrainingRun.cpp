@@ -143,6 +143,12 @@ LogicalResult TrainingRun::loadModel() {
   auto file = openInputFile(options.input, &message);
   if (!file)
     return error(message);
+  // The parser recurses once per level of nesting: bounded first, with a
+  // located line as the parser's own errors are.
+  if (failed(checkMLIRNesting(*file, message))) {
+    llvm::errs() << message << "\n";
+    return failure();
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   diagnostics.emplace(sourceMgr, &context);
   module = parseSourceFile<ModuleOp>(sourceMgr, &context);

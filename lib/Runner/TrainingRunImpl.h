@@ -24,6 +24,7 @@
 #include "echo/Runner/Model.h"
 #include "echo/Runner/Npy.h"
 #include "echo/Runner/TrainingRun.h"
+#include "echo/Support/Nesting.h"
 #include "echo/Transforms/Passes.h"
 
 #include "EchoCountingAllocator.h"

@@ -7,6 +7,7 @@
 #include "echo/Support/Nesting.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace mlir::echo;
@@ -37,6 +38,48 @@ static size_t skipString(StringRef text, size_t at, bool stopAtNewline) {
   return text.size();
 }
 
+std::optional<size_t> mlir::echo::findMLIRNestingBeyond(StringRef text,
+                                                        unsigned limit) {
+  size_t depth = 0;
+  for (size_t i = 0, e = text.size(); i < e;) {
+    char c = text[i];
+    if (c == '"') {
+      i = skipString(text, i, /*stopAtNewline=*/true);
+      continue;
+    }
+    if (c == '/' && i + 1 < e && text[i + 1] == '/') {
+      size_t end = text.find('\n', i);
+      i = end == StringRef::npos ? e : end;
+      continue;
+    }
+    switch (c) {
+    case '{':
+    case '(':
+    case '[':
+    case '<':
+      if (++depth > limit)
+        return i;
+      break;
+    case '>':
+      // An arrow (->) or a comparison (>=, in integer sets) closes nothing.
+      if ((i > 0 && text[i - 1] == '-') || (i + 1 < e && text[i + 1] == '='))
+        break;
+      [[fallthrough]];
+    case '}':
+    case ')':
+    case ']':
+      // Unbalanced closers are the parser's to report.
+      if (depth > 0)
+        --depth;
+      break;
+    default:
+      break;
+    }
+    ++i;
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> mlir::echo::findJSONNestingBeyond(StringRef text,
                                                         unsigned limit) {
   size_t depth = 0;
@@ -55,6 +98,24 @@ std::optional<size_t> mlir::echo::findJSONNestingBeyond(StringRef text,
     ++i;
   }
   return std::nullopt;
+}
+
+LogicalResult mlir::echo::checkMLIRNesting(const llvm::MemoryBuffer &buffer,
+                                           std::string &error, unsigned limit) {
+  StringRef text = buffer.getBuffer();
+  // MLIR bytecode ("ML\xefR") is binary: its bytes are no brackets.
+  if (text.starts_with("ML\xef"
+                       "R"))
+    return success();
+  std::optional<size_t> at = findMLIRNestingBeyond(text, limit);
+  if (!at)
+    return success();
+  auto [line, column] = getLineAndColumn(text, *at);
+  error = llvm::formatv("{0}:{1}:{2}: error: nesting deeper than {3} levels "
+                        "(braces, parentheses, square and angle brackets); "
+                        "Echo's tools parse no deeper",
+                        buffer.getBufferIdentifier(), line, column, limit);
+  return failure();
 }
 
 LogicalResult mlir::echo::checkJSONNesting(StringRef text, std::string &error,

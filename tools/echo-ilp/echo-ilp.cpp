@@ -20,6 +20,7 @@
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/InitAllEcho.h"
 #include "echo/Support/CommandLine.h"
+#include "echo/Support/Nesting.h"
 #include "echo/Transforms/Passes.h"
 #include "echo/Transforms/RecomputeILP.h"
 
@@ -28,9 +29,11 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
@@ -116,10 +119,22 @@ int main(int argc, char **argv) {
   echo::registerAllDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << "echo-ilp: " << error << "\n";
+    return 1;
+  }
+  // The parser recurses once per level of nesting: bounded first.
+  if (failed(echo::checkMLIRNesting(*file, error))) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
   // Past the parser, diagnostics are about whole steps (one refused, one a
@@ -165,7 +180,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!outputOpt.empty()) {
-    std::string error;
     if (failed(echo::writeJSON(std::move(out), outputOpt, error))) {
       llvm::errs() << "echo-ilp: " << error << "\n";
       return 1;

@@ -20,16 +20,39 @@
 #include <optional>
 #include <string>
 
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
+
 namespace mlir::echo {
+
+/// The deepest nesting Echo's tools parse in MLIR source: braces,
+/// parentheses, square and angle brackets outside string literals and
+/// comments, counted together. Models nest a few tens deep; the parser
+/// overflows an 8 MiB stack between 2,000 and 5,000 nested regions.
+constexpr unsigned maxMLIRNesting = 1000;
 
 /// The deepest nesting of objects and arrays Echo's tools parse in JSON
 /// (machine calibrations nest three deep).
 constexpr unsigned maxJSONNesting = 1000;
 
+/// The offset in the MLIR source `text` of the first bracket that opens
+/// level `limit + 1`, or nullopt when `text` nests no deeper than `limit`.
+/// Strings ("...", with backslash escapes) and `//` comments are skipped;
+/// `>` of `->` and `>=` closes nothing.
+std::optional<size_t> findMLIRNestingBeyond(StringRef text, unsigned limit);
+
 /// The offset in the JSON `text` of the first `{` or `[` (outside strings)
 /// that opens level `limit + 1`, or nullopt when `text` nests no deeper than
 /// `limit`.
 std::optional<size_t> findJSONNestingBeyond(StringRef text, unsigned limit);
+
+/// Fails when the MLIR source in `buffer` (MLIR bytecode is not scanned)
+/// nests deeper than `limit`, with `error` as the one line a tool prints:
+/// "<buffer name>:<line>:<column>: error: ...".
+LogicalResult checkMLIRNesting(const llvm::MemoryBuffer &buffer,
+                               std::string &error,
+                               unsigned limit = maxMLIRNesting);
 
 /// Fails when the JSON `text` nests deeper than `limit`, with `error`
 /// saying how and where: "nests deeper than 1000 levels (line 1, column
