@@ -522,6 +522,24 @@ def cache_path(record, fast=False, cache_dir=None):
                         ("-fast" if fast else "") + ".json")
 
 
+def read_cached(path):
+    """The calibration cached at `path`, or None where there is none of
+    this schema: missing, unreadable, not JSON, or nested too deeply for
+    the json module (its RecursionError is a RuntimeError, not the
+    ValueError of malformed JSON)."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            cached = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if (not isinstance(cached, dict) or cached.get("schema") != SCHEMA or
+            not isinstance(cached.get("measured"), dict)):
+        return None
+    return cached
+
+
 def record(refresh=False, fast=False, cache_dir=None, again=False):
     """The machine's record with its calibration: from the cache, else
     measured now and cached. A cached calibration taken while the machine
@@ -529,15 +547,7 @@ def record(refresh=False, fast=False, cache_dir=None, again=False):
     figure at its best; `refresh` starts over."""
     rec = describe()
     path = cache_path(rec, fast, cache_dir)
-    cached = None
-    if os.path.exists(path):
-        try:
-            with open(path) as f:
-                cached = json.load(f)
-            if cached.get("schema") != SCHEMA or not cached.get("measured"):
-                cached = None
-        except (OSError, ValueError):
-            cached = None
+    cached = read_cached(path)
     if (cached and not refresh and not again and
             not cached["measured"].get("busy")):
         rec["measured"] = cached["measured"]

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "echo/Runner/Machine.h"
+#include "echo/Support/Nesting.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -19,6 +20,12 @@ mlir::echo::readMachineCalibration(llvm::StringRef path, std::string &error) {
   if (!buffer) {
     error = "cannot read the machine calibration '" + path.str() +
             "': " + buffer.getError().message();
+    return std::nullopt;
+  }
+  // llvm::json::parse recurses once per level: bounded first.
+  std::string deep;
+  if (failed(checkJSONNesting((*buffer)->getBuffer(), deep))) {
+    error = "the machine calibration '" + path.str() + "' " + deep;
     return std::nullopt;
   }
   llvm::Expected<llvm::json::Value> parsed =

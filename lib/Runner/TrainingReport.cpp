@@ -77,15 +77,34 @@ void TrainingRun::addMeasuredCategories(llvm::json::Object &entry) {
               : static_cast<int64_t>(measuredHostPeakBytes);
 }
 
+LogicalResult TrainingRun::openReport() {
+  if (options.report.empty() || emitsAot())
+    return success();
+  std::error_code ec;
+  reportFile = std::make_unique<llvm::ToolOutputFile>(options.report, ec,
+                                                      llvm::sys::fs::OF_Text);
+  if (ec) {
+    reportFile.reset();
+    return error("cannot write the report '" + options.report +
+                 "': " + ec.message());
+  }
+  return success();
+}
+
 LogicalResult TrainingRun::writeReport() {
-  if (options.report.empty())
+  if (!reportFile)
     return success();
   llvm::json::Array lossArray;
   for (double l : losses)
     lossArray.push_back(l);
   llvm::json::Object entry = memory.toJSON();
   entry["target"] = onGPU ? "cuda" : "cpu";
-  entry["steps"] = static_cast<int64_t>(options.steps);
+  // The steps that ran: all of them, or those an interrupt let finish.
+  entry["steps"] = static_cast<int64_t>(losses.size());
+  if (interrupted) {
+    entry["interrupted"] = true;
+    entry["steps_requested"] = static_cast<int64_t>(options.steps);
+  }
   entry["losses"] = std::move(lossArray);
   entry["precision"] = stringifyPrecision(options.precision).str();
   if (options.precision == Precision::F16) {
@@ -146,8 +165,14 @@ LogicalResult TrainingRun::writeReport() {
   addMeasuredCategories(entry);
   llvm::json::Array report;
   report.push_back(std::move(entry));
-  std::string message;
-  if (failed(writeJSON(std::move(report), options.report, message)))
-    return error(message);
+  llvm::raw_fd_ostream &os = reportFile->os();
+  os << llvm::formatv("{0:2}\n", llvm::json::Value(std::move(report)));
+  os.flush();
+  if (std::error_code ec = os.error()) {
+    os.clear_error();
+    return error("cannot write the report '" + options.report +
+                 "': " + ec.message());
+  }
+  reportFile->keep();
   return success();
 }

@@ -15,9 +15,19 @@
 
 #include "TrainingRunImpl.h"
 
+#include "llvm/Support/Signals.h"
+
+#include <csignal>
+
 using namespace mlir;
 using namespace mlir::echo;
 using namespace mlir::echo::detail;
+
+/// Set from the signal handler (LLVM's, through its interrupt function) when
+/// SIGINT, SIGTERM or SIGHUP arrives while the steps run.
+static volatile std::sig_atomic_t interruptRequested = 0;
+
+static void requestInterrupt() { interruptRequested = 1; }
 
 void TrainingRun::setPipelineOptions(EchoPipelineOptions &o, bool autodiff,
                                      Optimizer optimizer) const {
@@ -143,6 +153,12 @@ LogicalResult TrainingRun::loadModel() {
   auto file = openInputFile(options.input, &message);
   if (!file)
     return error(message);
+  // The parser recurses once per level of nesting: bounded first, with a
+  // located line as the parser's own errors are.
+  if (failed(checkMLIRNesting(*file, message))) {
+    llvm::errs() << message << "\n";
+    return failure();
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   diagnostics.emplace(sourceMgr, &context);
   module = parseSourceFile<ModuleOp>(sourceMgr, &context);
@@ -441,7 +457,18 @@ LogicalResult TrainingRun::train() {
 
   bool sgdInGraph = options.optimizer == Optimizer::Sgd;
   SmallVector<unsigned> updatedArgs = getUpdatedArgs();
+  // From here an interrupt stops the steps after the current one, and the
+  // report keeps those done: it is no longer removed on a signal. LLVM's
+  // handler calls the interrupt function once, then restores the default
+  // action, so a second signal kills echo-run.
+  if (reportFile)
+    llvm::sys::DontRemoveFileOnSignal(options.report);
+  llvm::sys::SetInterruptFunction(requestInterrupt);
   for (unsigned i = 0; i < options.steps; ++i) {
+    if (interruptRequested) {
+      interrupted = true;
+      break;
+    }
     setHyperparameters(i);
     if (gpuStep) {
       double ms = 0;
@@ -469,8 +496,11 @@ LogicalResult TrainingRun::train() {
     }
     double loss = outs[0].get(0);
     losses.push_back(loss);
-    if (!options.quiet)
+    // Line by line: an interrupted run's output ends with a whole line.
+    if (!options.quiet) {
       llvm::outs() << llvm::formatv("step {0} loss {1:f6}\n", i, loss);
+      llvm::outs().flush();
+    }
     if (!std::isfinite(loss))
       return error(
           llvm::formatv("the loss of step {0} is not finite ({1})", i, loss));
@@ -557,11 +587,22 @@ LogicalResult TrainingRun::jitCompile() {
 int mlir::echo::runTraining(MLIRContext &context,
                             const TrainingRunOptions &options) {
   TrainingRun run(context, options);
-  if (failed(run.checkOptions()) || failed(run.loadModel()) ||
-      failed(run.prepareArguments()) || failed(run.reserveWorkspace()) ||
-      failed(run.compileStep()))
+  if (failed(run.checkOptions()) || failed(run.openReport()) ||
+      failed(run.loadModel()) || failed(run.prepareArguments()) ||
+      failed(run.reserveWorkspace()) || failed(run.compileStep()))
     return 1;
   if (run.emitsAot())
     return failed(run.emitBundle()) ? 1 : 0;
-  return failed(run.train()) || failed(run.writeReport()) ? 1 : 0;
+  if (failed(run.train()))
+    return 1;
+  if (failed(run.writeReport()))
+    return 1;
+  if (run.wasInterrupted()) {
+    llvm::errs() << llvm::formatv(
+        "echo-run: interrupted after {0} of {1} steps{2}\n", run.getStepsDone(),
+        options.steps, options.report.empty() ? "" : "; the report has them");
+    // The shell's status of a process SIGINT ended.
+    return 128 + SIGINT;
+  }
+  return 0;
 }

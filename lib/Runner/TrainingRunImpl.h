@@ -24,6 +24,7 @@
 #include "echo/Runner/Model.h"
 #include "echo/Runner/Npy.h"
 #include "echo/Runner/TrainingRun.h"
+#include "echo/Support/Nesting.h"
 #include "echo/Transforms/Passes.h"
 
 #include "EchoCountingAllocator.h"
@@ -41,6 +42,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -118,10 +120,20 @@ public:
   LogicalResult compileStep(bool probe = false);
   /// --emit-aot: lowers the step and writes the bundle.
   LogicalResult emitBundle();
-  /// JIT-compiles the step and runs the steps.
+  /// --report: creates the file (an unwritable path fails here, before
+  /// anything is compiled); writeReport fills it. Until the first step runs,
+  /// a signal that kills echo-run removes it.
+  LogicalResult openReport();
+  /// JIT-compiles the step and runs the steps. SIGINT (or SIGTERM, SIGHUP)
+  /// once the steps run stops them after the current one (`interrupted`);
+  /// a second one kills echo-run.
   LogicalResult train();
-  /// --report.
+  /// --report: the steps done (all of them, or those before an interrupt).
   LogicalResult writeReport();
+  /// A signal stopped the steps before the last.
+  bool wasInterrupted() const { return interrupted; }
+  /// The steps that ran.
+  size_t getStepsDone() const { return losses.size(); }
   /// Adds the measured bytes to the report's `categories` (see
   /// docs/Contract.md): the plan's attribution of the counted allocations,
   /// the measured workspace and what is left unattributed.
@@ -225,6 +237,9 @@ private:
   size_t hostPoolBytes = 0;
   /// Compile time of the step, in ms: MLIR passes, LLVM (JIT).
   double mlirMs = 0, llvmMs = 0;
+  /// --report, open from before compiling (openReport).
+  std::unique_ptr<llvm::ToolOutputFile> reportFile;
+  bool interrupted = false;
 };
 
 } // namespace mlir::echo::detail

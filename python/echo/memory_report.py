@@ -14,6 +14,8 @@ it is instead; the tools print it as one ``PROG: error: FILE: ...`` line.
 import json
 import math
 
+from echo import jsonfile
+
 #: The most bytes a count may be: Echo bounds all the tensors of a model
 #: together at 2^60 bytes (docs/Contract.md, Verification), and a position
 #: of the step is no larger.
@@ -66,6 +68,10 @@ def load(path):
             data[e.start], e.start)) from None
     if not text.strip():
         raise ReportError("empty, not a memory report")
+    try:
+        jsonfile.check_depth(text)
+    except ValueError as e:
+        raise ReportError("not a memory report: its JSON %s" % e) from None
     try:
         report = json.loads(text)
     except RecursionError:

@@ -17,8 +17,9 @@ counts). Reports without categories are drawn as their totals. Needs
 Debian's python3-matplotlib (run with /usr/bin/python3).
 """
 import argparse
-import json
 import sys
+
+from echo import jsonfile
 
 #: Stacking order (bottom first) and colours (matplotlib's tab10).
 CATEGORIES = [("parameters", "tab:blue"), ("optimizer_state", "tab:purple"),
@@ -81,8 +82,10 @@ def main(argv=None):
                  "python3-matplotlib; run with /usr/bin/python3)")
     steps = []
     for path in args.reports:
-        with open(path) as f:
-            report = json.load(f)
+        try:
+            report = jsonfile.load(path)
+        except (OSError, ValueError) as e:
+            sys.exit(f"plot_memory: {e}")
         if not report:
             sys.exit(f"plot_memory: {path} has no training step")
         steps.append(report[0])

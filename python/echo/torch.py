@@ -90,7 +90,7 @@ import types
 
 import torch
 
-from echo import data_parallel
+from echo import data_parallel, jsonfile
 from echo.frontend import LossSpec, import_module
 from echo.step_library import (CompileError, StepCache, StepError,
                                StepLibrary, StepOutOfMemoryError)
@@ -709,6 +709,12 @@ def compile_step(module, example_inputs, example_labels,
         machine = os.fspath(machine)
         if not os.path.isfile(machine):
             raise ValueError("machine: no calibration file %r" % machine)
+        # echo-run reads it; a file that is not JSON (or nests deeper than
+        # Echo's tools parse) is a bad argument, said before compiling.
+        try:
+            jsonfile.load(machine)
+        except (OSError, ValueError) as e:
+            raise ValueError("machine: not a calibration: %s" % e) from None
     options = {"strategy": strategy, "budget": budget, "offload": offload,
                "precision": precision, "machine": machine or None}
     state = None

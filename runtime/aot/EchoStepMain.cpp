@@ -39,12 +39,14 @@
 #include "EchoStepObject.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -215,6 +217,21 @@ struct Device {
 
 } // namespace
 
+/// `text` as a count of steps: decimal digits only, from 1 to UINT_MAX
+/// (strtoul alone takes a sign, leading blanks, and wraps what overflows).
+static bool parseSteps(const char *text, unsigned &steps) {
+  if (!std::isdigit(static_cast<unsigned char>(*text)))
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno == ERANGE || *end != '\0' || value < 1 ||
+      value > std::numeric_limits<unsigned>::max())
+    return false;
+  steps = static_cast<unsigned>(value);
+  return true;
+}
+
 int main(int argc, char **argv) {
   std::string bundle = directoryOfExecutable(), report, dump;
   unsigned steps = 1;
@@ -225,18 +242,24 @@ int main(int argc, char **argv) {
       size_t n = std::strlen(flag);
       return a.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
     };
+    // A flag given with nothing after '=' (an unset shell variable) is an
+    // error, not a flag left out.
     if (const char *v = value("--steps=")) {
-      char *end = nullptr;
-      long s = std::strtol(v, &end, 10);
-      if (*v == '\0' || *end != '\0' || s < 0)
-        return fail("--steps must be a non-negative integer, not '" +
-                    std::string(v) + "'");
-      steps = static_cast<unsigned>(s);
+      if (!parseSteps(v, steps))
+        return fail("--steps must be an integer from 1 to " +
+                    std::to_string(std::numeric_limits<unsigned>::max()) +
+                    ", not '" + std::string(v) + "'");
     } else if (const char *v = value("--report=")) {
+      if (*v == '\0')
+        return fail("--report= needs a value (--report=FILE)");
       report = v;
     } else if (const char *v = value("--dump=")) {
+      if (*v == '\0')
+        return fail("--dump= needs a value (--dump=DIR)");
       dump = v;
     } else if (const char *v = value("--bundle=")) {
+      if (*v == '\0')
+        return fail("--bundle= needs a value (--bundle=DIR)");
       bundle = v;
     } else if (a == "--quiet") {
       quiet = true;

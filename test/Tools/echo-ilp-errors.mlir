@@ -3,6 +3,8 @@
 // RUN: not echo-ilp %s --budget=lots 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not echo-ilp %s --budget=0.5 --time-limit=0 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: not echo-ilp %s --budget=0.5 --time-limit=inf 2>&1 | FileCheck %s --check-prefix=TIMEINF
+// RUN: not echo-ilp %s --budget=0.5 --max-nonzeros=0 2>&1 | FileCheck %s --check-prefix=NONZEROS
+// RUN: not echo-ilp %s --budget=0.5 --max-nonzeros=10 2>&1 | FileCheck %s --check-prefix=LARGE
 // RUN: not echo-ilp %s --budget=0.5 --function=nope 2>&1 | FileCheck %s --check-prefix=FUNCTION
 // RUN: echo-opt %s --echo-autodiff --echo-recompute=strategy=mirror | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=REWRITTEN
 // RUN: echo "func.func @f(" | not echo-ilp - --budget=0.5 2>&1 | FileCheck %s --check-prefix=PARSE
@@ -16,6 +18,9 @@
 // BUDGET: echo-ilp: --budget=lots: {{.+}}
 // TIME: echo-ilp: --time-limit must be a positive number of seconds, got 0
 // TIMEINF: echo-ilp: --time-limit must be a positive number of seconds, got inf
+// NONZEROS: echo-ilp: --max-nonzeros must be positive, got 0
+// LARGE: echo-ilp-errors.mlir:{{[0-9]+}}:1: error: echo-ilp: the program of @tiny_train has more than 10 nonzeros (--max-nonzeros; CBC needs about 300 bytes each): 4 ops may be recomputed at {{[0-9]+}} region points
+// LARGE-NOT: {{.}}
 // FUNCTION: echo-ilp: {{.*}} has no training step named nope
 // REWRITTEN: error: echo-ilp: @tiny_train was already rewritten by a recompute strategy; give the step as echo-autodiff built it
 // PARSE: error:
@@ -25,7 +30,7 @@
 // OUTPUT: echo-ilp: {{.+}}
 // What is solved and how, on stderr (the table is on stdout); the default
 // time limit is 60 s per solve.
-// LOG: echo-ilp: @tiny_train: {{[0-9]+}} variables, {{[0-9]+}} constraints, built in {{[0-9.]+}} s
+// LOG: echo-ilp: @tiny_train: {{[0-9]+}} variables, {{[0-9]+}} constraints, {{[0-9]+}} nonzeros, built in {{[0-9.]+}} s
 // LOG-NEXT: echo-ilp: @tiny_train: solving for the smallest peak with a time limit of 60 s
 // LOG-NEXT: echo-ilp: @tiny_train: optimal in {{[0-9.]+}} s (loaded in {{[0-9.]+}} s): objective 26628
 // LOG-NEXT: echo-ilp: @tiny_train: solving at a budget of 23965 bytes with a time limit of 60 s
@@ -34,6 +39,7 @@
 // LOG-NEXT: echo-ilp: @tiny_train: optimal in {{[0-9.]+}} s (loaded in {{[0-9.]+}} s): objective 0
 // --help lists echo-ilp's options, not LLVM's; --help-hidden lists both.
 // HELP: echo-ilp options:
+// HELP: --max-nonzeros=<long> - Refuse a program of more nonzeros
 // HELP: --time-limit=<number> - Seconds (wall clock) the solver may take per solve
 // HELP-NOT: amdgpu
 // HIDDEN: amdgpu

@@ -14,6 +14,7 @@
 
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Support/Nesting.h"
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -60,11 +61,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext &context = getContext();
   ScopedDiagnosticHandler swallow(&context,
                                   [](Diagnostic &) { return success(); });
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
       llvm::MemoryBuffer::getMemBufferCopy(
-          StringRef(reinterpret_cast<const char *>(data), size), "fuzz"),
-      llvm::SMLoc());
+          StringRef(reinterpret_cast<const char *>(data), size), "fuzz");
+  // Echo's tools refuse what nests deeper than the parser's stack allows
+  // before parsing it (echo/Support/Nesting.h); so does the fuzzer.
+  std::string error;
+  if (failed(checkMLIRNesting(*buffer, error)))
+    return 0;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 0;

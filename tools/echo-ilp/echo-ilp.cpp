@@ -3,21 +3,24 @@
 // Part of the Echo project.
 //
 // echo-ilp <model.mlir> --budget=<b> [--budget=<b>...] [--min-peak]
-//          [--time-limit=<s>] [--function=<name>] [-o <json>]
+//          [--time-limit=<s>] [--max-nonzeros=<n>] [--function=<name>]
+//          [-o <json>]
 //
 // Solves the recompute integer program (echo/Transforms/RecomputeILP.h)
 // of each training step at each budget with COIN-OR CBC, and puts the
 // budget strategy's plan beside every solution. The input is a model (SPEC.md
 // convention; echo-autodiff builds its steps) or steps echo-autodiff built.
-// Each solve stops at --time-limit (60 s by default); what is being solved
-// and how each solve ended is said on stderr. A thin main over
-// compareBudgetWithILP.
+// Each solve, its first LP relaxation included, stops at --time-limit (60 s
+// by default); a program of more than --max-nonzeros is refused before it is
+// solved. What is being solved and how each solve ended is said on stderr. A
+// thin main over compareBudgetWithILP.
 //
 //===----------------------------------------------------------------------===//
 
 #include "echo/Analysis/MemoryAnalysis.h"
 #include "echo/InitAllEcho.h"
 #include "echo/Support/CommandLine.h"
+#include "echo/Support/Nesting.h"
 #include "echo/Transforms/Passes.h"
 #include "echo/Transforms/RecomputeILP.h"
 
@@ -26,9 +29,11 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
@@ -58,6 +63,11 @@ static cl::opt<double> timeLimitOpt(
     cl::desc("Seconds (wall clock) the solver may take per solve; the best "
              "solution found by then is reported as feasible"),
     cl::init(60.0), cl::cat(ilpCategory));
+static cl::opt<int64_t> maxNonzerosOpt(
+    "max-nonzeros",
+    cl::desc("Refuse a program of more nonzeros (CBC needs about 300 bytes "
+             "each; the default is about 600 MB)"),
+    cl::init(echo::RecomputeILP::defaultMaxNonzeros), cl::cat(ilpCategory));
 static cl::opt<std::string>
     functionOpt("function", cl::desc("Only the training step of this name"),
                 cl::init(""), cl::cat(ilpCategory));
@@ -94,6 +104,12 @@ int main(int argc, char **argv) {
                  << llvm::format("%g", timeLimitOpt.getValue()) << "\n";
     return 1;
   }
+  if (maxNonzerosOpt <= 0) {
+    llvm::errs() << "echo-ilp: --max-nonzeros must be positive, got "
+                 << maxNonzerosOpt << "\n";
+    return 1;
+  }
+  options.maxNonzeros = maxNonzerosOpt;
   options.minPeak = minPeakOpt;
   options.solver.timeLimitSeconds = timeLimitOpt;
   options.log = &llvm::errs();
@@ -103,12 +119,34 @@ int main(int argc, char **argv) {
   echo::registerAllDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << "echo-ilp: " << error << "\n";
+    return 1;
+  }
+  // The parser recurses once per level of nesting: bounded first.
+  if (failed(echo::checkMLIRNesting(*file, error))) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // Past the parser, diagnostics are about whole steps (one refused, one a
+  // strategy rewrote): one line each, at the step, without its source line.
+  ScopedDiagnosticHandler oneLine(&context, [&](Diagnostic &d) {
+    handler.emitDiagnostic(d.getLocation(), d.str(), d.getSeverity(),
+                           /*displaySourceLine=*/false);
+    for (Diagnostic &note : d.getNotes())
+      handler.emitDiagnostic(note.getLocation(), note.str(), note.getSeverity(),
+                             /*displaySourceLine=*/false);
+    return success();
+  });
 
   auto isStep = [](func::FuncOp f) {
     return f->hasAttr("echo.train_step") && !f.isExternal();
@@ -142,7 +180,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!outputOpt.empty()) {
-    std::string error;
     if (failed(echo::writeJSON(std::move(out), outputOpt, error))) {
       llvm::errs() << "echo-ilp: " << error << "\n";
       return 1;

@@ -59,8 +59,8 @@ namespace mlir::echo {
 /// How a program is solved.
 struct RecomputeILPOptions {
   /// The solver stops after this many seconds (wall clock) with the best
-  /// solution it has. CBC checks the limit at points of its own: the first LP
-  /// relaxation can overrun it by seconds on programs of a few hundred ops.
+  /// solution it has; the limit covers the whole solve, the first LP
+  /// relaxation included (Clp's simplex stops at the same deadline).
   double timeLimitSeconds = 60;
 };
 
@@ -95,6 +95,10 @@ struct RecomputeILPSolution {
   double solveSeconds = 0;
   /// The solver stopped at the time limit.
   bool timeLimitReached = false;
+  /// The time limit struck inside the first LP relaxation (no bound).
+  bool stoppedInRelaxation = false;
+  /// What CBC threw, when it failed (the status is then Unknown).
+  std::string solverError;
 
   /// Whether there is a plan (Optimal or Feasible).
   bool hasPlan() const {
@@ -108,9 +112,17 @@ StringRef stringifyStatus(RecomputeILPSolution::Status status);
 /// The program of one training step, built once and solved at any budget.
 class RecomputeILP {
 public:
+  /// The most nonzeros a program may have by default (about 600 MB in
+  /// CBC's first LP relaxation): a chain of some 700 elementwise ops, far
+  /// beyond what CBC proves in minutes.
+  static constexpr int64_t defaultMaxNonzeros = 2'000'000;
+
   /// Builds the program of `func`, a training step echo-autodiff built and
-  /// no strategy rewrote; fails with a diagnostic on anything else.
-  static FailureOr<RecomputeILP> build(func::FuncOp func);
+  /// no strategy rewrote; fails with a diagnostic on anything else, and on a
+  /// program of more than `maxNonzeros` nonzeros (refused before it is
+  /// built whole).
+  static FailureOr<RecomputeILP>
+  build(func::FuncOp func, int64_t maxNonzeros = defaultMaxNonzeros);
 
   /// The model's bytes with nothing recomputed (the estimated peak of the
   /// step with masks packed and ReLU reads binarized).
@@ -119,6 +131,8 @@ public:
   int64_t getNumCandidates() const { return candidates.size(); }
   int64_t getNumColumns() const { return columns.size(); }
   int64_t getNumRows() const { return rows.size() + memoryRows.size(); }
+  /// The entries of its constraint matrix.
+  int64_t getNumNonzeros() const { return numNonzeros; }
 
   /// The cheapest plan within `budgetBytes` in the model.
   RecomputeILPSolution solve(int64_t budgetBytes,
@@ -158,6 +172,7 @@ private:
   SmallVector<MemoryRow> memoryRows;
   SmallVector<Candidate> candidates;
   int64_t baseBytes = 0;
+  int64_t numNonzeros = 0;
   /// The step the program is of (ReLU reads binarized, masks packed).
   OwningOpRef<func::FuncOp> step;
 };
@@ -170,6 +185,8 @@ struct ILPComparisonOptions {
   /// within it.
   bool minPeak = false;
   RecomputeILPOptions solver;
+  /// Programs of more nonzeros are refused (RecomputeILP::build).
+  int64_t maxNonzeros = RecomputeILP::defaultMaxNonzeros;
   /// Where to say what is being solved and how each solve ended (echo-ilp:
   /// stderr); nothing when null.
   raw_ostream *log = nullptr;

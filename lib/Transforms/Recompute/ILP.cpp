@@ -4,7 +4,7 @@
 //
 // Builds the integer program RecomputeILP.h describes from a training step
 // (positions, bytes and FLOPs through MemoryAnalysis and CostOpInterface)
-// and solves it with COIN-OR CBC's C interface.
+// and solves it with COIN-OR CBC.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +16,12 @@
 
 #include "mlir/IR/Diagnostics.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <Cbc_C_Interface.h>
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <OsiClpSolverInterface.hpp>
 
 #include <cfloat>
 #include <chrono>
@@ -74,7 +75,8 @@ UseSpan getUseSpan(const TrainingStep &step, Value v) {
 }
 } // namespace
 
-FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
+FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func,
+                                            int64_t maxNonzeros) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return func.emitError("echo-ilp: @")
            << func.getSymName() << " is not a single-block training step";
@@ -156,14 +158,38 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
     ilp.columns.push_back({lower, upper, objective, integer});
     return static_cast<int>(ilp.columns.size() - 1);
   };
+  // The program grows with the square of the step's length (candidates
+  // times region points, live values times ops); CBC needs about 300 bytes
+  // per nonzero and its first LP relaxation seconds per 100,000 of them.
+  // Over the bound the program is refused as soon as it is known to be,
+  // before it is built further.
+  auto tooLarge = [&] {
+    if (ilp.numNonzeros <= maxNonzeros)
+      return false;
+    func.emitError("echo-ilp: the program of @")
+        << func.getSymName() << " has more than " << maxNonzeros
+        << " nonzeros (--max-nonzeros; CBC needs about 300 bytes each): "
+        << candidateOps.size() << " ops may be recomputed at " << numPoints
+        << " region points";
+    return true;
+  };
+
   // e and S columns; S[i][k] for k beyond the last point i may use is 0
-  // (suffix returns -1).
+  // (suffix returns -1). Candidate i may use points 0..lastPoint[i], each
+  // with an e and an S column and a row of three entries defining S (two
+  // at the last).
+  SmallVector<int64_t> lastPoint(candidateOps.size(), numPoints - 1);
+  for (const Freeable &f : freeable)
+    lastPoint[f.candidate] =
+        std::min(lastPoint[f.candidate], pointIndex(f.firstBackward));
+  for (int64_t last : lastPoint)
+    if (last >= 0)
+      ilp.numNonzeros += 3 * (last + 1) - 1;
+  if (tooLarge())
+    return failure();
   SmallVector<SmallVector<int>> suffixColumns(candidateOps.size());
   for (auto [i, op] : llvm::enumerate(candidateOps)) {
-    int64_t last = numPoints - 1;
-    for (const Freeable &f : freeable)
-      if (f.candidate == i)
-        last = std::min(last, pointIndex(f.firstBackward));
+    int64_t last = lastPoint[i];
     Candidate c;
     c.position = step.getPosition(op);
     c.planPosition = planOrder.getPosition(op);
@@ -197,8 +223,12 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
           producers.insert(it->second);
     for (unsigned i : producers)
       for (auto [k, e] : llvm::enumerate(ilp.candidates[c].e))
-        if (int later = suffix(i, k + 1); later >= 0)
+        if (int later = suffix(i, k + 1); later >= 0) {
           ilp.rows.push_back({{{e, 1.0}, {later, 1.0}}, 'L', 1.0});
+          ilp.numNonzeros += 2;
+        }
+    if (tooLarge())
+      return failure();
   }
 
   // Values recomputed ops read past their natural end: for each, the
@@ -240,6 +270,7 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
       if (o.producer)
         if (int later = suffix(*o.producer, k + 1); later >= 0)
           row.terms.push_back({later, 1.0});
+      ilp.numNonzeros += row.terms.size();
       ilp.rows.push_back(std::move(row));
     }
     return column;
@@ -253,6 +284,8 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
       if (lastOp > o.end)
         if (int y = presentWhileNeeded(o, k, false); y >= 0)
           o.y[k] = y;
+      if (tooLarge())
+        return failure();
     }
 
   // Live bytes at every op and region point; rows with the same terms keep
@@ -261,9 +294,12 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
   auto addMemoryRow = [&](SmallVector<std::pair<int, double>> terms,
                           int64_t bytes) {
     llvm::sort(terms);
+    int64_t size = terms.size();
     auto [it, inserted] = memory.try_emplace(std::move(terms), bytes);
     if (!inserted)
       it->second = std::max(it->second, bytes);
+    else
+      ilp.numNonzeros += size;
   };
   for (int64_t t = 0; t < n; ++t) {
     SmallVector<std::pair<int, double>> terms;
@@ -278,6 +314,8 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
           if (auto it = o.y.find(k); it != o.y.end())
             terms.push_back({it->second, static_cast<double>(o.bytes)});
     addMemoryRow(std::move(terms), base[t]);
+    if (tooLarge())
+      return failure();
   }
   for (int64_t k = 0; k < numPoints; ++k) {
     int64_t at = points[k];
@@ -294,6 +332,8 @@ FailureOr<RecomputeILP> RecomputeILP::build(func::FuncOp func) {
       if (auto it = o.x.find(k); it != o.x.end())
         terms.push_back({it->second, static_cast<double>(o.bytes)});
     addMemoryRow(std::move(terms), bytes);
+    if (tooLarge())
+      return failure();
   }
   for (auto &[terms, bytes] : memory)
     ilp.memoryRows.push_back({terms, bytes});
@@ -392,41 +432,76 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
     objective.push_back(1.0);
   }
 
-  Cbc_Model *model = Cbc_newModel();
-  llvm::scope_exit deleteModel([&] { Cbc_deleteModel(model); });
-  Cbc_loadProblem(model, numColumns, rowLower.size(), starts.data(),
-                  index.data(), value.data(), colLower.data(), colUpper.data(),
-                  objective.data(), rowLower.data(), rowUpper.data());
+  // CBC's solver driver (what the cbc program and CBC's C interface run:
+  // preprocessing, cuts, heuristics) over a Clp LP solver whose simplex
+  // stops at the same wall-clock deadline as CBC's search.
+  CbcModel model{OsiClpSolverInterface()};
+  CbcSolverUsefulData data;
+  CbcMain0(model, data);
+  data.noPrinting_ = true;
+  auto *solver = dynamic_cast<OsiClpSolverInterface *>(model.solver());
+  solver->loadProblem(numColumns, rowLower.size(), starts.data(), index.data(),
+                      value.data(), colLower.data(), colUpper.data(),
+                      objective.data(), rowLower.data(), rowUpper.data());
   for (auto [i, c] : llvm::enumerate(columns))
     if (c.integer)
-      Cbc_setInteger(model, i);
-  Cbc_setLogLevel(model, 0);
+      solver->setInteger(i);
+  model.setLogLevel(0);
   // The limit is wall-clock time (CBC counts CPU time by default, which
-  // runs slower than the clock on a busy machine). CBC checks it at points
-  // of its own, seldom during the first LP relaxation.
-  Cbc_setParameter(model, "timeMode", "elapsed");
-  Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
+  // runs slower than the clock on a busy machine). CBC checks its own limit
+  // only between LP solves, and the first LP relaxation of a few hundred
+  // ops takes longer than most limits; Clp's simplex checks a deadline of
+  // its own between iterations. That deadline is absolute, and every LP
+  // CBC solves (the relaxation, preprocessing's, the nodes') is a copy of
+  // this one, so it bounds the whole solve.
+  model.setUseElapsedTime(true);
+  model.setMaximumSeconds(options.timeLimitSeconds);
 
   RecomputeILPSolution out;
   auto start = std::chrono::steady_clock::now();
   out.loadSeconds = std::chrono::duration<double>(start - loadStart).count();
-  Cbc_solve(model);
+  solver->getModelPtr()->setMaximumWallSeconds(options.timeLimitSeconds);
+  // CbcMain1 shows the first LP relaxation's solver when it is done with
+  // it (whereFrom 1), through a callback without user data. Clp's status 3
+  // is a stop at a limit, here the deadline.
+  static thread_local bool stoppedInRelaxation;
+  stoppedInRelaxation = false;
+  auto afterRelaxation = [](CbcModel *m, int whereFrom) {
+    if (whereFrom == 1)
+      if (auto *clp = dynamic_cast<OsiClpSolverInterface *>(m->solver()))
+        stoppedInRelaxation = clp->getModelPtr()->status() == 3;
+    return 0;
+  };
+  const char *argv[] = {"echo-ilp", "-timeMode", "elapsed", "-solve", "-quit"};
+  // CBC reports its own failures by throwing CoinError; such a solve ends
+  // with no solution (as CBC's C interface treats it).
+  try {
+    CbcMain1(std::size(argv), argv, model, afterRelaxation, data);
+  } catch (const CoinError &e) {
+    out.solverError =
+        e.className() + "::" + e.methodName() + ": " + e.message();
+  }
   out.solveSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  out.timeLimitReached = Cbc_isSecondsLimitReached(model);
-  out.bestBound = Cbc_getBestPossibleObjValue(model);
-  const double *solution = Cbc_bestSolution(model);
-  // When the limit stops the first LP relaxation, CBC 2.10 reports that
-  // relaxation infeasible (secondary status 1) with no time limit reached:
-  // a feasible budget read as proven infeasible. An infeasibility reported
-  // once the limit has passed is therefore the limit, not a proof.
-  bool infeasible = Cbc_isProvenInfeasible(model);
-  if (infeasible && out.solveSeconds >= options.timeLimitSeconds) {
+  if (!out.solverError.empty())
+    return out;
+  out.stoppedInRelaxation = stoppedInRelaxation;
+  out.timeLimitReached =
+      model.isSecondsLimitReached() || out.stoppedInRelaxation;
+  out.bestBound = model.getBestPossibleObjValue();
+  const double *solution = model.bestSolution();
+  // CBC 2.10 can report a relaxation a limit interrupted as infeasible (its
+  // secondary status 1) with no time limit reached: a feasible budget read
+  // as proven infeasible. An infeasibility reported once the limit has
+  // passed is therefore the limit, not a proof.
+  bool infeasible = model.isProvenInfeasible();
+  if (infeasible && (out.stoppedInRelaxation ||
+                     out.solveSeconds >= options.timeLimitSeconds)) {
     infeasible = false;
     out.timeLimitReached = true;
   }
-  if (Cbc_isProvenOptimal(model) && solution)
+  if (model.isProvenOptimal() && solution)
     out.status = RecomputeILPSolution::Status::Optimal;
   else if (infeasible)
     out.status = RecomputeILPSolution::Status::Infeasible;
@@ -436,7 +511,7 @@ RecomputeILP::run(std::optional<int64_t> budgetBytes,
     out.status = RecomputeILPSolution::Status::Unknown;
   if (!out.hasPlan())
     return out;
-  out.objective = Cbc_getObjValue(model);
+  out.objective = model.getObjValue();
 
   // R, in connected groups (values flowing between its ops), in op order,
   // named by their positions in the step the plan applies to.
@@ -533,7 +608,8 @@ llvm::json::Object describe(func::FuncOp func,
 
 /// How a solve ended, as echo-ilp says it: "optimal in 1.20 s: objective
 /// 778250", "time limit reached after 60.00 s: best solution 1473, best
-/// bound 1200", ...
+/// bound 1200", "time limit reached in the first LP relaxation after
+/// 1.00 s with no solution", ...
 std::string describeOutcome(const RecomputeILPSolution &solution) {
   std::string loaded =
       llvm::formatv(" (loaded in {0:f3} s)", solution.loadSeconds);
@@ -552,9 +628,14 @@ std::string describeOutcome(const RecomputeILPSolution &solution) {
                                   : "stopped before optimality was proven",
         seconds, loaded, solution.objective, solution.bestBound);
   case RecomputeILPSolution::Status::Unknown:
+    if (!solution.solverError.empty())
+      return llvm::formatv("CBC failed after {0:f2} s{1}: {2}", seconds, loaded,
+                           solution.solverError);
     return llvm::formatv("{0} after {1:f2} s{2} with no solution",
-                         solution.timeLimitReached ? "time limit reached"
-                                                   : "stopped",
+                         !solution.timeLimitReached ? "stopped"
+                         : solution.stoppedInRelaxation
+                             ? "time limit reached in the first LP relaxation"
+                             : "time limit reached",
                          seconds, loaded);
   }
   llvm_unreachable("unknown status");
@@ -565,13 +646,15 @@ std::string describeOutcome(const RecomputeILPSolution &solution) {
 FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
     func::FuncOp func, const ILPComparisonOptions &options, raw_ostream &os) {
   auto buildStart = std::chrono::steady_clock::now();
-  FailureOr<RecomputeILP> ilp = RecomputeILP::build(func);
+  FailureOr<RecomputeILP> ilp = RecomputeILP::build(func, options.maxNonzeros);
   if (failed(ilp))
     return failure();
   if (options.log)
     *options.log << llvm::formatv(
-        "echo-ilp: @{0}: {1} variables, {2} constraints, built in {3:f3} s\n",
+        "echo-ilp: @{0}: {1} variables, {2} constraints, {3} nonzeros, built "
+        "in {4:f3} s\n",
         func.getSymName(), ilp->getNumColumns(), ilp->getNumRows(),
+        ilp->getNumNonzeros(),
         std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                       buildStart)
             .count());
@@ -599,6 +682,7 @@ FailureOr<llvm::json::Object> mlir::echo::compareBudgetWithILP(
       {"candidates", ilp->getNumCandidates()},
       {"columns", ilp->getNumColumns()},
       {"rows", ilp->getNumRows()},
+      {"nonzeros", ilp->getNumNonzeros()},
       {"none_bytes", noneBytes},
       {"model_base_bytes", ilp->getBaseBytes()},
   };
