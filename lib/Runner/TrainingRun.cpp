@@ -242,9 +242,12 @@ LogicalResult TrainingRun::prepareArguments() {
     // An integer the step indexes with has its bound (checked by the step
     // library); one it does not is drawn in [0, 2) and has none.
     bool bounded = isInteger && getIndexUse(model.getArgument(i));
-    argInfo.push_back({isParam, bounded ? draw.range : 0, false, ""});
+    AotArgument info;
+    info.isParam = isParam;
+    info.range = bounded ? draw.range : 0;
     if (bounded)
-      argInfo.back().ignored = getIgnoredIndex(model.getArgument(i));
+      info.ignored = getIgnoredIndex(model.getArgument(i));
+    argInfo.push_back(info);
     if (!options.inputs.empty()) {
       SmallString<128> path(options.inputs);
       llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
@@ -274,7 +277,9 @@ LogicalResult TrainingRun::prepareArguments() {
          ++k) {
       unsigned index = args.size();
       HostTensor t(args[i].getType());
-      argInfo.push_back({false, 0, /*isState=*/true, ""});
+      AotArgument info;
+      info.isState = true;
+      argInfo.push_back(info);
       if (!options.inputs.empty()) {
         SmallString<128> path(options.inputs);
         llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
@@ -291,7 +296,9 @@ LogicalResult TrainingRun::prepareArguments() {
     hyperNames.push_back("loss_scale");
   for (StringRef name : hyperNames) {
     hyperArgs.push_back({static_cast<unsigned>(args.size()), name.str()});
-    argInfo.push_back({false, 0, false, name.str()});
+    AotArgument info;
+    info.hyper = name.str();
+    argInfo.push_back(info);
     args.emplace_back(RankedTensorType::get({}, Float32Type::get(&context)));
   }
   setHyperparameters(0);
