@@ -34,8 +34,11 @@ def main(argv=None):
     parser.add_argument("factory", metavar="MODULE:FACTORY")
     parser.add_argument("--input", action="append", default=[],
                         metavar="SHAPE:DTYPE", required=True)
-    parser.add_argument("--loss", choices=("cross_entropy", "mse"),
-                        required=True)
+    parser.add_argument("--loss", choices=("cross_entropy", "mse", "none"),
+                        required=True, help="the loss appended to the "
+                        "module's output, or none: the module returns its "
+                        "loss, the labels passed to it (as labels= when its "
+                        "forward has that parameter, else last)")
     parser.add_argument("--labels", metavar="SHAPE[:DTYPE]", required=True)
     parser.add_argument("--ignore-index", default="-100", metavar="N|none",
                         help="cross_entropy: the label value whose rows "
@@ -104,6 +107,8 @@ def loss_spec(args):
         except ValueError:
             raise UsageError("--ignore-index must be an integer or 'none', "
                              "not '%s'" % args.ignore_index)
+    if args.loss == "none":
+        return LossSpec("module")
     return LossSpec(args.loss, ignore, args.label_smoothing)
 
 
@@ -111,8 +116,8 @@ def _import(args, argv):
     from echo.frontend import import_module, parse_input
     loss = loss_spec(args)
     inputs = [parse_input(i) for i in args.input]
-    labels = parse_input(args.labels, "i32" if args.loss == "cross_entropy"
-                         else "f32")
+    labels = parse_input(args.labels, "f32" if args.loss == "mse"
+                         else "i32")
     module, factory_name = build_module(args.factory)
     start = time.perf_counter()
     imported = import_module(module, inputs, loss, labels,

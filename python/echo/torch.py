@@ -646,7 +646,15 @@ def compile_step(module, example_inputs, example_labels,
     ``loss="cross_entropy"`` (PyTorch's: over the output's dim 1, or over
     its last dim for ``[B, T, C]`` outputs with ``[B, T]`` labels; rows
     labelled ``ignore_index``, -100 by default as in PyTorch, count for
-    nothing; ``label_smoothing`` in [0, 1]) or targets for ``"mse"``.
+    nothing; ``label_smoothing`` in [0, 1]) or targets for ``"mse"``;
+    ``loss=None``: the module returns its loss (Hugging Face's
+    ``model(ids, labels=labels)``: the labels are passed as ``labels=``
+    when its forward has that parameter, else as its last argument; a
+    tuple's first element or a dict's "loss" is the loss), or a function
+    ``loss(output, labels)`` traced with the module (any loss PyTorch
+    computes from the ops Echo maps: cross-entropy and NLL with
+    ignore_index, label smoothing and the sum reduction, MSE, L1, smooth
+    L1, Huber, binary cross-entropy with or without logits).
     ``strategy``: Echo's recompute strategy (none, mirror, sublinear, echo,
     budget), ``budget``: strategy budget's bound (bytes, "512MiB", a
     fraction of the step without recomputation: what echo-run --budget
@@ -667,8 +675,10 @@ def compile_step(module, example_inputs, example_labels,
     path takes that file, False the fixed defaults (100 GFLOP/s, 20 GB/s).
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
-    if loss not in _LOSSES:
-        raise ValueError("loss must be one of %s, not %r" % (_LOSSES, loss))
+    if loss is not None and not callable(loss) and loss not in _LOSSES:
+        raise ValueError("loss must be one of %s, None (the module returns "
+                         "its loss) or a function of (output, labels), not %r"
+                         % (_LOSSES, loss))
     try:
         loss_spec = LossSpec(loss, ignore_index, label_smoothing)
     except Exception as e:

@@ -551,8 +551,9 @@ int64_t mlir::echo::chooseLossChunks(func::FuncOp func, int64_t minChunkRows) {
   SmallVector<int64_t> candidates;
   // No chunk of fewer than minChunkRows rows (kMinLossChunkRows: its GEMMs
   // would run well below the whole layer's throughput).
-  for (int64_t chunks = 2; chunks <= kMaxLossChunks && chunks <= rows &&
-                           llvm::divideCeil(rows, chunks) >= minChunkRows;
+  for (int64_t chunks = 2;
+       chunks <= kMaxLossChunks && chunks <= rows &&
+       static_cast<int64_t>(llvm::divideCeil(rows, chunks)) >= minChunkRows;
        chunks *= 2)
     candidates.push_back(chunks);
   SmallVector<std::pair<int64_t, int64_t>> peaks; // (chunks, peak)

@@ -3,7 +3,8 @@
 torch 1.13 has no ``core_aten_decompositions()``, and its whole table (916
 entries) goes down to ``prims.*`` (mobilenet: 2482 nodes, 429 of them
 ``prims.broadcast_in_dim``). Ops Echo has whole stay whole, so each maps
-onto one Echo op: batch and layer norm (1.13 would decompose them into
+onto one Echo op (log-softmax stays whole too: its handler remembers it, so
+that an nll_loss of it is a cross-entropy): batch and layer norm (1.13 would decompose them into
 ``var_mean`` and ``prims.convert_element_type``), convolution, embedding,
 softmax, gelu/silu/hardswish/hardsigmoid/mish/hardtanh. Listed are only ops
 Echo has no op for whose 1.13 decomposition stays within the ops the
@@ -15,8 +16,6 @@ import torch
 __all__ = ["decompositions"]
 
 _WANTED = [
-    # amax, sub, exp, sum, log, sub: the stable log-softmax.
-    ("_log_softmax", "default"),
     # var: mean, sub, mul, sum, div; std: var, sqrt.
     ("var", "correction"),
     ("std", "correction"),

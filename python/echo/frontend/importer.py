@@ -61,17 +61,26 @@ def parse_input(text, default_dtype="f32"):
 
 
 class LossSpec(object):
-    """The loss the importer appends: ``kind`` "cross_entropy" (with
-    PyTorch's ``ignore_index``, None for none, and ``label_smoothing``) or
-    "mse"."""
+    """The loss: ``kind`` "cross_entropy" (appended to the module's output,
+    with PyTorch's ``ignore_index``, None for none, and
+    ``label_smoothing``), "mse" (appended), "module" (the module returns
+    its loss: the labels are passed to it, as ``labels=`` when its forward
+    has a parameter of that name, else as its last argument) or "function"
+    (``function(output, labels)``, traced with the module)."""
 
-    KINDS = ("cross_entropy", "mse")
+    KINDS = ("cross_entropy", "mse", "module", "function")
 
     def __init__(self, kind="cross_entropy", ignore_index=-100,
-                 label_smoothing=0.0):
-        if kind not in self.KINDS:
-            raise UnsupportedError("--loss must be cross_entropy or mse, not "
-                                   "'%s'" % kind)
+                 label_smoothing=0.0, function=None):
+        if kind is None:
+            kind = "module"
+        elif callable(kind):
+            kind, function = "function", kind
+        if kind not in self.KINDS or (kind == "function") != (
+                function is not None):
+            raise UnsupportedError("--loss must be cross_entropy, mse or "
+                                   "none, not '%s'" % kind)
+        self.function = function
         if ignore_index is not None and (
                 isinstance(ignore_index, bool) or
                 not isinstance(ignore_index, int) or
@@ -155,17 +164,45 @@ def _forward_arity(module):
     return required, allowed
 
 
-def _trace(module, inputs):
+def _labels_passed(module, loss):
+    """How the labels reach the traced function: None (the importer
+    appends the loss), "keyword" (``labels=``), "positional" (the last
+    argument) or "function" (the loss function's)."""
+    if loss.kind in ("cross_entropy", "mse"):
+        return None
+    if loss.kind == "function":
+        return "function"
+    try:
+        params = inspect.signature(module.forward).parameters
+    except (TypeError, ValueError):
+        return "positional"
+    return "keyword" if "labels" in params else "positional"
+
+
+def _trace(module, inputs, labels=None, loss=None):
+    """Traces ``module`` on examples of ``inputs`` (and of the labels when
+    the module or a loss function computes the loss)."""
     name = type(module).__name__
+    passed = _labels_passed(module, loss) if loss is not None else None
     arity = _forward_arity(module)
+    count = len(inputs) + (passed == "positional")
     if arity is not None:
         required, allowed = arity
-        if not len(required) <= len(inputs) <= len(allowed):
+        if passed == "keyword":
+            required = [r for r in required if r != "labels"]
+            allowed = [a for a in allowed if a != "labels"]
+        if not len(required) <= count <= len(allowed):
             raise UnsupportedError(
-                "%s.forward takes %d input(s) (%s); %d --input given" % (
-                    name, len(required), ", ".join(required), len(inputs)))
+                "%s.forward takes %d input(s) (%s); %d --input given%s" % (
+                    name, len(required), ", ".join(required), len(inputs),
+                    " and the labels (the module returns its loss)"
+                    if passed == "positional" else ""))
+    examples = list(inputs) + ([labels] if passed else [])
     try:
-        return trace_module(module, _examples(inputs))
+        return trace_module(module, _examples(examples),
+                            labels=passed if passed != "function" else None,
+                            loss_fn=loss.function if passed == "function"
+                            else None)
     except Exception as e:
         site = raise_site(e)
         scope = getattr(e, "echo_scope", None)
@@ -191,7 +228,8 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
     """Imports ``module`` (an ``nn.Module``; traced in training mode).
 
     ``inputs``: a list of ``(shape, dtype)``; ``loss``: ``cross_entropy``
-    or ``mse`` (PyTorch's defaults: ``ignore_index`` −100), or a
+    or ``mse`` (PyTorch's defaults: ``ignore_index`` −100), None (the
+    module returns its loss), a function ``loss(output, labels)``, or a
     :class:`LossSpec`; ``labels``: ``(shape, dtype)``. Returns an
     :class:`ImportedModel`.
     """
@@ -199,7 +237,7 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
         loss = LossSpec(loss)
     if labels is None:
         raise UnsupportedError("the labels' shape is needed (--labels)")
-    traced = _trace(module, inputs)
+    traced = _trace(module, inputs, labels, loss)
     if traced.written:
         raise UnsupportedError(
             "%s.forward writes the parameter%s %s in place (Echo's "

@@ -50,7 +50,7 @@ import warnings
 
 import torch
 
-__all__ = ["Traced", "trace_module", "DROPOUT"]
+__all__ = ["Traced", "trace_module", "CROSS_ENTROPY", "DROPOUT", "NLL_LOSS"]
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -79,17 +79,30 @@ def _run_dropout(x, p, shared_dims, alpha):
     return a * (x * keep + a_prime * (1.0 - keep)) - a * a_prime * p
 
 
-def _dropout_op():
+def _echo_trace_ops():
+    """The ops the trace makes of what it keeps whole: dropout, and the
+    losses (see below)."""
     if not _LIBRARY:
         lib = torch.library.Library("echo_trace", "DEF")
         lib.define("dropout(Tensor x, float p, int[] shared_dims, "
                    "bool alpha) -> Tensor")
         lib.impl("dropout", _run_dropout, "CPU")
+        lib.define("cross_entropy(Tensor x, Tensor target, Tensor? weight, "
+                   "int reduction, int ignore_index, float label_smoothing) "
+                   "-> Tensor")
+        lib.impl("cross_entropy", lambda x, t, w, r, i, s: torch.ops.aten
+                 .cross_entropy_loss(x, t, w, r, i, s), "CPU")
+        lib.define("nll_loss(Tensor x, Tensor target, Tensor? weight, "
+                   "int reduction, int ignore_index) -> Tensor")
+        lib.impl("nll_loss", lambda x, t, w, r, i: torch.ops.aten
+                 .nll_loss_nd(x, t, w, r, i), "CPU")
         _LIBRARY.append(lib)
-    return torch.ops.echo_trace.dropout.default
+    ops = torch.ops.echo_trace
+    return (ops.dropout.default, ops.cross_entropy.default,
+            ops.nll_loss.default)
 
 
-DROPOUT = _dropout_op()
+DROPOUT, CROSS_ENTROPY, NLL_LOSS = _echo_trace_ops()
 
 # aten op -> (mask shared along the dims after the channel dim, alpha)
 _DROPOUTS = {"dropout": (False, False), "feature_dropout": (True, False),
@@ -142,6 +155,40 @@ def _dropout_as_one_node():
     finally:
         if original is not None:
             depth.stochastic_depth = original
+        lib.__del__()  # the registrations go with the library
+        lib._op_impls = set()
+
+
+# -- losses -------------------------------------------------------------------
+#
+# F.cross_entropy and F.nll_loss decompose, at the keys the trace runs at,
+# into ops whose shapes depend on the labels' values (label smoothing's
+# masked_select) or into a log-softmax and a gather Echo maps as one
+# cross-entropy anyway: while tracing they are one node each,
+# ``echo_trace::cross_entropy`` and ``echo_trace::nll_loss``, whose
+# handlers (echo.frontend.aten.loss) build echo.cross_entropy.
+
+@contextlib.contextmanager
+def _losses_as_one_node():
+    lib = torch.library.Library("aten", "IMPL")
+
+    def cross_entropy(x, target, weight=None, reduction=1, ignore_index=-100,
+                      label_smoothing=0.0):
+        return CROSS_ENTROPY(x, target, weight, reduction, ignore_index,
+                             label_smoothing)
+
+    def nll_loss(x, target, weight=None, reduction=1, ignore_index=-100):
+        return NLL_LOSS(x, target, weight, reduction, ignore_index)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Overriding a previously ..."
+        for key in ("Functionalize", "FuncTorchDynamicLayerFrontMode"):
+            lib.impl("cross_entropy_loss", cross_entropy, key)
+            for name in ("nll_loss_nd", "nll_loss", "nll_loss2d"):
+                lib.impl(name, nll_loss, key)
+    try:
+        yield
+    finally:
         lib.__del__()  # the registrations go with the library
         lib._op_impls = set()
 
@@ -252,8 +299,12 @@ class Traced(object):
                              if n.op == "placeholder"]
 
 
-def trace_module(module, examples):
-    """Traces ``module`` (in training mode) on the example tensors."""
+def trace_module(module, examples, labels=None, loss_fn=None):
+    """Traces ``module`` (in training mode) on the example tensors. With
+    ``labels`` ("keyword" or "positional") the last example is the labels,
+    passed to the module as ``labels=`` or as its last argument (a module
+    that returns its loss); with ``loss_fn`` the last example is the labels
+    and the traced function is ``loss_fn(module(*inputs), labels)``."""
     import functorch
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.nn.utils.stateless import functional_call
@@ -268,7 +319,14 @@ def trace_module(module, examples):
         for value, (_, names) in zip(flat, groups):
             for name in names:
                 tensors[name] = value
-        return functional_call(module, tensors, tuple(flat[len(groups):]))
+        args = tuple(flat[len(groups):])
+        if loss_fn is not None:
+            return loss_fn(functional_call(module, tensors, args[:-1]),
+                           args[-1])
+        if labels == "keyword":
+            return functional_call(module, tensors, args[:-1],
+                                   {"labels": args[-1]})
+        return functional_call(module, tensors, args)
 
     tensors = [t for t, _ in params] + [t.clone() for t, _ in buffers] + \
         list(examples)
@@ -277,7 +335,7 @@ def trace_module(module, examples):
     module.train()
     try:
         with torch.enable_grad(), _dropout_as_one_node(), \
-                _provenance(module):
+                _losses_as_one_node(), _provenance(module):
             gm = make_fx(functorch.functionalize(forward, remove="mutations"),
                          decompositions())(*tensors)
     finally:

@@ -343,6 +343,8 @@ class NodeImporter(object):
         label_shape, label_dtype = labels
         label_value = g.data("labels", label_shape, label_dtype)
         kinds[label_value.name] = ("labels", None)
+        if len(data) > len(inputs):  # the module (or a loss) reads them
+            self.env[data[len(inputs)]] = label_value
         live = _live_nodes(traced.gm.graph)
         self.trained = set(
             placeholders[i] for i, (param, _) in enumerate(traced.params)
@@ -369,13 +371,7 @@ class NodeImporter(object):
                 continue
             self.node = node
             if node.op == "output":
-                if isinstance(node.args[0], dict):
-                    raise UnsupportedError(
-                        "%s returns a dict (%s); the importer appends the "
-                        "loss to one output tensor" % (
-                            type(self.module).__name__,
-                            ", ".join(map(str, node.args[0]))))
-                output = convert(node.args[0], self.value)
+                output = self.output(node.args[0], loss)
                 break
             if node.op == "get_attr":
                 result = self.get_attr(node)
@@ -408,9 +404,43 @@ class NodeImporter(object):
             return Const(value.detach())
         return value
 
+    def output(self, result, loss):
+        """What the traced function returns: the module's output, or, when
+        it computes the loss, the loss (a dict's "loss", else the first of
+        a tuple: Hugging Face's ``(loss, logits, ...)``)."""
+        name = type(self.module).__name__
+        if loss.kind in ("module", "function"):
+            if isinstance(result, dict):
+                if "loss" not in result:
+                    raise UnsupportedError(
+                        "%s returns a dict without 'loss' (%s); with "
+                        "loss=None the module returns its loss" % (
+                            name, ", ".join(map(str, result))))
+                result = result["loss"]
+            elif isinstance(result, (list, tuple)) and result:
+                result = result[0]
+            return convert(result, self.value)
+        if isinstance(result, dict):
+            raise UnsupportedError(
+                "%s returns a dict (%s); the importer appends the loss to "
+                "one output tensor (or pass loss=None when the module "
+                "returns its loss)" % (name, ", ".join(map(str, result))))
+        return convert(result, self.value)
+
     def finish(self, output, labels, loss):
         g = self.g
         name = type(self.module).__name__
+        if loss.kind in ("module", "function"):
+            what = "the module" if loss.kind == "module" else \
+                "the loss function"
+            if not isinstance(output, Value) or output.dtype != "f32" or \
+                    output.shape != ():
+                raise UnsupportedError(
+                    "%s returns %s, not the scalar loss (a 0-d float tensor)"
+                    % (what, output.type if isinstance(output, Value)
+                       else type(output).__name__))
+            g.drop_dead_ops(output)
+            return g.finish(output)
         if isinstance(output, (list, tuple)):
             raise UnsupportedError(
                 "%s returns %d values; the importer appends the loss to "

@@ -443,6 +443,14 @@ LogicalResult CrossEntropyOp::buildGradient(OpBuilder &b,
   return success();
 }
 
+LogicalResult LabelCountOp::buildGradient(OpBuilder &,
+                                          ValueRange /*resultGrads*/,
+                                          SmallVectorImpl<Value> &grads) {
+  // The labels are integers: nothing to differentiate.
+  grads.assign(1, Value());
+  return success();
+}
+
 LogicalResult MseLossOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                        SmallVectorImpl<Value> &grads) {
   Value dloss = prepare(*this, resultGrads, grads);

@@ -12,7 +12,9 @@ select), ``linear`` (mm, addmm, bmm, baddbmm, transposes), ``conv_pool``
 (convolution, pooling), ``norm`` (batch and layer norm), ``shape`` (views,
 expand, cat/stack/split, slicing, padding), ``gather`` (embedding and ops
 that pick elements at constant positions), ``reduction`` (sum, mean, max,
-softmax, var_mean), ``dropout``.
+softmax, var_mean), ``dropout``, ``loss`` (losses computed in forward:
+cross-entropy and NLL as echo.cross_entropy, the others from elementwise
+ops).
 """
 
 __all__ = ["OPS", "aten", "pair", "normalize_dim"]
@@ -56,4 +58,4 @@ def normalize_dim(dim, rank):
 
 
 from echo.frontend.aten import (conv_pool, dropout, elementwise,  # noqa
-                                gather, linear, norm, reduction, shape)
+                                gather, linear, loss, norm, reduction, shape)

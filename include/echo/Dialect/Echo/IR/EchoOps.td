@@ -766,14 +766,16 @@ def Echo_CrossEntropyTermsOp : Echo_Op<"cross_entropy_terms",
   let flopsPerElement = 5;
 }
 
-def Echo_LabelCountOp : Echo_Op<"label_count", [Pure]> {
+def Echo_LabelCountOp : Echo_ForwardOp<"label_count"> {
   let autocast = "Keep";
   let summary = "the rows a cross-entropy with ignore_index averages over";
   let description = [{
     The number of `labels` other than `ignore_index`, as a 0-d float: the
     divisor of `echo.cross_entropy`'s mean when it ignores rows. The
     chunked loss of `echo-recompute` (`chunk-loss=`) divides the sum of its
-    chunks' terms by it. No gradient (its operand is integer).
+    chunks' terms by it, and an importer multiplies a mean by it for
+    PyTorch's `reduction='sum'`. Its gradient is none (its operand is
+    integer).
 
     ```mlir
     %n = echo.label_count %labels {ignore_index = -100 : i64}

@@ -1,0 +1,233 @@
+"""Losses a module computes in its forward (the Hugging Face style
+``model(ids, labels=labels) -> loss``, or a loss function traced with the
+module): PyTorch's cross-entropy and NLL as ``echo.cross_entropy`` (their
+trace nodes, :mod:`echo.frontend.trace`), the others written with Echo's
+elementwise ops and sums, each with PyTorch's formula, so that their
+gradients are PyTorch's.
+
+``reduction`` is PyTorch's enum: 0 none, 1 mean, 2 sum.
+"""
+
+from echo.frontend.aten import aten, normalize_dim, overload
+from echo.frontend.aten.elementwise import unary
+from echo.frontend.trace import CROSS_ENTROPY, NLL_LOSS
+from echo.models import i64_attr
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+# The values the _log_softmax handler made: their name -> (logits, dim).
+_LOG_SOFTMAX = "log_softmax_of"
+
+
+def _reduce(ctx, x, reduction):
+    """``x`` reduced as PyTorch's ``reduction``: the mean or sum of every
+    element (a 0-d tensor), or ``x`` itself."""
+    g = ctx.g
+    ctx.require(reduction in _REDUCTIONS, "reduction %r (PyTorch's are 0, "
+                "1 and 2)" % (reduction,))
+    if reduction == 0:
+        return x
+    total = g.reduce_sum(x, list(range(x.rank))) if x.rank else x
+    if reduction == 2:
+        return total
+    n = 1
+    for d in x.shape:
+        n *= d
+    return g.mul(total, g.constant(1.0 / n, ()))
+
+
+def _class_rows(ctx, x, target, class_dim):
+    """``x`` as [rows, classes] (its class dim moved last) and ``target``
+    as [rows]: PyTorch's layouts of a classification loss, [C] with a 0-d
+    target, [N, C] or [N, C, d...] with [N, d...]."""
+    g = ctx.g
+    x = ctx.tensor(x, "f32")
+    labels = ctx.tensor(target, "i32", "target")
+    if x.rank == 1:
+        return g.reshape(x, [1, x.shape[0]]), g.reshape(labels, [1])
+    expected = (x.shape[0],) + x.shape[2:]
+    ctx.require(labels.shape == expected, "a target of shape %s for input "
+                "%s (PyTorch's: the input without its class dim 1)" % (
+                    list(labels.shape), list(x.shape)))
+    rows = 1
+    for d in expected:
+        rows *= d
+    if x.rank > 2:
+        x = ctx.transpose(x, [0] + list(range(2, x.rank)) + [1])
+    return (g.reshape(x, [rows, x.shape[-1] if x.rank > 2 else x.shape[1]]),
+            g.reshape(labels, [rows]))
+
+
+def _cross_entropy(ctx, logits, labels, weight, reduction, ignore_index,
+                   smoothing):
+    """echo.cross_entropy of [rows, C] logits, reduced."""
+    g = ctx.g
+    ctx.require(weight is None, "a cross-entropy with class weights (Echo's "
+                "cross_entropy has no weight operand)")
+    ctx.require(reduction in (1, 2), "a cross-entropy with reduction='none' "
+                "(Echo's cross_entropy is a mean or a sum; write the "
+                "per-row losses as log_softmax and a gather)")
+    loss = g.cross_entropy(logits, labels, ignore_index, smoothing)
+    if reduction == 1:
+        return loss
+    # The sum: the mean times the rows that count.
+    if ignore_index is None:
+        count = g.constant(float(labels.shape[0]), ())
+    else:
+        count = g.op("label_count", [labels], [((), "f32")],
+                     {"ignore_index": i64_attr(ignore_index)})[0]
+    return g.mul(loss, count)
+
+
+@aten(CROSS_ENTROPY)
+def _cross_entropy_node(ctx, x, target, weight, reduction, ignore_index,
+                        label_smoothing):
+    """F.cross_entropy: over the class dim 1, PyTorch's ignore_index
+    (-100 by default) and label_smoothing."""
+    ctx.require(0.0 <= label_smoothing <= 1.0, "label_smoothing %r outside "
+                "[0, 1]" % (label_smoothing,))
+    logits, labels = _class_rows(ctx, x, target, 1)
+    return _cross_entropy(ctx, logits, labels, weight, reduction,
+                          int(ignore_index), float(label_smoothing))
+
+
+@aten(NLL_LOSS)
+def _nll_loss_node(ctx, x, target, weight, reduction, ignore_index):
+    """F.nll_loss of a log-softmax over the class dim: the cross-entropy of
+    the log-softmax's input (log_softmax is shift-invariant, so the two
+    agree, gradients included)."""
+    value = ctx.tensor(x, "f32")
+    source = getattr(ctx, _LOG_SOFTMAX, {}).get(value.name)
+    class_dim = 0 if value.rank == 1 else 1
+    ctx.require(source is not None and source[1] == class_dim,
+                "nll_loss of values that are not a log_softmax over the "
+                "class dim (Echo maps F.nll_loss(F.log_softmax(x, 1)) and "
+                "F.cross_entropy)")
+    logits, labels = _class_rows(ctx, source[0], target, 1)
+    return _cross_entropy(ctx, logits, labels, weight, reduction,
+                          int(ignore_index), 0.0)
+
+
+@aten(overload("_log_softmax"))
+def _log_softmax(ctx, self, dim, half_to_float=False):
+    """x - max - log(sum(exp(x - max))) along ``dim`` (the stable form,
+    PyTorch's), remembered as the log-softmax of ``x`` so that a
+    following nll_loss is the cross-entropy of ``x``."""
+    g = ctx.g
+    x = ctx.tensor(self, "f32")
+    d = normalize_dim(dim, x.rank)
+    m = g.reduce_max(x, [d])
+    shifted = g.sub(x, ctx.broadcast_to(g.reshape(m, _kept(x.shape, d)),
+                                        x.shape))
+    s = g.reduce_sum(unary(ctx, "exp", shifted), [d])
+    lse = g.reshape(unary(ctx, "log", s), _kept(x.shape, d))
+    y = g.sub(shifted, ctx.broadcast_to(lse, x.shape))
+    if not hasattr(ctx, _LOG_SOFTMAX):
+        setattr(ctx, _LOG_SOFTMAX, {})
+    getattr(ctx, _LOG_SOFTMAX)[y.name] = (x, d)
+    return y
+
+
+def _kept(shape, d):
+    return [1 if i == d else s for i, s in enumerate(shape)]
+
+
+def _pair(ctx, self, target):
+    """The prediction and the target, the target broadcast to the
+    prediction's shape (PyTorch broadcasts them and warns)."""
+    x = ctx.tensor(self, "f32")
+    return x, ctx.operand(target, x.shape)
+
+
+@aten(overload("mse_loss"))
+def _mse_loss(ctx, self, target, reduction=1):
+    x, t = _pair(ctx, self, target)
+    if reduction == 1:
+        return ctx.g.mse_loss(x, t)
+    d = ctx.g.sub(x, t)
+    return _reduce(ctx, ctx.g.mul(d, d), reduction)
+
+
+def _absolute(ctx, x):
+    """|x| as relu(x) + relu(-x): gradient 0 at 0, PyTorch's sign."""
+    return ctx.g.add(unary(ctx, "relu", x),
+                     unary(ctx, "relu", unary(ctx, "neg", x)))
+
+
+def _clamped(ctx, x, low, high):
+    return ctx.g.clamp(x, low, high)
+
+
+@aten(overload("smooth_l1_loss"))
+def _smooth_l1_loss(ctx, self, target, reduction=1, beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - beta/2: with c =
+    clamp(|d|, 0, beta), 0.5 c^2 / beta + (|d| - c) (PyTorch's values and
+    gradients, the linear branch's at |d| = beta)."""
+    g = ctx.g
+    x, t = _pair(ctx, self, target)
+    a = _absolute(ctx, g.sub(x, t))
+    if beta == 0:
+        return _reduce(ctx, a, reduction)
+    ctx.require(beta > 0, "smooth_l1_loss with beta %r < 0" % beta)
+    c = _clamped(ctx, a, 0.0, beta)
+    quadratic = g.mul(g.mul(c, c), g.constant(0.5 / beta, c.shape))
+    return _reduce(ctx, g.add(quadratic, g.sub(a, c)), reduction)
+
+
+@aten(overload("huber_loss"))
+def _huber_loss(ctx, self, target, reduction=1, delta=1.0):
+    """0.5 d^2 where |d| < delta, else delta (|d| - delta/2): with c =
+    clamp(|d|, 0, delta), 0.5 c^2 + delta (|d| - c)."""
+    g = ctx.g
+    ctx.require(delta > 0, "huber_loss with delta %r <= 0" % delta)
+    x, t = _pair(ctx, self, target)
+    a = _absolute(ctx, g.sub(x, t))
+    c = _clamped(ctx, a, 0.0, delta)
+    quadratic = g.mul(g.mul(c, c), g.constant(0.5, c.shape))
+    linear = g.mul(g.sub(a, c), g.constant(float(delta), c.shape))
+    return _reduce(ctx, g.add(quadratic, linear), reduction)
+
+
+def _softplus_neg(ctx, x):
+    """log(1 + exp(-x)) = relu(-x) + log(1 + exp(-|x|)), finite for every
+    x."""
+    g = ctx.g
+    tail = unary(ctx, "log", g.add(g.constant(1.0, x.shape), unary(
+        ctx, "exp", unary(ctx, "neg", _absolute(ctx, x)))))
+    return g.add(unary(ctx, "relu", unary(ctx, "neg", x)), tail)
+
+
+@aten(overload("binary_cross_entropy_with_logits"))
+def _bce_with_logits(ctx, self, target, weight=None, pos_weight=None,
+                     reduction=1):
+    """PyTorch's: (1 - y) x + (1 + (pos_weight - 1) y) log(1 + exp(-x)),
+    times ``weight``."""
+    g = ctx.g
+    x, y = _pair(ctx, self, target)
+    one = g.constant(1.0, x.shape)
+    loss = g.mul(g.sub(one, y), x)
+    tail = _softplus_neg(ctx, x)
+    if pos_weight is not None:
+        pw = ctx.operand(pos_weight, x.shape)
+        tail = g.mul(g.add(one, g.mul(g.sub(pw, one), y)), tail)
+    loss = g.add(loss, tail)
+    if weight is not None:
+        loss = g.mul(loss, ctx.operand(weight, x.shape))
+    return _reduce(ctx, loss, reduction)
+
+
+@aten(overload("binary_cross_entropy"))
+def _bce(ctx, self, target, weight=None, reduction=1):
+    """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as
+    PyTorch's."""
+    g = ctx.g
+    p, y = _pair(ctx, self, target)
+    one = g.constant(1.0, p.shape)
+    inf = float("inf")
+    log_p = _clamped(ctx, unary(ctx, "log", p), -100.0, inf)
+    log_q = _clamped(ctx, unary(ctx, "log", g.sub(one, p)), -100.0, inf)
+    loss = unary(ctx, "neg", g.add(g.mul(y, log_p),
+                                   g.mul(g.sub(one, y), log_q)))
+    if weight is not None:
+        loss = g.mul(loss, ctx.operand(weight, p.shape))
+    return _reduce(ctx, loss, reduction)
