@@ -6,6 +6,8 @@
                the whole batch (the unsharded step, optimizer inside) and
                prints each rank's model-state bytes against the unsharded
                step's.
+  optimizers N N ranks under zero3: momentum, Adam with L2 and AdamW,
+               each against 1 process on the whole batch.
   checkpoint   2 ranks (zero2) take 3 steps and save optimizer_state(); 4
                ranks (zero3) load it and take 2 more; 1 process loads it
                too; both equal 1 process's 5 steps.
@@ -30,6 +32,10 @@ import echo.torch
 from echo import zero
 
 STAGES = ("zero1", "zero2", "zero3")
+OPTIMIZERS = (("momentum", dict(optimizer="momentum", lr=0.1,
+                                weight_decay=1e-2)),
+              ("adam", dict(optimizer="adam", lr=1e-2, weight_decay=1e-2)),
+              ("adamw", dict(optimizer="adamw", lr=1e-2, weight_decay=0.1)))
 
 
 class Net(nn.Module):
@@ -78,6 +84,17 @@ def rank_main(rank, world, mode, port, out):
                     step(xs, labels=ys)
                 results[stage] = (parameters(step, model),
                                   step.memory_report())
+            torch.save(results, "%s.%d" % (out, rank))
+        elif mode == "optimizers":
+            results = {}
+            for name, kw in OPTIMIZERS:
+                torch.manual_seed(0)
+                model = Net()
+                step = echo.torch.compile_step(model, (xs,), ys,
+                                               shard="zero3", **kw)
+                for _ in range(5):
+                    step(xs, labels=ys)
+                results[name] = parameters(step, model)
             torch.save(results, "%s.%d" % (out, rank))
         elif mode == "checkpoint" and world == 2:
             torch.manual_seed(0)
@@ -226,6 +243,20 @@ def main():
                       far <= 1e-5, far))
             return
         spawn(world, mode, out)
+        if mode == "optimizers":
+            x, y = data()
+            ranks = [torch.load("%s.%d" % (out, r)) for r in range(world)]
+            for name, kw in OPTIMIZERS:
+                torch.manual_seed(0)
+                model = Net()
+                step = echo.torch.compile_step(model, (x,), y, **kw)
+                for _ in range(5):
+                    step(x, labels=y)
+                whole = [p.detach() for p in model.parameters()]
+                far = max(worst(r[name], whole) for r in ranks)
+                print("zero3 %s %s: %d ranks vs 1 process after 5 steps: "
+                      "within 1e-6: %s (%.1e)" % (
+                          name, kw, world, far <= 1e-6, far))
         if mode != "equal":
             return
         whole, unsharded = reference()
