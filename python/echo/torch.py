@@ -231,6 +231,10 @@ class Step(object):
         self._lock = threading.RLock()
         # The constant buffers of the last import (checked every call).
         self._constant_buffers = ()
+        # False where echo.zero reduces the gradients itself.
+        self._data_parallel = True
+        # Why a step asked for shard= runs unsharded (memory_report).
+        self.shard_note = None
 
     # -- the optimizer inside the step -------------------------------------
 
@@ -461,13 +465,15 @@ class Step(object):
         sig = library.signature
         params = [p for _, p in self.module.named_parameters()]
         trained = [params[i] for i in variant.trained]
-        if self._optimizer is not None and data_parallel.active():
+        distributed = self._data_parallel and data_parallel.active()
+        if self._optimizer is not None and distributed:
             raise ValueError(
                 "an optimizer inside the step with torch.distributed: "
                 "each rank would update its parameters from its own "
                 "gradients before they are averaged; compile the step "
-                "without optimizer= and use a torch.optim optimizer")
-        if self._optimizer is None and data_parallel.active():
+                "without optimizer= and use a torch.optim optimizer, or "
+                "shard it (compile_step(shard='zero1'|'zero2'|'zero3'))")
+        if self._optimizer is None and distributed:
             if self.accumulate_grad:
                 raise ValueError("accumulate_grad with torch.distributed: "
                                  "gradients are averaged across ranks at "
@@ -622,6 +628,18 @@ class Step(object):
                 p.numel() * p.element_size() for p in frozen)
             if self._buckets is not None:
                 report["gradient_bucket_bytes"] = self._buckets.bytes
+            if self.shard_note is not None:
+                report["shard"] = self.shard_note
+            if self._optimizer is not None:
+                # What the process holds between steps (its gradients live
+                # in the step's arena, each only until its update).
+                trained = self._trained_parameters()
+                report["model_state"] = {
+                    "parameters": sum(p.numel() * 4 for p in trained),
+                    "gradients": 0,
+                    "optimizer_state": sum(
+                        t.numel() * 4 for per in (
+                            self._optimizer.state or []) for t in per)}
             if library.measured:
                 report.update(library.measured)
                 report["measured_peak_bytes"] = (
@@ -636,7 +654,8 @@ def compile_step(module, example_inputs, example_labels,
                  name=None, optimizer=None, lr=None, momentum=0.9,
                  betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
                  precision="f32", machine=None, ignore_index=-100,
-                 label_smoothing=0.0):
+                 label_smoothing=0.0, shard=None,
+                 bucket_bytes=25 << 20):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
@@ -673,8 +692,24 @@ def compile_step(module, example_inputs, example_labels,
     ``--machine``: its measured SGEMM GFLOP/s and triad GB/s): None takes
     this machine's cached bench/machine.py record where there is one, a
     path takes that file, False the fixed defaults (100 GFLOP/s, 20 GB/s).
+    ``shard``: None, or "zero1", "zero2", "zero3" under torch.distributed
+    (with ``optimizer=``): ZeRO's sharded data parallelism of the optimizer
+    state, also the gradients, also the parameters, reduced and gathered
+    in buckets of ``bucket_bytes`` (``echo.zero``; a collective: every rank
+    calls compile_step); without a process group the step runs unsharded,
+    with a warning.
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
+    if shard is not None:
+        from echo import zero
+        return zero.compile_sharded(
+            module, example_inputs, example_labels, shard, optimizer, lr,
+            momentum, betas, eps, weight_decay, accumulate_grad,
+            bucket_bytes, compile_step, dict(
+                loss=loss, strategy=strategy, budget=budget, offload=offload,
+                target=target, name=name, precision=precision,
+                machine=machine, ignore_index=ignore_index,
+                label_smoothing=label_smoothing))
     if loss is not None and not callable(loss) and loss not in _LOSSES:
         raise ValueError("loss must be one of %s, None (the module returns "
                          "its loss) or a function of (output, labels), not %r"
