@@ -59,6 +59,10 @@ void populatePoolingPatterns(RewritePatternSet &patterns);
 /// and their gradients (Normalization.cpp).
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 
+/// Adds the lowerings of comparisons, logical ops, conversions, one_hot,
+/// gather, scatter, scatter_add and topk (Data.cpp).
+void populateDataPatterns(RewritePatternSet &patterns);
+
 /// Adds the lowerings of the optimizer updates, momentum_update and
 /// adam_update (Optimizer.cpp).
 void populateOptimizerPatterns(RewritePatternSet &patterns);

@@ -225,7 +225,8 @@ struct SliceOfEmbedding : OpRewritePattern<SliceOp> {
                                 rewriter.getDenseI64ArrayAttr(offsets),
                                 rewriter.getDenseI64ArrayAttr(sizes));
     rewriter.replaceOpWithNewOp<EmbeddingOp>(op, op.getType(), ids,
-                                             embedding.getTable());
+                                             embedding.getTable(),
+                                             embedding.getPaddingIdxAttr());
     if (embedding->use_empty())
       rewriter.eraseOp(embedding);
     return success();

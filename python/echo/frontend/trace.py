@@ -33,7 +33,9 @@ AOTAutograd's training path does, in real mode:
   ``echo_trace::dropout(x, p, shared_dims, alpha)``; the same goes for
   torchvision's ``stochastic_depth`` (a pure-Python function, patched in its
   module while tracing). The LSTM's dropout between layers, called from
-  C++, is caught the same way;
+  C++, is caught the same way; so is ``F.one_hot``
+  (``echo_trace::one_hot(ids, num_classes)``), whose 1.13 kernel reads the
+  ids' values;
 * every node records where it was made (``meta["echo_site"]``: the
   innermost frame outside torch, functorch and this package) and in which
   submodule (``meta["echo_scope"]``: its qualified name, from forward
@@ -50,7 +52,8 @@ import warnings
 
 import torch
 
-__all__ = ["Traced", "trace_module", "CROSS_ENTROPY", "DROPOUT", "NLL_LOSS"]
+__all__ = ["Traced", "trace_module", "CROSS_ENTROPY", "DROPOUT", "NLL_LOSS",
+           "ONE_HOT"]
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -79,14 +82,24 @@ def _run_dropout(x, p, shared_dims, alpha):
     return a * (x * keep + a_prime * (1.0 - keep)) - a * a_prime * p
 
 
+def _run_one_hot(ids, num_classes):
+    """What ``echo_trace::one_hot`` computes while tracing: PyTorch's
+    one_hot without its checks of the ids' values (an id out of range
+    raises in scatter_)."""
+    out = torch.zeros(list(ids.shape) + [num_classes], dtype=torch.int64)
+    return out.scatter_(-1, ids.unsqueeze(-1), 1)
+
+
 def _echo_trace_ops():
-    """The ops the trace makes of what it keeps whole: dropout, and the
-    losses (see below)."""
+    """The ops the trace makes of what it keeps whole: dropout, one_hot,
+    and the losses (see below)."""
     if not _LIBRARY:
         lib = torch.library.Library("echo_trace", "DEF")
         lib.define("dropout(Tensor x, float p, int[] shared_dims, "
                    "bool alpha) -> Tensor")
         lib.impl("dropout", _run_dropout, "CPU")
+        lib.define("one_hot(Tensor ids, int num_classes) -> Tensor")
+        lib.impl("one_hot", _run_one_hot, "CPU")
         lib.define("cross_entropy(Tensor x, Tensor target, Tensor? weight, "
                    "int reduction, int ignore_index, float label_smoothing) "
                    "-> Tensor")
@@ -98,11 +111,11 @@ def _echo_trace_ops():
                  .nll_loss_nd(x, t, w, r, i), "CPU")
         _LIBRARY.append(lib)
     ops = torch.ops.echo_trace
-    return (ops.dropout.default, ops.cross_entropy.default,
-            ops.nll_loss.default)
+    return (ops.dropout.default, ops.one_hot.default,
+            ops.cross_entropy.default, ops.nll_loss.default)
 
 
-DROPOUT, CROSS_ENTROPY, NLL_LOSS = _echo_trace_ops()
+DROPOUT, ONE_HOT, CROSS_ENTROPY, NLL_LOSS = _echo_trace_ops()
 
 # aten op -> (mask shared along the dims after the channel dim, alpha)
 _DROPOUTS = {"dropout": (False, False), "feature_dropout": (True, False),
@@ -135,17 +148,28 @@ def _stochastic_depth(input, p, mode, training=True):
     return DROPOUT(input, p, list(range(first, input.dim())), False)
 
 
+def _one_hot_kernel(ids, num_classes=-1):
+    """F.one_hot as one node: 1.13's reads the ids' minimum and maximum
+    (``.item()``), which a trace cannot."""
+    if num_classes < 0:
+        raise RuntimeError(
+            "one_hot without num_classes takes the class count from the "
+            "ids' values; pass num_classes (Echo imports one static graph)")
+    return ONE_HOT(ids, num_classes)
+
+
 @contextlib.contextmanager
 def _dropout_as_one_node():
+    """Dropout (and one_hot) as one node each, while tracing."""
     lib = torch.library.Library("aten", "IMPL")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Overriding a previously ..."
-        for name, (feature, alpha) in _DROPOUTS.items():
-            for inplace in (False, True):
-                kernel = _dropout_kernel(feature, alpha, inplace)
-                for key in ("Functionalize",
-                            "FuncTorchDynamicLayerFrontMode"):
+        for key in ("Functionalize", "FuncTorchDynamicLayerFrontMode"):
+            for name, (feature, alpha) in _DROPOUTS.items():
+                for inplace in (False, True):
+                    kernel = _dropout_kernel(feature, alpha, inplace)
                     lib.impl(name + ("_" if inplace else ""), kernel, key)
+            lib.impl("one_hot", _one_hot_kernel, key)
     depth = sys.modules.get("torchvision.ops.stochastic_depth")
     original = getattr(depth, "stochastic_depth", None)
     if original is not None:

@@ -131,6 +131,9 @@ class NodeImporter(object):
         if not isinstance(v, Value):
             self.unsupported("the %s is %r, not a tensor" % (what, v))
         if dtype is not None and v.dtype != dtype:
+            promoted = aten.masks.promoted(self, v, dtype)
+            if promoted is not None:
+                return promoted
             self.unsupported("the %s is %s where Echo needs %s" % (
                 what, v.type, dtype))
         return v

@@ -97,6 +97,13 @@ def regressor():
     return nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
 
 
+def distillation_loss(out, teacher):
+    """F.kl_div of the student's log-probabilities against a teacher's
+    probabilities (some exactly 0: xlogy's 0 log 0 = 0), batchmean."""
+    return F.kl_div(F.log_softmax(out, dim=-1), teacher,
+                    reduction="batchmean")
+
+
 torch.manual_seed(0)
 g = torch.Generator().manual_seed(1)
 ids = torch.randint(0, 23, (3, 7), generator=g)
@@ -110,6 +117,11 @@ ml_y = (torch.rand(5, 4, generator=g) > 0.5).float()
 # Targets spread so that both branches of smooth L1 and Huber are taken.
 reg_x = torch.randn(6, 4, generator=g)
 reg_y = 2 * torch.randn(6, 3, generator=g)
+kd_x = torch.randn(5, 4, generator=g)
+kd_y = torch.softmax(3 * torch.randn(5, 3, generator=g), dim=-1)
+kd_y[0, 1] = 0.0  # classes the teacher rules out
+kd_y[3, 2] = 0.0
+kd_y = kd_y / kd_y.sum(dim=-1, keepdim=True)
 
 CASES = [
     ("token LM, HF style (loss, logits), -100 and label smoothing",
@@ -120,6 +132,8 @@ CASES = [
      MultiLabel, [ml_x], ml_y, None),
     ("regressor, loss function: smooth L1, Huber, L1, MSE sum", regressor,
      [reg_x], reg_y, regression_loss),
+    ("distillation, loss function: kl_div batchmean", regressor, [kd_x],
+     kd_y, distillation_loss),
 ]
 
 

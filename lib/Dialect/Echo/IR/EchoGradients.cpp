@@ -422,9 +422,33 @@ LogicalResult DropoutOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
 
 LogicalResult EmbeddingOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
                                          SmallVectorImpl<Value> &grads) {
-  if (Value dy = prepare(*this, resultGrads, grads))
-    grads[1] = EmbeddingGradOp::create(b, getLoc(), getTable().getType(),
-                                       getIds(), dy);
+  Value dy = prepare(*this, resultGrads, grads);
+  if (!dy)
+    return success();
+  if (std::optional<uint64_t> pad = getPaddingIdx()) {
+    // The row padding_idx gets nothing: the adjoints of the tokens with that
+    // id are dropped before the scatter (PyTorch's embedding_backward).
+    Location loc = getLoc();
+    auto idsType = cast<RankedTensorType>(getIds().getType());
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    Value padIds = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            idsType, b.getIntegerAttr(idsType.getElementType(), *pad)));
+    Value isPad =
+        CompareOp::create(b, loc, idsType.clone(b.getI1Type()),
+                          ComparePredicate::eq, getIds(), padIds);
+    Value mask = BroadcastOp::create(
+        b, loc, dyType.clone(b.getI1Type()), isPad,
+        b.getDenseI64ArrayAttr({dyType.getRank() - 1}));
+    Value zero = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(dyType,
+                               b.getZeroAttr(dyType.getElementType())));
+    dy = SelectOp::create(b, loc, dyType, mask, zero, dy);
+  }
+  grads[1] = EmbeddingGradOp::create(b, getLoc(), getTable().getType(),
+                                     getIds(), dy);
   return success();
 }
 

@@ -306,6 +306,13 @@ LogicalResult DropoutOp::verify() {
 }
 
 LogicalResult EmbeddingOp::verify() {
+  int64_t rows = shapeOf(getTable())[0];
+  if (std::optional<uint64_t> pad = getPaddingIdx()) {
+    auto row = static_cast<int64_t>(*pad);
+    if (row < 0 || row >= rows)
+      return emitOpError() << "'padding_idx' " << row
+                           << " is not a row of 'table' [0, " << rows << ")";
+  }
   SmallVector<int64_t> expected(shapeOf(getIds()));
   expected.push_back(shapeOf(getTable())[1]);
   return verifyResultShape(*this, getResult(), expected);

@@ -14,7 +14,8 @@ expand, cat/stack/split, slicing, padding), ``gather`` (embedding and ops
 that pick elements at constant positions), ``reduction`` (sum, mean, max,
 softmax, var_mean), ``dropout``, ``loss`` (losses computed in forward:
 cross-entropy and NLL as echo.cross_entropy, the others from elementwise
-ops).
+ops), ``masks`` (comparisons, logical ops, dtype conversions), ``routing``
+(topk, gather, scatter, one_hot by computed indices).
 """
 
 __all__ = ["OPS", "aten", "pair", "normalize_dim"]
@@ -58,4 +59,5 @@ def normalize_dim(dim, rank):
 
 
 from echo.frontend.aten import (conv_pool, dropout, elementwise,  # noqa
-                                gather, linear, loss, norm, reduction, shape)
+                                gather, linear, loss, masks, norm,
+                                reduction, routing, shape)

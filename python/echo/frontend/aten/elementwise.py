@@ -1,5 +1,6 @@
 """Elementwise ops: arithmetic with broadcasting and numbers, activations,
-clamps, select (where / masked_fill), dtype conversions and aliases.
+clamps, select (where / masked_fill) and aliases (dtype conversions are
+in :mod:`.masks`).
 
 Operands are broadcast to the result's shape as PyTorch does
 (``ctx.operand``); a number or a one-element constant becomes a splat
@@ -241,13 +242,10 @@ def select(ctx, condition, a, b):
     _f32(ctx)
     shape = ctx.out_shape()
     if isinstance(condition, Const):
-        # Echo broadcasts f32 only: a known mask is expanded here.
+        # A known mask is a constant of the result's shape.
         condition = Const(condition.tensor.to(torch.bool).expand(
             shape).contiguous())
-    cond = ctx.tensor(condition, "i1", "condition")
-    ctx.require(cond.shape == shape, "a condition of %s for a result of "
-                "shape %s (Echo broadcasts f32 values only)" % (
-                    cond.type, list(shape)))
+    cond = ctx.broadcast_to(ctx.tensor(condition, "i1", "condition"), shape)
     a, b = ctx.operand(a, shape), ctx.operand(b, shape)
     return ctx.g.op("select", [cond, a, b], [(shape, "f32")])[0]
 
@@ -286,25 +284,6 @@ def _detach(ctx, self):
                 "detach of a value computed from parameters (a "
                 "stop-gradient: Echo differentiates through every value)")
     return ctx.tensor(self)
-
-
-def _same_kind(x, dtype):
-    if dtype is None:
-        return True
-    if x.dtype == "f32":
-        return dtype == torch.float32
-    if x.dtype == "i32":
-        return dtype in (torch.int32, torch.int64)
-    return dtype == torch.bool
-
-
-@aten(overload("_to_copy"))
-def _to_copy(ctx, self, dtype=None, **_):
-    x = ctx.tensor(self)
-    ctx.require(_same_kind(x, dtype), "a conversion of %s to %s (Echo "
-                "computes in f32, ids are i32)" % (
-                    x.type, str(dtype).replace("torch.", "")))
-    return x
 
 
 # -- written with the ops above ---------------------------------------------

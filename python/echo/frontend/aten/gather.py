@@ -16,6 +16,7 @@ import torch
 
 from echo.frontend.aten import aten, overload
 from echo.frontend.literals import Const
+from echo.models import i64_attr
 
 
 def gather(ctx, x, pick):
@@ -51,15 +52,18 @@ def gather(ctx, x, pick):
 @aten(overload("embedding"))
 def _embedding(ctx, weight, indices, padding_idx=-1,
                scale_grad_by_freq=False, sparse=False):
-    ctx.require(padding_idx is None or padding_idx < 0,
-                "embedding with padding_idx (PyTorch zeroes that row's "
-                "gradient; Echo does not)")
     ctx.require(not scale_grad_by_freq, "embedding with "
                 "scale_grad_by_freq")
     table = ctx.tensor(weight, "f32", "table")
     ctx.require(table.rank == 2, "an embedding table of %s" % table.type)
     ids = ctx.tensor(indices, "i32", "indices")
-    return ctx.g.embedding(ids, table)
+    if padding_idx is None or padding_idx < 0:
+        return ctx.g.embedding(ids, table)
+    # nn.Embedding(padding_idx=...): that row gets no gradient (nn.Embedding
+    # and F.embedding have made a negative padding_idx a row already).
+    return ctx.g.op("embedding", [ids, table],
+                    [(list(ids.shape) + [table.shape[1]], table.dtype)],
+                    {"padding_idx": i64_attr(int(padding_idx))})[0]
 
 
 def _call(op, args, first):

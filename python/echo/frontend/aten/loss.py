@@ -5,11 +5,15 @@ trace nodes, :mod:`echo.frontend.trace`), the others written with Echo's
 elementwise ops and sums, each with PyTorch's formula, so that their
 gradients are PyTorch's.
 
+``F.kl_div`` traces to ``xlogy(target, target) - target * input``:
+``xlogy`` is written with ``echo.compare`` and ``echo.select``.
+
 ``reduction`` is PyTorch's enum: 0 none, 1 mean, 2 sum.
 """
 
 from echo.frontend.aten import aten, normalize_dim, overload
 from echo.frontend.aten.elementwise import unary
+from echo.frontend.aten.masks import compare
 from echo.frontend.trace import CROSS_ENTROPY, NLL_LOSS
 from echo.models import i64_attr
 
@@ -231,3 +235,20 @@ def _bce(ctx, self, target, weight=None, reduction=1):
     if weight is not None:
         loss = g.mul(loss, ctx.operand(weight, p.shape))
     return _reduce(ctx, loss, reduction)
+
+
+@aten(overload("xlogy", "Tensor"))
+def _xlogy(ctx, self, other):
+    """x * log(y), 0 where x == 0 (PyTorch's xlogy; F.kl_div's
+    ``xlogy(target, target)``): log reads y with 1 where x == 0, so that
+    neither the value nor the gradients see log(0); the gradients are
+    PyTorch's (log(y) for x where x != 0, x / y for y)."""
+    g = ctx.g
+    shape = ctx.out_shape()
+    x, y = ctx.operand(self, shape), ctx.operand(other, shape)
+    zero = compare(ctx, "eq", x, 0.0)
+    safe = g.op("select", [zero, g.constant(1.0, shape), y],
+                [(shape, "f32")])[0]
+    product = g.mul(x, unary(ctx, "log", safe))
+    return g.op("select", [zero, g.constant(0.0, shape), product],
+                [(shape, "f32")])[0]

@@ -19,7 +19,7 @@ def _view(ctx, self, size):
 
 @aten(overload("expand"))
 def _expand(ctx, self, size, implicit=False):
-    return ctx.broadcast_to(ctx.tensor(self, "f32"), ctx.out_shape())
+    return ctx.broadcast_to(ctx.tensor(self), ctx.out_shape())
 
 
 @aten(overload("unsqueeze"))

@@ -172,6 +172,11 @@ def Echo_IndexTensor : RankedTensorOf<[I32], [HasStaticShapePred],
 /// labels (an importer flattens [B,T] labels for a token-level loss).
 def Echo_DataTensor : RankedTensorOf<!listconcat(Echo_FloatElementTypes, [I32]),
     [HasStaticShapePred], "statically shaped tensor">;
+/// Data, ids or masks: what the shape ops move and comparisons and
+/// conversions read (`i1` masks and `i32` ids computed inside a step).
+def Echo_DataOrMaskTensor : RankedTensorOf<
+    !listconcat(Echo_FloatElementTypes, [I32, I1]), [HasStaticShapePred],
+    "statically shaped tensor">;
 def Echo_IndexTensor1D : RankedTensorOf<[I32],
     [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
 

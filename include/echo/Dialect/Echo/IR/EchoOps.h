@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "echo/Dialect/Echo/IR/EchoEnums.h.inc"
+
 #define GET_OP_CLASSES
 #include "echo/Dialect/Echo/IR/EchoOps.h.inc"
 

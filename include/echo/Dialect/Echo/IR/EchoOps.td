@@ -204,14 +204,15 @@ def Echo_BroadcastOp : Echo_ForwardOp<"broadcast",
   let description = [{
     Like `linalg.broadcast`: `dimensions` lists, in increasing order, the
     dimensions of the result that are added; the remaining result dimensions
-    are those of `x`, in order.
+    are those of `x`, in order. `x` is float data, `i32` ids or an `i1`
+    mask (not differentiated).
 
     ```mlir
     %y = echo.broadcast %b dims = [0] : (tensor<8xf32>) -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$dimensions);
-  let results = (outs Echo_FloatTensor:$result);
+  let arguments = (ins Echo_DataOrMaskTensor:$x, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Echo_DataOrMaskTensor:$result);
   let assemblyFormat = [{
     $x `dims` `=` $dimensions attr-dict `:` functional-type(operands, results)
   }];
@@ -258,16 +259,17 @@ def Echo_SliceOp : Echo_ForwardOp<"slice",
   let autocast = "Follow";
   let summary = "static slice with unit strides";
   let description = [{
-    Extracts the box at `offsets` of extent `sizes` (one entry per dimension).
+    Extracts the box at `offsets` of extent `sizes` (one entry per dimension)
+    of float data, `i32` ids or an `i1` mask.
 
     ```mlir
     %y = echo.slice %x {offsets = array<i64: 0, 4>, sizes = array<i64: 2, 4>}
         : (tensor<2x8xf32>) -> tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins Echo_DataTensor:$x, DenseI64ArrayAttr:$offsets,
+  let arguments = (ins Echo_DataOrMaskTensor:$x, DenseI64ArrayAttr:$offsets,
                        DenseI64ArrayAttr:$sizes);
-  let results = (outs Echo_DataTensor:$result);
+  let results = (outs Echo_DataOrMaskTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   // Reads the box it copies, not the whole operand.
@@ -300,14 +302,15 @@ def Echo_ReshapeOp : Echo_ForwardOp<"reshape",
   let summary = "reshape to a type with the same number of elements";
   let description = [{
     Reinterprets `x` (row-major) with the shape of the result type. `x` is
-    floating-point data or `i32` ids/labels (not differentiated).
+    floating-point data, `i32` ids/labels or an `i1` mask (not
+    differentiated).
 
     ```mlir
     %y = echo.reshape %x : (tensor<2x8xf32>) -> tensor<16xf32>
     ```
   }];
-  let arguments = (ins Echo_DataTensor:$x);
-  let results = (outs Echo_DataTensor:$result);
+  let arguments = (ins Echo_DataOrMaskTensor:$x);
+  let results = (outs Echo_DataOrMaskTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   // A view of its operand's bytes (tensor.expand_shape/collapse_shape).
@@ -319,15 +322,16 @@ def Echo_TransposeOp : Echo_ForwardOp<"transpose",
   let autocast = "Follow";
   let summary = "permutation of dimensions";
   let description = [{
-    Result dimension `i` is dimension `permutation[i]` of `x`.
+    Result dimension `i` is dimension `permutation[i]` of `x` (float data,
+    `i32` ids or an `i1` mask).
 
     ```mlir
     %y = echo.transpose %x {permutation = array<i64: 1, 0>}
         : (tensor<2x8xf32>) -> tensor<8x2xf32>
     ```
   }];
-  let arguments = (ins Echo_FloatTensor:$x, DenseI64ArrayAttr:$permutation);
-  let results = (outs Echo_FloatTensor:$result);
+  let arguments = (ins Echo_DataOrMaskTensor:$x, DenseI64ArrayAttr:$permutation);
+  let results = (outs Echo_DataOrMaskTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -678,12 +682,20 @@ def Echo_EmbeddingOp : Echo_ForwardOp<"embedding",
     `result[i..., :] = table[ids[i...], :]`; `ids` (`i32`, any rank) must lie
     in [0, V). The gradient scatters into a V×H table and reads `ids`.
 
+    `padding_idx` (absent: none; in [0, V)) is PyTorch's
+    `nn.Embedding(padding_idx=...)`: the lookup is unchanged, but the
+    table's row `padding_idx` gets no gradient (the adjoints of the tokens
+    with that id are dropped before they are scattered).
+
     ```mlir
     %e = echo.embedding %ids, %table
         : (tensor<4x6xi32>, tensor<100x16xf32>) -> tensor<4x6x16xf32>
+    %p = echo.embedding %ids, %table {padding_idx = 0 : i64}
+        : (tensor<4x6xi32>, tensor<100x16xf32>) -> tensor<4x6x16xf32>
     ```
   }];
-  let arguments = (ins Echo_IndexTensor:$ids, Echo_FloatTensor2D:$table);
+  let arguments = (ins Echo_IndexTensor:$ids, Echo_FloatTensor2D:$table,
+                       OptionalAttr<I64Attr>:$padding_idx);
   let results = (outs Echo_FloatTensor:$result);
   let assemblyFormat = [{
     $ids `,` $table attr-dict `:` functional-type(operands, results)
@@ -812,6 +824,7 @@ def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
 }
 
 include "echo/Dialect/Echo/IR/EchoGradOps.td"
+include "echo/Dialect/Echo/IR/EchoDataOps.td"
 include "echo/Dialect/Echo/IR/EchoOptimizerOps.td"
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
