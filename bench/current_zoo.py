@@ -115,7 +115,17 @@ def _rel(a, b):
 
 
 def measure(name, steps):
+    """The row of one model; a failure at any stage is the row's error."""
     row = {"model": name}
+    try:
+        return _measure(name, steps, row)
+    except Exception as e:   # the one-line error is the row's result
+        row["error"] = "%s: %s" % (type(e).__name__,
+                                   str(e).strip().splitlines()[0])
+        return row
+
+
+def _measure(name, steps, row):
     torch.manual_seed(0)
     module, batch, loss = current_models.MODELS[name]()
     module.train()
@@ -125,13 +135,8 @@ def measure(name, steps):
     exact = _dropout_off(copy.deepcopy(module))
     # One step against f64 autograd.
     start = time.perf_counter()
-    try:
-        step = echo.torch.compile_step(exact, inputs, labels, loss=loss,
-                                       strategy="none")
-    except Exception as e:   # the one-line error is the row's result
-        row["error"] = "%s: %s" % (type(e).__name__,
-                                   str(e).strip().splitlines()[0])
-        return row
+    step = echo.torch.compile_step(exact, inputs, labels, loss=loss,
+                                   strategy="none")
     row["compile_s"] = time.perf_counter() - start
     reference = _torch_step(exact, inputs, labels, loss, torch.float64)
     row["torch_f32"] = numerics.distances(
@@ -196,8 +201,9 @@ def markdown(results):
              "|---|---|---|---|---|---|---|---|"]
     for r in results["models"]:
         if "error" in r:
-            lines.append("| %s | %d / %d | — | — | — | — | — | refused: %s |"
-                         % (r["model"], r["trainable"], r["parameters"],
+            lines.append("| %s | %s / %s | — | — | — | — | — | failed: %s |"
+                         % (r["model"], r.get("trainable", "?"),
+                            r.get("parameters", "?"),
                             r["error"].replace("|", "\\|")))
             continue
         lines.append(
