@@ -107,4 +107,5 @@ void mlir::echo::populateEchoToLinalgPatterns(RewritePatternSet &patterns) {
   linalg_lowering::populateEmbeddingPatterns(patterns);
   linalg_lowering::populateMaskPackingPatterns(patterns);
   linalg_lowering::populateOptimizerPatterns(patterns);
+  linalg_lowering::populateMoreOpsPatterns(patterns);
 }

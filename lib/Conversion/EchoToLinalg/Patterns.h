@@ -59,6 +59,10 @@ void populatePoolingPatterns(RewritePatternSet &patterns);
 /// and their gradients (Normalization.cpp).
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 
+/// Adds the lowerings of stop_gradient, sin, cos, conv_transpose2d and the
+/// upsampling ops and their gradients (MoreOps.cpp).
+void populateMoreOpsPatterns(RewritePatternSet &patterns);
+
 /// Adds the lowerings of the optimizer updates, momentum_update and
 /// adam_update (Optimizer.cpp).
 void populateOptimizerPatterns(RewritePatternSet &patterns);
