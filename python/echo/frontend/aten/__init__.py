@@ -58,4 +58,7 @@ def normalize_dim(dim, rank):
 
 
 from echo.frontend.aten import (conv_pool, dropout, elementwise,  # noqa
-                                gather, linear, loss, norm, reduction, shape)
+                                gather, linear, loss, norm, reduction, shape,
+                                sinusoid, stop_gradient, upsample)
+# Last: it wraps the handlers of views and arithmetic above.
+from echo.frontend.aten import complex  # noqa: E402,F401
