@@ -91,7 +91,8 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
   Value loss = ret.getOperand(0);
   Location loc = ret.getLoc();
 
-  // Values that depend on a parameter: only they need adjoints.
+  // Values that depend on a parameter through operands that receive
+  // gradients: only they need adjoints (a stop-gradient's result needs none).
   llvm::DenseSet<Value> active;
   for (BlockArgument arg : train.getArguments())
     if (isParamArgument(train, arg.getArgNumber()))
@@ -99,8 +100,11 @@ FailureOr<int64_t> TrainStepBuilder::build(func::FuncOp train) {
   SmallVector<Operation *> forward;
   for (Operation &op : body.without_terminator()) {
     forward.push_back(&op);
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return active.contains(v); }))
+    auto diff = dyn_cast<DifferentiableOpInterface>(op);
+    if (llvm::any_of(op.getOpOperands(), [&](OpOperand &use) {
+          return active.contains(use.get()) &&
+                 (!diff || diff.isDifferentiableOperand(use.getOperandNumber()));
+        }))
       active.insert(op.result_begin(), op.result_end());
   }
 

@@ -189,6 +189,9 @@ class GraphBuilder(object):
         self._next_id = 0
         self._next_seed = int(seed)
         self._constants = {}
+        # Discardable attributes every op emitted from now on gets (an
+        # importer's echo.checkpoint_region), already formatted.
+        self.op_attributes = {}
 
     # -- arguments ----------------------------------------------------------
 
@@ -256,6 +259,8 @@ class GraphBuilder(object):
         """
         values = [Value(self._fresh(), shape, dtype)
                   for shape, dtype in results]
+        if self.op_attributes:
+            attrs = dict(attrs or {}, **self.op_attributes)
         text = "  "
         if values:
             text += ", ".join(v.name for v in values) + " = "

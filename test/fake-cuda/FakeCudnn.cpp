@@ -12,8 +12,9 @@
 //
 // Descriptors keep what they are set to, and every call that takes a
 // convolution checks its shapes as cuDNN does (the filter's input channels
-// times the group count are x's channels, its filters y's, and the group
-// count divides them), answering CUDNN_STATUS_BAD_PARAM otherwise. With
+// times the group count are x's channels, its filters y's, the group count
+// divides them, and y's extents are the forward output's of x's),
+// answering CUDNN_STATUS_BAD_PARAM otherwise. With
 // ECHO_FAKE_CUDNN_LOG=<path>, each convolution call appends a line
 // `<call> x NxCxHxW w KxCxRxS y NxKxPxQ groups G type T compute C math M`
 // to that file. Never installed.
@@ -72,6 +73,7 @@ struct Dims {
   cudnnDataType_t type = CUDNN_DATA_FLOAT;
 };
 struct Conv {
+  int pad[2] = {0, 0}, stride[2] = {1, 1}, dilation[2] = {1, 1};
   int groups = 1;
   cudnnDataType_t compute = CUDNN_DATA_FLOAT;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
@@ -126,6 +128,17 @@ cudnnStatus_t checkConvolution(const char *call, cudnnTensorDescriptor_t x,
       yd->d[1] != wd->d[0] || xd->d[0] != yd->d[0] || xd->type != wd->type ||
       xd->type != yd->type || conv(c)->compute != CUDNN_DATA_FLOAT)
     return CUDNN_STATUS_BAD_PARAM;
+  // y's extents are the forward output's of x
+  // (cudnnGetConvolution2dForwardOutputDim): a backward data into an x with
+  // rows no window reaches (a transposed convolution's output_padding)
+  // passes as long as the floor gives y's extent back.
+  const Conv *cd = conv(c);
+  for (int i = 0; i < 2; ++i) {
+    int span = xd->d[2 + i] + 2 * cd->pad[i] -
+               (cd->dilation[i] * (wd->d[2 + i] - 1) + 1);
+    if (span < 0 || span / cd->stride[i] + 1 != yd->d[2 + i])
+      return CUDNN_STATUS_BAD_PARAM;
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -222,9 +235,17 @@ cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t d, int groups) {
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(
-    cudnnConvolutionDescriptor_t d, int, int, int, int, int, int,
-    cudnnConvolutionMode_t, cudnnDataType_t compute) {
-  conv(d)->compute = compute;
+    cudnnConvolutionDescriptor_t d, int padH, int padW, int strideH,
+    int strideW, int dilationH, int dilationW, cudnnConvolutionMode_t,
+    cudnnDataType_t compute) {
+  Conv *c = conv(d);
+  c->pad[0] = padH;
+  c->pad[1] = padW;
+  c->stride[0] = strideH;
+  c->stride[1] = strideW;
+  c->dilation[0] = dilationH;
+  c->dilation[1] = dilationW;
+  c->compute = compute;
   return CUDNN_STATUS_SUCCESS;
 }
 FAKE_EXPORT cudnnStatus_t cudnnSetConvolutionMathType(

@@ -167,6 +167,15 @@ OffloadSchedule offloadValues(func::FuncOp func,
 /// compute-heavy nor produces a stochastic mask, in connected groups.
 RecomputePlan planMirror(const TrainingStep &step);
 
+/// The model's own checkpoint regions (`echo.checkpoint_region`, one number
+/// per `torch.utils.checkpoint` call): every forward op of a region but those
+/// whose values forward ops outside it read (its outputs, stashed), one
+/// group per region, as PyTorch recomputes a checkpointed call from its
+/// inputs; compute-heavy ops too when `heavy`, else they stay stashed, and
+/// stochastic masks never. None when the step has no region.
+std::optional<RecomputePlan> planCheckpointRegions(const TrainingStep &step,
+                                                   bool heavy);
+
 /// sublinear (Chen et al. Alg. 2-3, App. A): √n checkpoints by a byte
 /// budget searched around sqrt(total * largest); each segment is a group.
 RecomputePlan planSublinear(const TrainingStep &step);
@@ -261,7 +270,8 @@ planEchoAtHeavyBudgets(func::FuncOp func, ArrayRef<double> heavyBudgets);
 /// `options.budget` (plus `options.budgetReserve`), from a family of
 /// candidate plans that does not depend on the budget: none; packed masks
 /// (also with ReLU reads binarized); echo at rising heavy budgets; mirror;
-/// sublinear at several segment sizes; and the SuperNeurons-style
+/// the model's checkpoint regions (planCheckpointRegions, with and without
+/// their compute-heavy ops); sublinear at several segment sizes; and the SuperNeurons-style
 /// cost-aware ones, on the step with ReLU reads binarized (stashed values
 /// ranked by the FLOPs that recomputing each costs per byte it frees: a
 /// peak-driven search that adds the cheapest values stashed across the

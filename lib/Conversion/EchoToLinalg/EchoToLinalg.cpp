@@ -108,4 +108,5 @@ void mlir::echo::populateEchoToLinalgPatterns(RewritePatternSet &patterns) {
   linalg_lowering::populateMaskPackingPatterns(patterns);
   linalg_lowering::populateOptimizerPatterns(patterns);
   linalg_lowering::populateDataPatterns(patterns);
+  linalg_lowering::populateMoreOpsPatterns(patterns);
 }

@@ -5,7 +5,8 @@
 // The candidates of `strategy=budget` (Budget.cpp chooses among them): none,
 // packed masks, the cost-aware units (recomputable values ranked by seconds
 // per byte freed) taken cheapest first and peak-driven, echo at several heavy
-// budgets, mirror, sublinear at several segment counts, and on steps small
+// budgets, mirror, the model's checkpoint regions (the importer's hints),
+// sublinear at several segment counts, and on steps small
 // enough a search on the estimate itself (a measured descent; frontier
 // candidates pruned); then the same with the loss chunked and with offload
 // where the options ask for them. None depends on the budget.
@@ -484,6 +485,13 @@ Candidates makeCandidates(func::FuncOp func, const EchoPlanOptions &options) {
   for (Candidate &c : echo)
     out.push_back(std::move(c));
   out.push_back({"mirror", planMirror(step), 0, 0});
+  // The regions the model checkpoints (the importer's hints): as PyTorch
+  // recomputes them, and without their compute-heavy ops.
+  for (bool heavy : {true, false})
+    if (std::optional<RecomputePlan> plan = planCheckpointRegions(step, heavy))
+      out.push_back({heavy ? "checkpoint regions"
+                           : "checkpoint regions, light ops",
+                     std::move(*plan), 0, 0});
   out.push_back({"sublinear", planSublinear(step), 0, 0});
   // Chen et al.'s segments at other sizes: from many small segments (more
   // checkpoints stashed, less recomputed) to few large ones.

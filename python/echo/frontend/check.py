@@ -129,7 +129,11 @@ def _check(args):
         with torch.no_grad():
             probe = [torch.from_numpy(d) for d in _draw(
                 inputs, labels, args.loss, module, 2, args.seed)[:-1]]
-            classes = module(*probe).shape[-1]
+            out = module(*probe)
+            # Per-position labels of NCHW logits: the classes are dim 1.
+            nchw = args.loss == "cross_entropy" and out.dim() >= 3 and \
+                tuple(labels[0]) == (out.shape[0],) + tuple(out.shape[2:])
+            classes = out.shape[1] if nchw else out.shape[-1]
         data = _draw(inputs, labels, args.loss, module, classes, args.seed)
         if not args.bitwise_only:
             torch_loss, torch_grads = _torch_step(module, data, args.loss)

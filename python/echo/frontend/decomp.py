@@ -27,9 +27,6 @@ _WANTED = [
     ("glu", "default"),
     # repeat: expand, clone, permute, reshape.
     ("repeat", "default"),
-    # bilinear upsampling: gathers at constant indices (index.Tensor) and
-    # arithmetic with constant weights.
-    ("upsample_bilinear2d", "vec"),
 ]
 
 

@@ -36,6 +36,18 @@ AOTAutograd's training path does, in real mode:
   C++, is caught the same way; so is ``F.one_hot``
   (``echo_trace::one_hot(ids, num_classes)``), whose 1.13 kernel reads the
   ids' values;
+* ``torch.utils.checkpoint`` (both ``use_reentrant`` forms, and
+  ``checkpoint_sequential``) is traced through: functorch cannot trace its
+  ``autograd.Function`` nor its saved-tensor hooks, so while tracing the
+  two entry points ``checkpoint`` calls (``CheckpointFunction.apply`` and
+  ``_checkpoint_without_reentrant``, looked up in the module at every
+  call, so that ``from torch.utils.checkpoint import checkpoint`` is caught
+  too) call the checkpointed function directly, in the caller's autograd
+  mode (a checkpointed call differentiates as the call would); every
+  node made inside records the region (``meta["echo_checkpoint"]``: the
+  number of the outermost checkpoint call it is in, in call order), which
+  the importer writes on the ops as ``echo.checkpoint_region``, a hint to
+  the recompute strategies;
 * every node records where it was made (``meta["echo_site"]``: the
   innermost frame outside torch, functorch and this package) and in which
   submodule (``meta["echo_scope"]``: its qualified name, from forward
@@ -217,6 +229,60 @@ def _losses_as_one_node():
         lib._op_impls = set()
 
 
+# -- checkpoints ------------------------------------------------------------
+
+class _Checkpoints(object):
+    """The checkpoint regions of one trace: the number of the outermost
+    checkpoint call running (None outside any), and how many were made."""
+
+    def __init__(self):
+        self.depth = 0
+        self.count = 0
+        self.current = None
+
+    def run(self, function, *args, **kwargs):
+        if self.depth == 0:
+            self.current = self.count
+            self.count += 1
+        self.depth += 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            self.depth -= 1
+            if self.depth == 0:
+                self.current = None
+
+
+@contextlib.contextmanager
+def _checkpoints_traced_through(regions):
+    """While tracing, ``torch.utils.checkpoint`` calls the checkpointed
+    function directly (see the module's docstring); ``regions`` numbers
+    the calls."""
+    import torch.utils.checkpoint as checkpoint
+
+    class TracedCheckpoint(object):
+        @staticmethod
+        def apply(function, preserve_rng_state, *args):
+            return regions.run(function, *args)
+
+    def without_reentrant(function, preserve_rng_state=True, *args,
+                          **kwargs):
+        return regions.run(function, *args, **kwargs)
+
+    saved = {name: getattr(checkpoint, name, None) for name in
+             ("CheckpointFunction", "_checkpoint_without_reentrant")}
+    checkpoint.CheckpointFunction = TracedCheckpoint
+    checkpoint._checkpoint_without_reentrant = without_reentrant
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                delattr(checkpoint, name)
+            else:
+                setattr(checkpoint, name, value)
+
+
 # -- provenance -------------------------------------------------------------
 
 def _user_site(skip):
@@ -232,10 +298,11 @@ def _user_site(skip):
 
 
 @contextlib.contextmanager
-def _provenance(module):
-    """Stamps every node make_fx creates with ``echo_site`` and
+def _provenance(module, regions):
+    """Stamps every node make_fx creates with ``echo_site``,
     ``echo_scope`` (the qualified name of the innermost submodule of
-    ``module`` running)."""
+    ``module`` running), ``echo_grad`` and ``echo_checkpoint`` (the region
+    of ``regions`` running, or None)."""
     from torch.fx.experimental import proxy_tensor
     from torch.nn.modules import module as nn_module
     names = {}
@@ -261,6 +328,7 @@ def _provenance(module):
         inner = [s for s in scopes if s is not None]
         node.meta["echo_scope"] = inner[-1] if inner else None
         node.meta["echo_grad"] = torch.is_grad_enabled()
+        node.meta["echo_checkpoint"] = regions.current
         return node
 
     handles = [nn_module.register_module_forward_pre_hook(pre),
@@ -357,9 +425,11 @@ def trace_module(module, examples, labels=None, loss_fn=None):
     was_training = module.training
     rng = torch.get_rng_state()
     module.train()
+    regions = _Checkpoints()
     try:
         with torch.enable_grad(), _dropout_as_one_node(), \
-                _losses_as_one_node(), _provenance(module):
+                _losses_as_one_node(), _checkpoints_traced_through(regions), \
+                _provenance(module, regions):
             gm = make_fx(functorch.functionalize(forward, remove="mutations"),
                          decompositions())(*tensors)
     finally:

@@ -22,6 +22,7 @@ import re
 import torch
 
 from echo.frontend import aten, canonicalize
+from echo.frontend.aten.stop_gradient import stop_at_no_grad
 from echo.frontend.errors import InternalError, UnsupportedError, at_node
 from echo.frontend.literals import Const, Unusable, convert, materialize
 from echo.frontend.trace import DROPOUT
@@ -78,6 +79,9 @@ class NodeImporter(object):
         self.constants = {}
         self.swapped = {}  # name of a last-two-dims transpose -> its source
         self.seed = 0
+        # What handlers compute once per import (a value's stop-gradient,
+        # the parts of a complex constant), by a key of their own.
+        self.memo = {}
         self._from_params = None
         self.trained = set()
 
@@ -255,10 +259,6 @@ class NodeImporter(object):
                     [convert(a, self.value) for a in node.args[1:]] +
                     [convert(v, self.value) for v in node.kwargs.values()])):
             return self.fold(node.target, node)
-        if node.meta.get("echo_grad") is False and self.from_params(node):
-            self.unsupported(
-                "computed from parameters under torch.no_grad() (a "
-                "stop-gradient: Echo differentiates through every value)")
         handler = aten.OPS.get(target)
         if handler is None:
             self.unsupported("Echo has no mapping for %s%s" % (
@@ -266,6 +266,8 @@ class NodeImporter(object):
         args = self.normalize(node.target, node)
         if rewrite is not None:
             args = rewrite(args)
+        if node.meta.get("echo_grad") is False and self.from_params(node):
+            args = stop_at_no_grad(self, node, args)
         return handler(self, **args)
 
     def from_params(self, node):
@@ -373,6 +375,7 @@ class NodeImporter(object):
             if node not in live or node.op == "placeholder":
                 continue
             self.node = node
+            g.op_attributes = _checkpoint_attributes(node)
             if node.op == "output":
                 output = self.output(node.args[0], loss)
                 break
@@ -385,6 +388,7 @@ class NodeImporter(object):
             self.check_shape(node, result)
             self.env[node] = result
         self.node = None
+        g.op_attributes = {}
         text = self.finish(output, label_value, loss)
         arguments, weights = [], []
         for position, (value, kind) in enumerate(g.arguments()):
@@ -500,6 +504,15 @@ class NodeImporter(object):
         raise UnsupportedError(
             "cross_entropy: labels must be i32 of shape %s, not %s" % (
                 accepted, labels.type))
+
+
+def _checkpoint_attributes(node):
+    """The attributes of the ops mapping ``node``: its checkpoint region
+    (:mod:`echo.frontend.trace`), if any."""
+    region = node.meta.get("echo_checkpoint")
+    if region is None:
+        return {}
+    return {"echo.checkpoint_region": "%d : i64" % region}
 
 
 def _wrap(result):

@@ -337,7 +337,7 @@ def with_conv1d():
 
 
 class Upsampler(nn.Module):
-    """A transposed convolution: Echo has none."""
+    """A transposed convolution (echo.conv_transpose2d)."""
 
     def __init__(self):
         super().__init__()
@@ -387,7 +387,7 @@ def dilated_pool():
 
 
 class StopGradient(nn.Module):
-    """A target network's output used with detach (a stop-gradient)."""
+    """A statistic of the features used with detach (a stop-gradient)."""
 
     def __init__(self):
         super().__init__()

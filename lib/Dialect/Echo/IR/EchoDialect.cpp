@@ -120,6 +120,16 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                                 "body";
     return success();
   }
+  if (attr.getName() == getCheckpointRegionAttrName()) {
+    auto region = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!region || !region.getType().isInteger(64) || region.getInt() < 0)
+      return op->emitError() << "'" << getCheckpointRegionAttrName()
+                             << "' must be a non-negative i64 attribute";
+    if (!isa<EchoDialect>(op->getDialect()))
+      return op->emitError() << "'" << getCheckpointRegionAttrName()
+                             << "' may only mark an op of the echo dialect";
+    return success();
+  }
   if (attr.getName() == getParallelPartAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << getParallelPartAttrName()

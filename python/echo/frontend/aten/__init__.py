@@ -60,4 +60,7 @@ def normalize_dim(dim, rank):
 
 from echo.frontend.aten import (conv_pool, dropout, elementwise,  # noqa
                                 gather, linear, loss, masks, norm,
-                                reduction, routing, shape)
+                                reduction, routing, shape, sinusoid,
+                                stop_gradient, upsample)
+# Last: it wraps the handlers of views and arithmetic above.
+from echo.frontend.aten import complex  # noqa: E402,F401

@@ -1,7 +1,8 @@
 """Convolution and pooling.
 
 ``convolution`` is ``echo.conv2d`` (``groups`` as its attribute; a 1-D
-convolution gets a unit height, a bias is added over the channel dim);
+convolution gets a unit height, a bias is added over the channel dim;
+a transposed one is :mod:`.conv_transpose`'s);
 ``max_pool2d_with_indices`` is ``echo.max_pool2d`` (the indices are not
 computed), ``avg_pool2d`` is ``echo.avg_pool2d`` with PyTorch's
 ``ceil_mode`` and ``count_include_pad`` spelled out, and
@@ -11,6 +12,7 @@ shapes are PyTorch's (``ceil_mode`` included).
 """
 
 from echo.frontend.aten import aten, overload, pair
+from echo.frontend.aten.conv_transpose import conv_transpose
 from echo.frontend.literals import Unusable
 from echo.models import bool_attr, i64_array_attr, i64_attr
 
@@ -22,9 +24,11 @@ def _unit_height(ctx, x):
 @aten(overload("convolution"))
 def _convolution(ctx, input, weight, bias, stride, padding, dilation,
                  transposed, output_padding, groups):
+    if transposed:
+        return conv_transpose(ctx, input, weight, bias, stride, padding,
+                              dilation, output_padding, groups)
     g = ctx.g
     x, w = ctx.tensor(input, "f32"), ctx.tensor(weight, "f32", "weight")
-    ctx.require(not transposed, "a transposed convolution")
     ctx.require(x.rank in (3, 4) and w.rank == x.rank,
                 "a convolution of %s by %s (Echo convolves NCHW by FCHW, "
                 "or NCL by FCL)" % (x.type, w.type))

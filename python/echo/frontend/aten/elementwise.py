@@ -275,15 +275,6 @@ def _alias(ctx, self):
     return ctx.tensor(self)
 
 
-@aten(overload("detach"))
-def _detach(ctx, self):
-    """The value itself where it does not depend on parameters (no
-    gradient reaches data); else a stop-gradient, which Echo does not
-    have."""
-    ctx.require(not ctx.from_params(ctx.node),
-                "detach of a value computed from parameters (a "
-                "stop-gradient: Echo differentiates through every value)")
-    return ctx.tensor(self)
 
 
 # -- written with the ops above ---------------------------------------------

@@ -1,7 +1,7 @@
 """Embedding and the ops that pick elements of a tensor at positions known
 at import time: ``index.Tensor`` and ``index_select`` with constant
-indices, ``as_strided`` of a contiguous value, strided slices, ``flip``,
-nearest upsampling, pixel (un)shuffle.
+indices, ``as_strided`` of a contiguous value, strided slices, ``flip``, pixel
+(un)shuffle.
 
 :func:`gather` finds the positions by running the op in PyTorch on a
 tensor of element numbers, then writes the cheapest Echo form: a reshape
@@ -105,8 +105,7 @@ def _register_gather(op):
 
 
 for _op in (overload("index", "Tensor"), overload("index_select"),
-            overload("flip"), overload("upsample_nearest2d", "vec"),
-            overload("upsample_nearest2d"), overload("pixel_shuffle"),
+            overload("flip"), overload("pixel_shuffle"),
             overload("pixel_unshuffle"), overload("diagonal"),
             overload("repeat_interleave", "self_int")):
     if _op is not None:

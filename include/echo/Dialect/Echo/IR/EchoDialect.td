@@ -107,6 +107,14 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getBackwardBeginAttrName() {
       return ::llvm::StringLiteral("echo.backward_begin");
     }
+    /// Non-negative i64 on a forward op computed inside a region the model
+    /// checkpoints (`torch.utils.checkpoint`): the region's number, one per
+    /// call. A hint to the recompute strategies that the user would rather
+    /// recompute the region than stash its values (the budget strategy's
+    /// `checkpoint regions` candidates recompute exactly those ops).
+    static constexpr ::llvm::StringLiteral getCheckpointRegionAttrName() {
+      return ::llvm::StringLiteral("echo.checkpoint_region");
+    }
     /// Unit attribute on a kernel's part that runs a range of its loop
     /// (`echo-outline-kernels` parallel-min-work), whose calls
     /// `echo-cpu-parallel-calls` runs across the CPU runtime's threads.

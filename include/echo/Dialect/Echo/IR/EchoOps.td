@@ -825,6 +825,7 @@ def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
 
 include "echo/Dialect/Echo/IR/EchoGradOps.td"
 include "echo/Dialect/Echo/IR/EchoDataOps.td"
+include "echo/Dialect/Echo/IR/EchoMoreOps.td"
 include "echo/Dialect/Echo/IR/EchoOptimizerOps.td"
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
