@@ -331,8 +331,10 @@ class NodeImporter(object):
         arguments): weights are ``(argument index, array)`` for every
         parameter; the arguments, in order, are ``("input", i)``,
         ``("labels", None)``, ``("param", i)`` (trained), ``("frozen",
-        i)`` (a parameter with ``requires_grad=False``, or one the loss does
-        not read: no gradient, as PyTorch leaves its ``.grad`` alone) with
+        i)`` (a parameter with ``requires_grad=False``, or one no gradient
+        of the loss reaches: unread, or read only under ``torch.no_grad()``,
+        through ``detach`` or as integers; PyTorch leaves its ``.grad``
+        alone) with
         ``i`` its index in ``named_parameters()``, and ``("seed",
         None)``."""
         g = self.g
@@ -351,9 +353,10 @@ class NodeImporter(object):
         if len(data) > len(inputs):  # the module (or a loss) reads them
             self.env[data[len(inputs)]] = label_value
         live = _live_nodes(traced.gm.graph)
+        reached = _gradient_nodes(traced.gm.graph)
         self.trained = set(
             placeholders[i] for i, (param, _) in enumerate(traced.params)
-            if param.requires_grad and placeholders[i] in live)
+            if param.requires_grad and placeholders[i] in reached)
         arrays = {}
         for i, (param, aliases) in enumerate(traced.params):
             trained = placeholders[i] in self.trained
@@ -366,8 +369,10 @@ class NodeImporter(object):
             raise UnsupportedError(
                 "%s has no parameters to train (%s)" % (
                     type(self.module).__name__,
-                    "every parameter has requires_grad=False or is not read "
-                    "by the output" if traced.params else "it has none"))
+                    "every parameter has requires_grad=False or gets no "
+                    "gradient from the output: unread, or read only under "
+                    "torch.no_grad() or through detach" if traced.params
+                    else "it has none"))
         for i, (value, _) in enumerate(traced.buffers):
             self.env[placeholders[num_params + i]] = Const(value)
         output = None
@@ -530,6 +535,39 @@ def _flatten(values):
                 yield u
         else:
             yield v
+
+
+def _carries_gradient(node):
+    """Whether ``node``'s value can carry a gradient: a float (or complex)
+    tensor, or one whose type the trace did not record."""
+    meta = node.meta.get("tensor_meta")
+    if meta is None:
+        return True
+    metas = meta if isinstance(meta, (list, tuple)) else [meta]
+    return any(not hasattr(m, "dtype") or m.dtype.is_floating_point or
+               m.dtype.is_complex for m in metas)
+
+
+def _gradient_nodes(graph):
+    """The nodes a gradient of the output reaches: back from the output
+    through float values, never into what a node made under
+    ``torch.no_grad()`` reads nor through ``detach``. A trained parameter
+    outside them gets no gradient in PyTorch (its ``.grad`` stays None: a
+    distillation teacher left with ``requires_grad`` and read only under
+    no_grad), so Echo takes it as frozen data."""
+    reached = set()
+    for node in reversed(list(graph.nodes)):
+        if node.op == "output":
+            reached.add(node)
+            continue
+        if not _carries_gradient(node):
+            continue
+        for user in node.users:
+            if user in reached and user.meta.get("echo_grad") is not False \
+                    and user.target is not torch.ops.aten.detach.default:
+                reached.add(node)
+                break
+    return reached
 
 
 def _live_nodes(graph):
