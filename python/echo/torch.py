@@ -455,7 +455,17 @@ class Step(object):
                 type(self.module).__name__, e)) from None
         _check_updated_buffers(self.module,
                                getattr(imported, "updated_buffers", ()))
-        library = StepLibrary.load(self._build(imported))
+        directory = self._build(imported)
+        try:
+            library = StepLibrary.load(directory)
+        except OSError as e:
+            # Not a library this process can load (a wrong $ECHO_RUN, a
+            # foreign file): never kept in the cache.
+            shutil.rmtree(directory, ignore_errors=True)
+            raise CompileError(
+                "the compiled step %s cannot be loaded: %s (removed from the "
+                "cache; is $ECHO_RUN Echo's echo-run?)" % (
+                    directory, str(e).splitlines()[0])) from None
         self._check_signature(library, imported, inputs, labels)
         variant = _Variant(library, imported.arguments)
         # The import may name constant buffers the first fingerprint did
@@ -541,8 +551,12 @@ class Step(object):
                 raise CompileError("cannot run %s: %s" % (echo_run, e))
             if run.returncode != 0:
                 raise CompileError("echo-run could not compile the step of "
-                                   "%s:\n%s" % (self.name,
-                                                run.stderr.strip()))
+                                   "%s (exit status %d):\n%s" % (
+                                       self.name, run.returncode,
+                                       run.stderr.strip()))
+            if not os.path.isfile(os.path.join(step, StepCache.LIBRARY)):
+                raise CompileError("%s exited 0 but made no step library "
+                                   "(is it Echo's echo-run?)" % echo_run)
             shutil.copy(model, os.path.join(step, "model.mlir"))
             return step
 

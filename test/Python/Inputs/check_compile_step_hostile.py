@@ -200,3 +200,30 @@ print("p.grad that is the batch: gradients within 1e-5: %s" % (
 deep.a.bias.grad = torch.zeros(1).expand(6)
 outcome("an expanded p.grad", lambda: deep_step(batch.clone(),
                                                 labels=labels6))
+
+# An $ECHO_RUN that is not Echo's: a typed error, and nothing it made is
+# kept in the cache.
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+fake_dir = tempfile.mkdtemp()
+fakes = {
+    "exits 0, makes nothing": "#!/bin/sh\nexit 0\n",
+    "makes a file that is no library": (
+        "#!/bin/sh\nfor a; do case $a in --emit-library=*) "
+        "d=${a#--emit-library=}; mkdir -p $d; "
+        "echo garbage > $d/libechostep.so;; esac; done\n")}
+real = os.environ["ECHO_RUN"]
+for n, (what, text) in enumerate(sorted(fakes.items())):
+    path = os.path.join(fake_dir, "fake%d" % n)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    os.environ["ECHO_RUN"] = path
+    for attempt in ("", ", again"):
+        outcome("$ECHO_RUN %s%s" % (what, attempt),
+                lambda: echo.torch.compile_step(MLP(), (x,), y,
+                                                strategy="none"))
+os.environ["ECHO_RUN"] = real
+outcome("the real echo-run after", lambda: type(
+    echo.torch.compile_step(MLP(), (x,), y, strategy="none")).__name__)
