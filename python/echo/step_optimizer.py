@@ -82,6 +82,29 @@ class OptimizerState(object):
         check_hyperparameters(self.lr, self.momentum, self.betas, self.eps,
                               self.weight_decay)
 
+    def hyperparameters(self):
+        """``lr``, ``momentum``, ``betas``, ``eps``, ``weight_decay``."""
+        return {"lr": self.lr, "momentum": self.momentum,
+                "betas": self.betas, "eps": self.eps,
+                "weight_decay": self.weight_decay}
+
+    def set(self, **values):
+        """Sets hyperparameters (keys of :meth:`hyperparameters`) for the
+        next steps, all or none: a refused value (TypeError, ValueError)
+        leaves them as they were."""
+        before = self.hyperparameters()
+        for key in values:
+            if key not in before:
+                raise TypeError("unknown hyperparameter %r" % key)
+        try:
+            for key, value in values.items():
+                setattr(self, key, tuple(value) if key == "betas" else value)
+            self.check()
+        except Exception:
+            for key, value in before.items():
+                setattr(self, key, value)
+            raise
+
     def hyper_value(self, name):
         """The value of hyperparameter ``name`` for the next step."""
         values = {"lr": self.lr, "momentum": self.momentum,
@@ -287,14 +310,22 @@ class OptimizerState(object):
         return per_param, count
 
 
+#: The largest float32: the step takes its hyperparameters as f32.
+_F32_MAX = float(torch.finfo(torch.float32).max)
+
+
 def check_hyperparameters(lr, momentum, betas, eps, weight_decay):
-    """PyTorch's ranges for the hyperparameters (ValueError)."""
+    """PyTorch's ranges for the hyperparameters (ValueError), each a
+    float32 (the step's type for them: a larger value would be inf)."""
     values = {"lr": lr, "momentum": momentum, "eps": eps,
               "weight_decay": weight_decay}
     for name, value in values.items():
         if not (math.isfinite(value) and value >= 0):
             raise ValueError("%s must be a finite number >= 0, got %r" %
                              (name, value))
+        if value > _F32_MAX:
+            raise ValueError("%s must be at most %r (float32's largest), "
+                             "got %r" % (name, _F32_MAX, value))
     if len(betas) != 2 or not all(
             math.isfinite(b) and 0 <= b < 1 for b in betas):
         raise ValueError("betas must be two numbers in [0, 1), got %r" %

@@ -159,12 +159,121 @@ def _check_tensor(t, what):
     if t.layout != torch.strided:
         raise TypeError("%s: a %s tensor; the step takes dense (strided) "
                         "tensors" % (what, t.layout))
+    if t.is_quantized:
+        raise TypeError("%s: a quantized tensor (%s); the step takes real "
+                        "numbers (float) or integers (ids, labels): pass "
+                        "t.dequantize()" % (what, t.dtype))
     if t.is_complex() or t.dtype == torch.bool:
         raise TypeError("%s: %s; the step takes real numbers (float) or "
                         "integers (ids, labels)" % (what, t.dtype))
     if t.device.type != "cpu":
         raise ValueError("this step runs on the CPU; %s is on %s" % (
             what, t.device))
+
+
+def _check_detached(t, what):
+    """``t`` does not require grad: PyTorch's backward would compute its
+    gradient, and those of whatever it was computed from (an encoder run
+    eagerly, a parameter passed as an input); the step computes none."""
+    if t.requires_grad:
+        raise ValueError(
+            "%s requires grad: the step computes no gradient for its inputs "
+            "(nor for what they were computed from); pass a detached tensor "
+            "(t.detach()), or compile the modules that make it into the "
+            "step" % what)
+
+
+def _hook_keys(hooks):
+    """The handles' ids of a hook dict (never reused in a process)."""
+    return tuple(hooks.keys())
+
+
+def _global_hooks():
+    """The forward hooks every module runs
+    (``nn.modules.module.register_module_forward_hook`` and pre-hooks)."""
+    from torch.nn.modules import module as nn_module
+    return (_hook_keys(nn_module._global_forward_pre_hooks),
+            _hook_keys(nn_module._global_forward_hooks))
+
+
+def _check_no_backward_hooks(module):
+    """The step computes the gradients itself: backward hooks (a module's,
+    every module's, a parameter's ``register_hook``) would not run."""
+    from torch.nn.modules import module as nn_module
+    if nn_module._global_backward_hooks:
+        raise ValueError(
+            "a global module backward hook is registered "
+            "(register_module_full_backward_hook): the step computes the "
+            "gradients itself and runs no backward hooks; remove it")
+    for name, sub in module.named_modules():
+        if sub._backward_hooks:
+            raise ValueError(
+                "%s (%s) has a backward hook: the step computes the "
+                "gradients itself and runs no backward hooks; remove it "
+                "(to change gradients, change p.grad after the step)" % (
+                    name or "the module", type(sub).__name__))
+    for name, p in module.named_parameters():
+        if p._backward_hooks:
+            raise ValueError(
+                "parameter %s has a gradient hook (Tensor.register_hook): "
+                "the step writes its gradient without running it; remove it "
+                "(to change gradients, change p.grad after the step)" % name)
+
+
+#: Buffers the forward updates in place whose updates the step leaves out
+#: (documented): the running statistics of batch and instance norms.
+_RUNNING_STATISTICS = ("running_mean", "running_var", "num_batches_tracked")
+
+
+def _check_updated_buffers(module, names):
+    """Buffers the forward updates in place are not updated by the step,
+    which keeps their values at compile time: only norms' running
+    statistics (not read in training) may be."""
+    subs = dict(module.named_modules())
+    for name in names:
+        owner, _, leaf = name.rpartition(".")
+        sub = subs.get(owner)
+        if leaf in _RUNNING_STATISTICS and isinstance(
+                sub, torch.nn.modules.batchnorm._NormBase):
+            continue
+        raise CompileError(
+            "%s.forward updates the buffer '%s' in place: the step does not "
+            "update buffers (it would keep the value it had when compiled); "
+            "keep such state outside the module's forward" % (
+                type(module).__name__, name))
+
+
+def _span(t):
+    """The bytes a contiguous tensor covers, (start, end); None for none."""
+    if t.numel() == 0:
+        return None
+    start = t.data_ptr()
+    return start, start + t.numel() * t.element_size()
+
+
+def _overlapping(reads, writes):
+    """The indices into ``writes`` of the tensors whose bytes overlap a
+    tensor of ``reads`` or another of ``writes`` (all contiguous): the step
+    would read what it has already written, or write a result twice.
+    Tensors whose bytes chain into one run count as overlapping."""
+    spans = []
+    for kind, tensors in ((0, reads), (1, writes)):
+        for i, t in enumerate(tensors):
+            span = _span(t)
+            if span is not None:
+                spans.append((span[0], span[1], kind, i))
+    spans.sort()
+    found, run, end = set(), [], None
+    for start, stop, kind, i in spans + [(None, None, None, None)]:
+        if start is None or end is None or start >= end:
+            if len(run) > 1:
+                found.update(j for k, j in run if k == 1)
+            run, end = [], None
+            if start is None:
+                break
+        run.append((kind, i))
+        end = stop if end is None else max(end, stop)
+    return found
 
 
 def _dtype_of(tensor):
@@ -252,26 +361,19 @@ class Step(object):
 
     @lr.setter
     def lr(self, value):
-        self._optimizer_or_raise().lr = value
+        self.set_optimizer_hyperparameters(lr=value)
 
     @property
     def optimizer_hyperparameters(self):
         """The hyperparameters of the optimizer inside the step, as a dict
         (``lr``, ``momentum``, ``betas``, ``eps``, ``weight_decay``); set
         them with :meth:`set_optimizer_hyperparameters`."""
-        o = self._optimizer_or_raise()
-        return {"lr": o.lr, "momentum": o.momentum, "betas": o.betas,
-                "eps": o.eps, "weight_decay": o.weight_decay}
+        return self._optimizer_or_raise().hyperparameters()
 
     def set_optimizer_hyperparameters(self, **values):
         """Sets hyperparameters of the optimizer inside the step (the keys
         of :attr:`optimizer_hyperparameters`) for the next steps."""
-        o = self._optimizer_or_raise()
-        for key, value in values.items():
-            if key not in self.optimizer_hyperparameters:
-                raise TypeError("unknown hyperparameter %r" % key)
-            setattr(o, key, tuple(value) if key == "betas" else value)
-        o.check()
+        self._optimizer_or_raise().set(**values)
 
     def optimizer_state(self):
         """The state of the optimizer inside the step (copies), laid out as
@@ -307,7 +409,8 @@ class Step(object):
         """What the compiled step depends on, read from the module now:
         (structure, parameters). Cheap: one walk over the submodules and
         parameters."""
-        structure = []
+        _check_no_backward_hooks(self.module)
+        structure = [_global_hooks()]
         for name, sub in self.module.named_modules():
             if not sub.training:
                 raise ValueError(
@@ -317,7 +420,9 @@ class Step(object):
                         type(self.module).__name__,
                         "'%s'" % name if name else "the module",
                         type(sub).__name__))
-            structure.append((name, type(sub), _plain_attributes(sub)))
+            structure.append((name, type(sub), _plain_attributes(sub),
+                              _hook_keys(sub._forward_pre_hooks),
+                              _hook_keys(sub._forward_hooks)))
         params = []
         for name, p in self.module.named_parameters():
             if p.dtype != torch.float32:
@@ -348,7 +453,19 @@ class Step(object):
         except Exception as e:  # the importer's located errors, and others
             raise CompileError("importing %s: %s" % (
                 type(self.module).__name__, e)) from None
-        library = StepLibrary.load(self._build(imported))
+        _check_updated_buffers(self.module,
+                               getattr(imported, "updated_buffers", ()))
+        directory = self._build(imported)
+        try:
+            library = StepLibrary.load(directory)
+        except OSError as e:
+            # Not a library this process can load (a wrong $ECHO_RUN, a
+            # foreign file): never kept in the cache.
+            shutil.rmtree(directory, ignore_errors=True)
+            raise CompileError(
+                "the compiled step %s cannot be loaded: %s (removed from the "
+                "cache; is $ECHO_RUN Echo's echo-run?)" % (
+                    directory, str(e).splitlines()[0])) from None
         self._check_signature(library, imported, inputs, labels)
         variant = _Variant(library, imported.arguments)
         # The import may name constant buffers the first fingerprint did
@@ -434,8 +551,12 @@ class Step(object):
                 raise CompileError("cannot run %s: %s" % (echo_run, e))
             if run.returncode != 0:
                 raise CompileError("echo-run could not compile the step of "
-                                   "%s:\n%s" % (self.name,
-                                                run.stderr.strip()))
+                                   "%s (exit status %d):\n%s" % (
+                                       self.name, run.returncode,
+                                       run.stderr.strip()))
+            if not os.path.isfile(os.path.join(step, StepCache.LIBRARY)):
+                raise CompileError("%s exited 0 but made no step library "
+                                   "(is it Echo's echo-run?)" % echo_run)
             shutil.copy(model, os.path.join(step, "model.mlir"))
             return step
 
@@ -454,7 +575,9 @@ class Step(object):
             inputs, labels = inputs[:-1], inputs[-1]
         for i, t in enumerate(inputs):
             _check_tensor(t, "input %d" % i)
+            _check_detached(t, "input %d" % i)
         _check_tensor(labels, "the labels")
+        _check_detached(labels, "the labels")
         with self._lock:
             return self._call(inputs, labels)
 
@@ -513,12 +636,26 @@ class Step(object):
         if self._buckets is not None and data_parallel.active():
             self._buckets.check_plan(library.step_hash)
             self._buckets.attach()
+        param_names = [name for name, _ in self.module.named_parameters()]
+        for i in variant.trained:
+            name, g = param_names[i], params[i].grad
+            if g is not None and any(st == 0 and n > 1 for st, n in
+                                     zip(g.stride(), g.shape)):
+                raise ValueError(
+                    "%s.grad is an expanded tensor (stride 0): a gradient "
+                    "cannot be written into it; set it to None or to a "
+                    "tensor of its own" % name)
+        # A p.grad that shares bytes with what the step reads (an input, a
+        # parameter) or with another p.grad is written through a copy.
+        shared = _overlapping(arg_tensors, [
+            p.grad if p.grad is not None and p.grad.is_contiguous() else
+            torch.empty(0) for p in trained])
         grads, adds = [], []
-        for p in trained:
+        for n, p in enumerate(trained):
             g = p.grad
             if (g is not None and not self.accumulate_grad and
                     g.is_contiguous() and g.dtype == torch.float32 and
-                    g.shape == p.shape):
+                    g.shape == p.shape and n not in shared):
                 grads.append(g)  # written in place
             elif g is None:
                 p.grad = torch.empty_like(
@@ -576,6 +713,15 @@ class Step(object):
             if a["role"] == "hyper":
                 hypers.append(torch.tensor(o.hyper_value(a["hyper"]),
                                            dtype=torch.float32))
+        # Data (inputs, labels, frozen parameters) sharing bytes with what
+        # the step updates in place is read from a copy: the step may read
+        # it after an update (a batch that views a parameter).
+        updated = [t for (kind, _), t in zip(variant.arguments, arg_tensors)
+                   if kind == "param"] + o.tensors(trained)
+        data = [n for n, (kind, _) in enumerate(variant.arguments)
+                if kind != "param" and n < len(arg_tensors)]
+        for n in _overlapping(updated, [arg_tensors[n] for n in data]):
+            arg_tensors[data[n]] = arg_tensors[data[n]].clone()
         tensors = arg_tensors + o.tensors(trained) + hypers
         if len(tensors) != len(library.signature.args):
             raise CompileError("the compiled step takes %d arguments, not %d"

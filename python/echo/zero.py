@@ -460,7 +460,7 @@ class ShardedStep(object):
 
     @lr.setter
     def lr(self, value):
-        self._optimizer.lr = value
+        self._optimizer.set(lr=value)
 
     @property
     def optimizer_hyperparameters(self):
@@ -470,12 +470,7 @@ class ShardedStep(object):
 
     def set_optimizer_hyperparameters(self, **values):
         """As :meth:`echo.torch.Step.set_optimizer_hyperparameters`."""
-        o = self._optimizer
-        for key, value in values.items():
-            if key not in self.optimizer_hyperparameters:
-                raise TypeError("unknown hyperparameter %r" % key)
-            setattr(o, key, tuple(value) if key == "betas" else value)
-        o.check()
+        self._optimizer.set(**values)
 
     def _stand_ins(self):
         return [torch.empty(shape, device="meta") for shape in self.shapes]

@@ -106,11 +106,13 @@ class ImportedModel(object):
     ``num_data_args``: inputs plus the labels; ``notes``: what the import
     left out (running statistics); ``arguments``: what each argument of the
     function is (see :meth:`NodeImporter.run`); ``constant_buffers``: the
-    names of the module's buffers whose values the model holds as constants.
+    names of the module's buffers whose values the model holds as constants;
+    ``updated_buffers``: of those the forward updates in place (updates not
+    imported).
     """
 
     def __init__(self, text, weights, num_data_args, name, notes=(),
-                 arguments=(), constant_buffers=()):
+                 arguments=(), constant_buffers=(), updated_buffers=()):
         self.text = text
         self.weights = weights
         self.num_data_args = num_data_args
@@ -118,6 +120,7 @@ class ImportedModel(object):
         self.notes = list(notes)
         self.arguments = list(arguments)
         self.constant_buffers = list(constant_buffers)
+        self.updated_buffers = list(updated_buffers)
 
     def write_weights(self, directory):
         """Writes ``directory/argN.npy`` for every parameter."""
@@ -274,4 +277,4 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
     constant = [names[0] for _, names in traced.buffers
                 if names[0] not in traced.dropped]
     return ImportedModel(text, weights, len(inputs) + 1, sanitize(name),
-                         notes, arguments, constant)
+                         notes, arguments, constant, traced.dropped)
