@@ -240,6 +240,11 @@ void mlir::echo::buildEchoBufferizationPipeline(
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A library call's buffer may now be a view the runtime cannot take (a
+  // column of a stacked tensor): copied into a packed one, which the
+  // planner places like any other.
+  if (options.libraryCalls)
+    pm.addPass(createEchoLibraryCallLayouts());
   // Buffers are values no more: CSE merges the identical subviews that an
   // in-place tensor.insert_slice bufferizes to (a row updated in a loop:
   // the embedding gradient), so that its copy onto itself folds away.

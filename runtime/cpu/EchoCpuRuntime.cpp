@@ -301,12 +301,21 @@ void gemm(StridedMemRefType<float, N> *a, StridedMemRefType<float, N> *b,
          aM, k, bK, bN, m, n);
     return;
   }
-  for (auto *t : {a, b, c})
+  // Rows of unit stride, the row stride BLAS's leading dimension (what
+  // echo-library-call-layouts guarantees; other views are copied).
+  for (auto *t : {a, b, c}) {
     if (t->strides[N - 1] != 1 && t->sizes[N - 1] > 1) {
       fail("echo_gemm: an operand has inner stride %" PRId64 " (expected 1)",
            t->strides[N - 1]);
       return;
     }
+    if (t->sizes[r] > 1 && t->strides[r] < t->sizes[N - 1]) {
+      fail("echo_gemm: an operand has row stride %" PRId64
+           ", below its row length %" PRId64,
+           t->strides[r], t->sizes[N - 1]);
+      return;
+    }
+  }
   // Leading dimensions are the row strides (at least 1 for empty rows).
   auto ld = [&](StridedMemRefType<float, N> *t) {
     return t->strides[r] > 0 ? t->strides[r] : 1;

@@ -139,15 +139,23 @@ void gemm(const StridedMemRefType<T, N> *a, const StridedMemRefType<T, N> *b,
          name().c_str(), aM, k, bK, bN, m, n);
     return;
   }
-  // cuBLAS needs contiguous rows (inner stride 1).
+  // cuBLAS needs contiguous rows (inner stride 1) whose stride, its leading
+  // dimension, is at least their length (what echo-library-call-layouts
+  // guarantees; other views are copied).
   const std::pair<const StridedMemRefType<T, N> *, const char *> operands[] = {
       {a, "A"}, {b, "B"}, {c, "C"}};
-  for (auto [x, what] : operands)
+  for (auto [x, what] : operands) {
     if (x->strides[r + 1] != 1 && x->sizes[r + 1] > 1) {
       fail("%s: %s has inner stride %" PRId64 " (expected 1)", name().c_str(),
            what, x->strides[r + 1]);
       return;
     }
+    if (x->sizes[r] > 1 && x->strides[r] < x->sizes[r + 1]) {
+      fail("%s: %s has row stride %" PRId64 ", below its row length %" PRId64,
+           name().c_str(), what, x->strides[r], x->sizes[r + 1]);
+      return;
+    }
+  }
   int64_t batch = N == 2 ? 1 : c->sizes[0];
   if (N == 3 && (a->sizes[0] != batch || b->sizes[0] != batch)) {
     fail("%s: batch sizes differ", name().c_str());

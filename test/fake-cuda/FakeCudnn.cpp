@@ -10,11 +10,13 @@
 // ms or -1, its workspace bytes), fastest first; `algo:ms:bytes:x` marks one
 // the library cannot run. Default: one algorithm (0) without workspace.
 //
-// Descriptors keep what they are set to, and every call that takes a
-// convolution checks its shapes as cuDNN does (the filter's input channels
-// times the group count are x's channels, its filters y's, the group count
-// divides them, and y's extents are the forward output's of x's),
-// answering CUDNN_STATUS_BAD_PARAM otherwise. With
+// Descriptors keep what they are set to (a tensor descriptor takes only
+// the layouts the Echo runtime's contract promises: each image dense, any
+// image stride from one image up; CUDNN_STATUS_NOT_SUPPORTED otherwise),
+// and every call that takes a convolution checks its shapes as cuDNN does
+// (the filter's input channels times the group count are x's channels, its
+// filters y's, the group count divides them, and y's extents are the
+// forward output's of x's), answering CUDNN_STATUS_BAD_PARAM otherwise. With
 // ECHO_FAKE_CUDNN_LOG=<path>, each convolution call appends a line
 // `<call> x NxCxHxW w KxCxRxS y NxKxPxQ groups G type T compute C math M`
 // to that file. Never installed.
@@ -194,9 +196,16 @@ cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) {
   delete dims(d);
   return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT cudnnStatus_t
-cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t type,
-                             int n, int c, int h, int w, int, int, int, int) {
+FAKE_EXPORT cudnnStatus_t cudnnSetTensor4dDescriptorEx(
+    cudnnTensorDescriptor_t d, cudnnDataType_t type, int n, int c, int h, int w,
+    int ns, int cs, int hs, int ws) {
+  // The layouts the Echo runtime's contract gives cuDNN: each image
+  // [C, H, W] dense (a dim of extent 1 may have any stride), the images
+  // apart by at least one image. cuDNN takes more for some algorithms;
+  // anything else here is a view the compiler should have copied.
+  if ((w > 1 && ws != 1) || (h > 1 && hs != w) || (c > 1 && cs != h * w) ||
+      (n > 1 && ns < c * h * w))
+    return CUDNN_STATUS_NOT_SUPPORTED;
   *dims(d) = Dims{{n, c, h, w}, type};
   return CUDNN_STATUS_SUCCESS;
 }

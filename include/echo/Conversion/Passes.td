@@ -164,4 +164,51 @@ def EchoLibraryCalls : Pass<"echo-library-calls", "::mlir::ModuleOp"> {
   ];
 }
 
+def EchoLibraryCallLayouts
+    : Pass<"echo-library-call-layouts", "::mlir::ModuleOp"> {
+  let summary = "Copy the buffers of library calls that the runtimes cannot "
+                "take into packed ones";
+  let description = [{
+    After one-shot bufferization a library call's buffer may be a view of a
+    larger one: a slice, a reshape of a slice. The runtimes take strides
+    where the libraries do (a GEMM's row stride is BLAS's leading
+    dimension, a convolution's image stride a cuDNN/oneDNN descriptor's),
+    but not every layout: a column of a stacked tensor (the gradient of one
+    expert's output of `torch.stack([e(x) for e in experts], -1)`) has no
+    unit stride at all, which no BLAS takes.
+
+    Each call that `echo-library-calls` made carries `echo.packed_dims`:
+    for each of its buffers (inputs, then the output), how many innermost
+    dimensions must be packed row-major
+    (`LibraryCallOpInterface::getLibraryCallPackedDims`: a GEMM's rows; a
+    convolution's images and whole filter). A buffer whose memref type
+    (or the type of a view it is cast from) does not prove that layout is
+    copied into a fresh `memref.alloc` of identity layout before the call,
+    and the call takes the copy:
+
+    ```mlir
+    %col = memref.collapse_shape %slice [[0], [1, 2]]
+        : memref<4x8x1xf32, strided<[32, 4, 1], offset: ?>> into memref<4x8xf32, strided<[32, 4], offset: ?>>
+    %packed = memref.alloc() : memref<4x8xf32>
+    memref.copy %col, %packed : memref<4x8xf32, strided<[32, 4], offset: ?>> to memref<4x8xf32>
+    %arg = memref.cast %packed : memref<4x8xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    call @echo_gemm(%a, %arg, %c, ...)
+    ```
+
+    The output, which the call writes and may accumulate into, is copied
+    in before and back after (echo-library-calls gives every call a packed
+    output, so this is a safeguard). The copies are allocations like any
+    other: `echo-plan-buffers` places them in the arena, live from the
+    copy to the call, so the memory report counts them. The attribute is
+    removed. Run it after one-shot bufferization, before the planner.
+  }];
+  let statistics = [
+    Statistic<"numCopies", "copies",
+              "Buffers of library calls copied into packed ones">,
+  ];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // ECHO_CONVERSION_PASSES_TD

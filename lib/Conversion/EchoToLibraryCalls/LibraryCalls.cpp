@@ -211,7 +211,11 @@ struct EchoLibraryCallsPass
                 ValueRange(args).getTypes());
     if (failed(callee))
       return failure();
-    func::CallOp::create(b, loc, *callee, args);
+    auto call = func::CallOp::create(b, loc, *callee, args);
+    // What layouts the runtime takes, for echo-library-call-layouts to
+    // check once bufferization has decided what each buffer is a view of.
+    call->setAttr(EchoDialect::getPackedDimsAttrName(),
+                  b.getDenseI64ArrayAttr(op.getLibraryCallPackedDims()));
     Value result = bufferization::ToTensorOp::create(
         b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
     if (accumulator) {

@@ -10,7 +10,7 @@
 
 // BF16-LABEL: func.func @gemms
 // BF16-NOT: echo.cast
-// BF16: call @echo_gemm_bf16({{.*}}) : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
+// BF16: call @echo_gemm_bf16({{.*}}) {echo.packed_dims = array<i64: 1, 1, 1>} : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
 // BF16: call @echo_batched_gemm_bf16(
 // BF16: call @echo_gemm_bf16(
 // BF16: echo.cast {{.*}} : tensor<4x8xf16> to tensor<4x8xf32>
@@ -19,7 +19,7 @@
 // F16: echo.cast {{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
 // F16: call @echo_gemm(
 // F16-NOT: _bf16
-// F16: call @echo_gemm_f16({{.*}}) : (memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
+// F16: call @echo_gemm_f16({{.*}}) {echo.packed_dims = array<i64: 1, 1, 1>} : (memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, i64, i64, i64) -> ()
 // F16-NOT: echo.cast
 // BOTH-LABEL: func.func @gemms
 // BOTH-NOT: echo.cast
@@ -51,7 +51,7 @@ func.func @gemms(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>,
 // A convolution and its two gradients have 16-bit forms too.
 // BOTH-LABEL: func.func @conv
 // BOTH-NOT: echo.cast
-// BOTH: call @echo_conv2d_forward_bf16({{.*}}) : (memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64) -> ()
+// BOTH: call @echo_conv2d_forward_bf16({{.*}}) {echo.packed_dims = array<i64: 3, 4, 3>} : (memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64) -> ()
 // BOTH: call @echo_conv2d_backward_data_f16(
 // BOTH: call @echo_conv2d_backward_filter_f16(
 // BOTH-NOT: echo.cast

@@ -2,6 +2,9 @@
 
 // Each compute-heavy op becomes one call on a fresh output buffer; inputs are
 // read-only views of their tensors, cast to the runtime's dynamic ABI type.
+// The call says how many innermost dims of each buffer the runtime needs
+// packed (echo.packed_dims, for echo-library-call-layouts): a GEMM's rows,
+// a convolution's images [C, H, W] and whole filter.
 
 // CHECK-LABEL: func.func private @echo_gemm(
 // CHECK-SAME: memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64, i64, i64)
@@ -11,7 +14,8 @@
 // CHECK-DAG: %[[AB:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<8x4xf32> to memref<8x4xf32, strided<[?, ?], offset: ?>>
 // CHECK-DAG: %[[BB:.*]] = bufferization.to_buffer %[[B]] read_only
 // CHECK-DAG: %[[OUT:.*]] = memref.alloc() : memref<4x16xf32>
-// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: call @echo_gemm(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{[_0-9]*}})
+// CHECK-SAME: {echo.packed_dims = array<i64: 1, 1, 1>}
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<4x16xf32> to tensor<4x16xf32>
 // CHECK: return %[[R]]
 func.func @matmul_transposed(%a: tensor<8x4xf32>, %b: tensor<16x8xf32>) -> tensor<4x16xf32> {
@@ -34,7 +38,7 @@ func.func @linear(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>)
 }
 
 // CHECK-LABEL: func.func @batch_matmul
-// CHECK: call @echo_batched_gemm({{.*}}) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i64, i64, i64) -> ()
+// CHECK: call @echo_batched_gemm({{.*}}) {echo.packed_dims = array<i64: 1, 1, 1>} : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i64, i64, i64) -> ()
 func.func @batch_matmul(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
   %c = "echo.batch_matmul"(%a, %b) : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
   return %c : tensor<2x4x16xf32>
@@ -44,9 +48,12 @@ func.func @batch_matmul(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) -> tensor
 // when the op has none).
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[DY:.*]]: tensor<2x4x4x4xf32>)
-// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
-// CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
-// CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{[_0-9]*}})
+// CHECK-SAME: {echo.packed_dims = array<i64: 3, 4, 3>}
+// CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{[_0-9]*}})
+// CHECK-SAME: {echo.packed_dims = array<i64: 4, 3, 3>}
+// CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{[_0-9]*}})
+// CHECK-SAME: {echo.packed_dims = array<i64: 3, 3, 4>}
 // CHECK-NOT: echo.conv2d
 func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %dy: tensor<2x4x4x4xf32>) -> (tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) {
   %y = "echo.conv2d"(%x, %w) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
@@ -58,7 +65,7 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %dy: tensor<2x
 // A grouped (here depthwise) convolution passes its group count last; the
 // filter keeps its [F, C/groups, KH, KW] shape.
 // CHECK-LABEL: func.func @grouped_conv
-// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c6_i64{{.*}}) : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64) -> ()
+// CHECK: call @echo_conv2d_forward(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c6_i64{{[_0-9]*}}) {echo.packed_dims = array<i64: 3, 4, 3>} : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64) -> ()
 // CHECK: call @echo_conv2d_backward_data(%{{.*}}, %{{.*}}, %{{.*}}, {{.*}}, %c6_i64{{.*}})
 // CHECK: call @echo_conv2d_backward_filter(%{{.*}}, %{{.*}}, %{{.*}}, {{.*}}, %c6_i64{{.*}})
 func.func @grouped_conv(%x: tensor<2x6x8x8xf32>, %w: tensor<12x1x3x3xf32>, %dy: tensor<2x12x6x6xf32>) -> (tensor<2x12x6x6xf32>, tensor<2x6x8x8xf32>, tensor<12x1x3x3xf32>) {

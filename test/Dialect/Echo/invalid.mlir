@@ -2835,6 +2835,43 @@ func.func @parallel_part_not_function(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// echo.packed_dims: one entry per buffer of a library call, each between 1
+// and the buffer's rank.
+func.func private @echo_gemm(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64)
+func.func @packed_dims_not_array(%x: memref<?x?xf32, strided<[?, ?], offset: ?>>, %i: i64) {
+  // expected-error @+1 {{'echo.packed_dims' must be an array of i64}}
+  call @echo_gemm(%x, %x, %i) {echo.packed_dims = [1, 1]} : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64) -> ()
+  return
+}
+
+// -----
+
+func.func @packed_dims_not_call(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'echo.packed_dims' may only mark a library call (func.call)}}
+  %y = echo.tanh %x {echo.packed_dims = array<i64: 1>} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func private @echo_gemm(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64)
+func.func @packed_dims_count(%x: memref<?x?xf32, strided<[?, ?], offset: ?>>, %i: i64) {
+  // expected-error @+1 {{'echo.packed_dims' has 3 entries, but the call has 2 ranked memref operands}}
+  call @echo_gemm(%x, %x, %i) {echo.packed_dims = array<i64: 1, 1, 1>} : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64) -> ()
+  return
+}
+
+// -----
+
+func.func private @echo_gemm(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64)
+func.func @packed_dims_rank(%x: memref<?x?xf32, strided<[?, ?], offset: ?>>, %i: i64) {
+  // expected-error @+1 {{'echo.packed_dims' entry 1 is 3, not in [1, 2] (the rank of its buffer)}}
+  call @echo_gemm(%x, %x, %i) {echo.packed_dims = array<i64: 1, 3>} : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i64) -> ()
+  return
+}
+
+// -----
+
 // reshape: an element count that wraps around int64 (2^62+1 x 4 = 2^64+4)
 // must not pass for the input's 4: every Echo op bounds its tensors.
 func.func @reshape_overflow(%x: tensor<4xf32>) {

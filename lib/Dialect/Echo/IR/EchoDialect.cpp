@@ -139,6 +139,31 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << "' may only mark a function";
     return success();
   }
+  if (attr.getName() == getPackedDimsAttrName()) {
+    auto packed = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!packed)
+      return op->emitError()
+             << "'" << getPackedDimsAttrName() << "' must be an array of i64";
+    if (!isa<func::CallOp>(op))
+      return op->emitError() << "'" << getPackedDimsAttrName()
+                             << "' may only mark a library call (func.call)";
+    SmallVector<MemRefType> buffers;
+    for (Type type : op->getOperandTypes())
+      if (auto memref = dyn_cast<MemRefType>(type))
+        buffers.push_back(memref);
+    if (packed.size() != static_cast<int64_t>(buffers.size()))
+      return op->emitError() << "'" << getPackedDimsAttrName() << "' has "
+                             << packed.size() << " entries, but the call has "
+                             << buffers.size() << " ranked memref operands";
+    for (auto [index, dims, buffer] :
+         llvm::enumerate(packed.asArrayRef(), buffers))
+      if (dims < 1 || dims > buffer.getRank())
+        return op->emitError()
+               << "'" << getPackedDimsAttrName() << "' entry " << index
+               << " is " << dims << ", not in [1, " << buffer.getRank()
+               << "] (the rank of its buffer)";
+    return success();
+  }
   return op->emitError() << "unknown echo attribute '"
                          << attr.getName().getValue() << "' on an operation";
 }

@@ -68,6 +68,10 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
   /// A C++ expression: whether this instance is worth a library call (else
   /// it is lowered to generated code like any other op).
   code libraryCallWorthwhile = "true";
+  /// For each buffer of the call (inputs, then the output), how many
+  /// innermost dims the runtime needs packed (see the interface); empty:
+  /// 1 for every buffer, a GEMM's rows.
+  list<int> libraryCallPackedDims = [];
 
   /// Declarations added by subclasses (interface glue).
   code echoInterfaceDecls = "";
@@ -114,6 +118,10 @@ class Echo_Op<string mnemonic, list<Trait> traits = []>
       # libraryCallWorthwhile # [{; }
   }]) # !if(!empty(libraryCallInit), "", [{
     ::mlir::Value getLibraryCallInit() { return }] # libraryCallInit # [{; }
+  }]) # !if(!empty(libraryCallPackedDims), "", [{
+    ::llvm::SmallVector<int64_t> getLibraryCallPackedDims() {
+      return {}] # !interleave(libraryCallPackedDims, ", ") # [{};
+    }
   }]) # echoInterfaceDecls # echoExtraDecls;
 }
 

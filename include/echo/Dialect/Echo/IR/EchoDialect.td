@@ -143,6 +143,13 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getMemoryStatsAttrName() {
       return ::llvm::StringLiteral("echo.memory_stats");
     }
+    /// DenseI64ArrayAttr on a library call that `echo-library-calls` made:
+    /// for each of its buffers, how many innermost dims the runtime needs
+    /// packed (LibraryCallOpInterface::getLibraryCallPackedDims), read and
+    /// removed by `echo-library-call-layouts`.
+    static constexpr ::llvm::StringLiteral getPackedDimsAttrName() {
+      return ::llvm::StringLiteral("echo.packed_dims");
+    }
   }];
 }
 

@@ -336,6 +336,7 @@ def Echo_Conv2DGradInputOp : Echo_GradOp<"conv2d_grad_input",
   let libraryCall16Bit = 1;
   let libraryCallInputs = ["W", "Dy"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
+  let libraryCallPackedDims = [4, 3, 3];
   let summary = "gradient of echo.conv2d with respect to its input";
   let description = [{
     The transposed convolution of `dy` (N×F×OH×OW) with the filter `w`
@@ -366,6 +367,7 @@ def Echo_Conv2DGradFilterOp : Echo_GradOp<"conv2d_grad_filter",
   let libraryCall16Bit = 1;
   let libraryCallInputs = ["X", "Dy"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
+  let libraryCallPackedDims = [3, 3, 4];
   let summary = "gradient of echo.conv2d with respect to its filter";
   let description = [{
     Correlates the forward input `x` with `dy` into the filter's type

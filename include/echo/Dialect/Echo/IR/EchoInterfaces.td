@@ -294,6 +294,28 @@ def Echo_LibraryCallOpInterface : OpInterface<"LibraryCallOpInterface"> {
       /*args=*/(ins),
       /*methodBody=*/"",
       /*defaultImplementation=*/"return {};">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns, for each buffer of the call (its inputs in call order, then
+        its output), how many of its innermost dimensions the runtime needs
+        packed row-major: the last of unit stride, each other one stepping
+        over the ones after it whole. The dimension just outside them must
+        step over them whole too (a matrix's row stride, BLAS's leading
+        dimension; a batch of images' image stride); the ones further out
+        may have any stride (a batched GEMM's batch). The default, 1 for
+        every buffer, is a GEMM's: rows of unit stride. After one-shot
+        bufferization `echo-library-call-layouts` copies a buffer whose
+        layout does not prove this (a column of a stacked tensor: inner
+        stride > 1) into a fresh, packed one.
+      }],
+      /*retTy=*/"::llvm::SmallVector<int64_t>",
+      /*methodName=*/"getLibraryCallPackedDims",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        return ::llvm::SmallVector<int64_t>(
+            $_op.getLibraryCallInputs().size() + 1, 1);
+      }]>,
   ];
 }
 

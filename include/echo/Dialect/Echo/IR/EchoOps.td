@@ -448,6 +448,8 @@ def Echo_Conv2DOp : Echo_ComputeHeavyOp<"conv2d",
   let libraryCall16Bit = 1;
   let libraryCallInputs = ["X", "W"];
   let libraryCallScalars = Echo_ConvLibraryCallScalars;
+  // Each image [C, H, W] dense (x, y), the filter whole.
+  let libraryCallPackedDims = [3, 4, 3];
   let summary = "2-D convolution (cross-correlation), NCHW";
   let description = [{
     `x` is N×C×H×W, `w` is F×(C/groups)×KH×KW; zero `padding` on both sides
