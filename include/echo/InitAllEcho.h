@@ -12,6 +12,7 @@
 
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Interfaces/ExternalModels.h"
 #include "echo/Pipelines/Pipelines.h"
 #include "echo/Target/CPU/Passes.h"
 #include "echo/Target/GPU/Passes.h"
@@ -20,9 +21,12 @@
 
 namespace mlir::echo {
 
-/// Adds the Echo dialect to `registry`.
+/// Adds the Echo dialect to `registry`, and Echo's models of foreign ops
+/// (TOSA, linalg, tensor, arith, math), which attach when their dialect is
+/// loaded.
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<EchoDialect>();
+  registerExternalModels(registry);
 }
 
 /// Registers Echo's passes and pipelines with the global registry.

@@ -37,8 +37,34 @@ int64_t OpOrder::getPosition(Operation *op) const {
 // TrainingStep
 //===----------------------------------------------------------------------===//
 
+/// Moves `begin` (the position of the op opening the backward pass) back
+/// over the backward-pass ops placed right before it: recompute regions,
+/// fetches and unpacked masks.
+static int64_t skipPlacedBefore(const OpOrder &order, int64_t begin) {
+  while (begin > 0 && isa<RecomputeOp, FetchOp, TransferWaitOp, UnpackMaskOp>(
+                          order.getOp(begin - 1)))
+    --begin;
+  return begin;
+}
+
 TrainingStep::TrainingStep(func::FuncOp func)
     : OpOrder(func.getBody().front()), func(func) {
+  // An adopted step: the marked op opens the backward pass, and the forward
+  // pass's last op stands for the loss (the step may return none).
+  if (func->hasAttr(EchoDialect::getAdoptedAttrName())) {
+    adopted = true;
+    for (auto [position, op] : llvm::enumerate(getOps())) {
+      if (!op->hasAttr(EchoDialect::getBackwardBeginAttrName()))
+        continue;
+      int64_t begin = skipPlacedBefore(*this, position);
+      if (begin > 0) {
+        forwardEndPosition = begin - 1;
+        forwardEnd = lossOp = getOp(begin - 1);
+      }
+      break;
+    }
+    return;
+  }
   auto ret = dyn_cast<func::ReturnOp>(getBlock()->getTerminator());
   if (!ret || ret.getNumOperands() == 0)
     return;
@@ -54,10 +80,7 @@ TrainingStep::TrainingStep(func::FuncOp func)
   for (auto [position, op] : llvm::enumerate(getOps())) {
     if (!op->hasAttr(EchoDialect::getBackwardBeginAttrName()))
       continue;
-    int64_t begin = position;
-    while (begin > 0 && isa<RecomputeOp, FetchOp, TransferWaitOp, UnpackMaskOp>(
-                            getOp(begin - 1)))
-      --begin;
+    int64_t begin = skipPlacedBefore(*this, position);
     if (begin <= forwardEndPosition) {
       forwardEndPosition = begin - 1;
       forwardEnd = begin > 0 ? getOp(begin - 1) : nullptr;
@@ -111,7 +134,8 @@ SmallVector<Operation *> TrainingStep::getRecomputeCandidates() const {
     // op are not forward.
     if (op == lossOp || static_cast<int64_t>(position) > forwardEndPosition)
       break;
-    if (isa<DifferentiableOpInterface>(op) && isPure(op))
+    if ((isa<DifferentiableOpInterface>(op) && isPure(op)) ||
+        (adopted && isForeignCandidate(op)))
       out.push_back(op);
   }
   return out;
@@ -124,5 +148,25 @@ bool TrainingStep::isMask(Value v) {
 
 bool TrainingStep::isFree(Value v) {
   Operation *def = v.getDefiningOp();
-  return !def || isa<arith::ConstantOp>(def);
+  return !def || def->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// True for a registered pure op, not constant-like, with at least one
+/// result, all of them statically shaped ranked tensors.
+static bool isPureTensorOp(Operation *op) {
+  if (!op->isRegistered() || op->getNumResults() == 0 ||
+      op->hasTrait<OpTrait::ConstantLike>() || !isPure(op))
+    return false;
+  return llvm::all_of(op->getResultTypes(), [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape();
+  });
+}
+
+bool TrainingStep::isForeignCandidate(Operation *op) {
+  return isPureTensorOp(op) && isa<CostOpInterface>(op);
+}
+
+bool TrainingStep::lacksCostModel(Operation *op) {
+  return isPureTensorOp(op) && !isa<CostOpInterface>(op);
 }

@@ -15,6 +15,12 @@
 //   chunked loss forms the loss with its gradient) and a backward pass (the
 //   rest), and which forward values the backward pass reads (the feature
 //   maps).
+// - An adopted step (`echo.adopted`, set by echo-adopt-training-step on a
+//   step differentiated elsewhere, in TOSA or linalg-on-tensors): its
+//   forward pass ends right before the op marked `echo.backward_begin`, its
+//   last forward op stands for the loss, and any pure op with statically
+//   shaped tensor results and a cost model (CostOpInterface, attached to
+//   foreign ops as external models) is a recompute candidate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,16 +96,30 @@ public:
   /// backward pass).
   bool isReadBack(Operation *op) const;
   /// The forward ops that may be recomputed at all: pure, differentiable
-  /// Echo forward ops before the loss, in order.
+  /// Echo forward ops before the loss, in order; in an adopted step also
+  /// the ops `isForeignCandidate` accepts.
   SmallVector<Operation *> getRecomputeCandidates() const;
+  /// True for a step that echo-adopt-training-step adopted (`echo.adopted`).
+  bool isAdopted() const { return adopted; }
+
+  /// True for a registered pure op, not constant-like, whose results are all
+  /// statically shaped ranked tensors and which has a cost model: an op of
+  /// an adopted step that recomputation may clone.
+  static bool isForeignCandidate(Operation *op);
+  /// True for a registered pure op, not constant-like, with statically
+  /// shaped ranked tensor results but no cost model: one recomputation never
+  /// clones (echo-adopt-training-step names each).
+  static bool lacksCostModel(Operation *op);
 
   /// True for an `i1` tensor (a dropout mask, a ReLU predicate).
   static bool isMask(Value v);
-  /// True for a value that costs nothing to keep: an argument or a constant.
+  /// True for a value that costs nothing to keep: an argument or a constant
+  /// (a constant-like op's result).
   static bool isFree(Value v);
 
 private:
   func::FuncOp func;
+  bool adopted = false;
   Operation *lossOp = nullptr;
   /// The forward pass's last op (null when it would be before the first op)
   /// and its position.

@@ -211,4 +211,29 @@ def EchoLibraryCallLayouts
   ];
 }
 
+def EchoFinalizeRecompute
+    : Pass<"echo-finalize-recompute", "::mlir::ModuleOp"> {
+  let summary = "Leave an adopted step in its producer's dialects";
+  let description = [{
+    Echo's last pass on a step adopted by `echo-adopt-training-step`, run
+    as the last tensor-level pass before bufferization. Until it runs, the
+    recomputed clones sit in `echo.recompute` regions, which are isolated
+    from above: a downstream `--canonicalize --cse` cannot merge a clone
+    back into the forward op it copies (which would undo the saving). This
+    pass inlines the regions, lowers the packed masks
+    (`echo.pack_mask`/`echo.unpack_mask`) to linalg, and drops Echo's
+    markers (`echo.adopted`, `echo.train_step`, `echo.backward_begin`,
+    `echo.recompute_strategy`, `echo.memory_stats`), so that the module
+    holds only its producer's and upstream dialects and parses without
+    Echo. Do not run CSE between it and bufferization. Functions that were
+    not adopted are left alone; an Echo op this pass cannot remove is an
+    error that names it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // ECHO_CONVERSION_PASSES_TD

@@ -631,6 +631,49 @@ def EchoUpdateInPlace : Pass<"echo-update-in-place", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def EchoAdoptTrainingStep
+    : Pass<"echo-adopt-training-step", "::mlir::ModuleOp"> {
+  let summary = "Adopt a step differentiated elsewhere as an Echo training step";
+  let description = [{
+    Takes a function that already holds a forward and a backward pass, in
+    its producer's dialect (TOSA, linalg-on-tensors, with tensor, arith and
+    math), as torch-mlir (an AOTAutograd joint graph), IREE or a JAX stack
+    (`jax.grad`'s output) hands it over, and marks the split Echo's
+    training-step analysis reads, so that `echo-recompute` and the memory
+    report work on it:
+
+    - `loss=<result#>` (JAX style): the forward pass is the loss's
+      ancestors;
+    - `tangents=<arg#,...>` (AOTAutograd style): the forward pass is every
+      op that no tangent argument reaches.
+
+    Every forward op is moved, in order, before every backward op (always
+    legal: no forward op reads a backward value). The function gets
+    `echo.train_step` and `echo.adopted`; its first backward op that is not
+    a constant gets `echo.backward_begin`. A forward op that is pure, with
+    statically shaped tensor results, but has no Echo cost model gets a
+    warning naming it: recomputation never clones it.
+
+    Refused with a diagnostic, the module left unchanged: a missing or
+    external function, a body of more than one block, a dynamically shaped
+    or unranked tensor, an unregistered or side-effecting op in the forward
+    pass, neither or both of `loss=` and `tangents=`, a loss result out of
+    range or not computed by the body, a tangent out of range, an empty
+    forward or backward pass, a function adopted (or built by echo-autodiff)
+    already.
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "The function to adopt">,
+    Option<"loss", "loss", "int64_t", /*default=*/"-1",
+           "The result that is the loss (JAX style: forward = its ancestors)">,
+    ListOption<"tangents", "tangents", "int64_t",
+               "The arguments that are tangents (AOTAutograd style: forward = "
+               "the ops they do not reach)">,
+  ];
+  let dependentDialects = ["::mlir::echo::EchoDialect"];
+}
+
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{

@@ -420,7 +420,8 @@ Candidates makeCandidates(func::FuncOp func, const EchoPlanOptions &options) {
   func::FuncOp binarized;
   std::optional<TrainingStep> binarizedStep;
   if (llvm::any_of(step.getRecomputeCandidates(), [](Operation *op) {
-        return cast<DifferentiableOpInterface>(op).isGradientReadBinarizable();
+        auto diff = dyn_cast<DifferentiableOpInterface>(op);
+        return diff && diff.isGradientReadBinarizable();
       })) {
     binarized = cast<func::FuncOp>(func->clone());
     if (binarizeGradientReads(binarized) > 0)

@@ -178,7 +178,7 @@ private:
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if ((def && cloned.contains(def)) ||
-            (def && isa<arith::ConstantOp>(def)) ||
+            (def && def->hasTrait<OpTrait::ConstantLike>()) ||
             !seen.insert(operand).second)
           continue;
         inputs.push_back(operand);
@@ -198,10 +198,13 @@ private:
       mapping.map(in, arg);
     OpBuilder inner = OpBuilder::atBlockEnd(&block);
     for (Operation *op : clones) {
+      // Constants (any constant-like op: arith.constant, tosa.const,
+      // tosa.const_shape) are cloned into the region, not passed in.
       for (Value operand : op->getOperands())
-        if (auto cst = operand.getDefiningOp<arith::ConstantOp>())
-          if (!mapping.contains(operand))
-            inner.clone(*cst, mapping);
+        if (Operation *cst = operand.getDefiningOp();
+            cst && cst->hasTrait<OpTrait::ConstantLike>() &&
+            !mapping.contains(operand))
+          inner.clone(*cst, mapping);
       inner.clone(*op, mapping);
     }
     SmallVector<Value> results;
@@ -316,8 +319,8 @@ int64_t mlir::echo::binarizeGradientReads(func::FuncOp func) {
   TrainingStep step(func);
   int64_t masks = 0;
   for (Operation *op : step.getRecomputeCandidates()) {
-    auto diff = cast<DifferentiableOpInterface>(op);
-    if (!diff.isGradientReadBinarizable())
+    auto diff = dyn_cast<DifferentiableOpInterface>(op);
+    if (!diff || !diff.isGradientReadBinarizable())
       continue;
     for (unsigned index : diff.getGradientReadOperands()) {
       Value x = op->getOperand(index);

@@ -830,18 +830,6 @@ func.func @recompute_dynamic(%x: tensor<?xf32>) {
 
 // -----
 
-// recompute: a tensor of an element type no Echo value has.
-func.func @recompute_f64(%x: tensor<4xf64>) {
-  // expected-error @+1 {{operand #0 must be variadic of statically shaped tensor, but got 'tensor<4xf64>'}}
-  %0 = echo.recompute (%x) : (tensor<4xf64>) -> tensor<4xf64> {
-  ^bb0(%a: tensor<4xf64>):
-    echo.yield %a : tensor<4xf64>
-  }
-  return
-}
-
-// -----
-
 // yield: unranked operand.
 func.func @yield_unranked(%x: tensor<4xf32>) {
   %0 = echo.recompute (%x) : (tensor<4xf32>) -> tensor<4xf32> {

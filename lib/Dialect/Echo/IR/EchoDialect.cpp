@@ -130,6 +130,16 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
                              << "' may only mark an op of the echo dialect";
     return success();
   }
+  if (attr.getName() == getAdoptedAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getAdoptedAttrName()
+                             << "' must be a unit attribute";
+    if (!isa<func::FuncOp>(op) || !op->hasAttr(getTrainStepAttrName()))
+      return op->emitError() << "'" << getAdoptedAttrName()
+                             << "' may only mark a training step ("
+                             << getTrainStepAttrName() << ")";
+    return success();
+  }
   if (attr.getName() == getParallelPartAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << getParallelPartAttrName()

@@ -115,6 +115,12 @@ def Echo_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getCheckpointRegionAttrName() {
       return ::llvm::StringLiteral("echo.checkpoint_region");
     }
+    /// Unit attribute on a training step differentiated outside Echo (in
+    /// its producer's dialect) that echo-adopt-training-step adopted: its
+    /// backward pass begins at the op marked `echo.backward_begin`.
+    static constexpr ::llvm::StringLiteral getAdoptedAttrName() {
+      return ::llvm::StringLiteral("echo.adopted");
+    }
     /// Unit attribute on a kernel's part that runs a range of its loop
     /// (`echo-outline-kernels` parallel-min-work), whose calls
     /// `echo-cpu-parallel-calls` runs across the CPU runtime's threads.
@@ -208,5 +214,12 @@ def Echo_PackedMaskTensor : RankedTensorOf<[I8],
 def Echo_AnyTensor : AnyTypeOf<[Echo_FloatTensor, Echo_MaskTensor,
     Echo_IndexTensor, Echo_PackedMaskTensor, Echo_SeedTensor],
     "statically shaped tensor", "::mlir::RankedTensorType">;
+
+/// A statically shaped ranked tensor of any element type: what
+/// `echo.recompute` passes and yields in an adopted step (one differentiated
+/// in its producer's dialect, on its producer's element types).
+def Echo_AnyStaticTensor : AnyTypeOf<[RankedTensorOf<[AnyType],
+    [HasStaticShapePred]>], "statically shaped tensor",
+    "::mlir::RankedTensorType">;
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHODIALECT_TD

@@ -518,8 +518,10 @@ def Echo_RecomputeOp : Echo_Op<"recompute", [IsolatedFromAbove,
     }
     ```
   }];
-  let arguments = (ins Variadic<Echo_AnyTensor>:$inputs);
-  let results = (outs Variadic<Echo_AnyTensor>:$results);
+  // Any statically shaped tensor: an adopted step (echo-adopt-training-step)
+  // recomputes its producer's ops on its producer's element types.
+  let arguments = (ins Variadic<Echo_AnyStaticTensor>:$inputs);
+  let results = (outs Variadic<Echo_AnyStaticTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -551,7 +553,7 @@ def Echo_YieldOp : Echo_Op<"yield", [Pure, ReturnLike, Terminator,
     echo.yield %t : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Variadic<Echo_AnyTensor>:$values);
+  let arguments = (ins Variadic<Echo_AnyStaticTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
   let bytesAccessed = "0";
