@@ -813,5 +813,6 @@ def Echo_MseLossOp : Echo_ForwardOp<"mse_loss",
 
 include "echo/Dialect/Echo/IR/EchoGradOps.td"
 include "echo/Dialect/Echo/IR/EchoOptimizerOps.td"
+include "echo/Dialect/Echo/IR/EchoAttentionOps.td"
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
