@@ -43,11 +43,32 @@ std::optional<double> splatValue(Value v) {
   return attr.getSplatValue<APFloat>().convertToDouble();
 }
 
-/// The constant [S, Sk] (or [N, S, Sk]) a mask value is, looking through a
-/// broadcast along the batch dim.
+/// Whether `b` adds only leading dims (the batch, the heads) to an
+/// [S, Sk] (or [.., S, Sk]) value.
+bool isLeadingBroadcast(BroadcastOp b) {
+  ArrayRef<int64_t> dims = b.getDimensions();
+  int64_t rank = cast<RankedTensorType>(b.getType()).getRank();
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != static_cast<int64_t>(i) || d >= rank - 2)
+      return false;
+  return !dims.empty();
+}
+
+/// Whether `r` only merges or splits the leading dims of its operand
+/// ([B, H, S, Sk] and [B·H, S, Sk]): a view the fused op does not need.
+bool isLeadingReshape(ReshapeOp r) {
+  auto from = cast<RankedTensorType>(r.getX().getType());
+  auto to = cast<RankedTensorType>(r.getType());
+  if (from.getRank() < 2 || to.getRank() < 2)
+    return false;
+  return from.getShape().take_back(2) == to.getShape().take_back(2);
+}
+
+/// The constant [S, Sk] (or [.., S, Sk]) a mask value is, looking through
+/// a broadcast along the leading dims.
 DenseElementsAttr maskConstant(Value v) {
   if (auto b = v.getDefiningOp<BroadcastOp>())
-    if (b.getDimensions() == ArrayRef<int64_t>{0})
+    if (isLeadingBroadcast(b))
       v = b.getX();
   DenseElementsAttr attr;
   if (!matchPattern(v, m_Constant(&attr)))
@@ -97,6 +118,8 @@ struct Match {
   double ratio = 0.0;
   int64_t seed = 0;
   SmallVector<Operation *> dead; // The matched ops, consumer first.
+  /// `k` is [.., Sk, D] with more leading dims than q's one.
+  bool kNeedsView = false;
 };
 
 bool singleUse(Value v) { return v.hasOneUse(); }
@@ -108,7 +131,18 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     return false;
   m.dead.push_back(pv);
   m.v = pv.getB();
+  // Peels a single-use reshape of the leading dims off `v` (an importer
+  // computes the S×Sk intermediates as [B, H, S, Sk], the GEMMs on
+  // [B·H, S, Sk] views).
+  auto throughView = [&](Value &v) {
+    if (auto r = v.getDefiningOp<ReshapeOp>();
+        r && isLeadingReshape(r) && singleUse(v)) {
+      m.dead.push_back(r);
+      v = r.getX();
+    }
+  };
   Value p = pv.getA();
+  throughView(p);
   if (!singleUse(p))
     return false;
   if (auto drop = p.getDefiningOp<DropoutOp>()) {
@@ -123,7 +157,9 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
       return false;
   }
   auto softmax = p.getDefiningOp<SoftmaxOp>();
-  if (!softmax || softmax.getAxis() != 2)
+  if (!softmax ||
+      softmax.getAxis() !=
+          cast<RankedTensorType>(softmax.getType()).getRank() - 1)
     return false;
   m.dead.push_back(softmax);
   Value x = softmax.getX();
@@ -136,7 +172,8 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
       Value candidate = add->getOperand(side);
       Value rest = add->getOperand(1 - side);
       // The scores side is a product, a quotient or the GEMM itself.
-      if (isa_and_nonnull<MulOp, DivOp, BatchMatmulOp>(rest.getDefiningOp())) {
+      if (isa_and_nonnull<MulOp, DivOp, BatchMatmulOp, ReshapeOp>(
+              rest.getDefiningOp())) {
         other = candidate;
         x = rest;
       }
@@ -150,20 +187,28 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     } else {
       // A bias shared by the batch is passed unbroadcast.
       auto b = other.getDefiningOp<BroadcastOp>();
-      m.bias = b && b.getDimensions() == ArrayRef<int64_t>{0} ? b.getX()
-                                                              : other;
+      m.bias = b && isLeadingBroadcast(b) ? b.getX() : other;
     }
     if (!singleUse(x))
       return false;
   } else if (auto select = x.getDefiningOp<SelectOp>()) {
-    std::optional<double> fill = splatValue(select.getB());
+    // select(keep, x, −inf) with keep true on and below the diagonal, or
+    // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation.
     DenseElementsAttr mask = maskConstant(select.getCond());
-    if (!fill || !std::isinf(*fill) || *fill > 0 || !mask || mask.isSplat() ||
-        !isCausal<bool>(mask, true, false))
+    auto isNegInf = [](Value v) {
+      std::optional<double> fill = splatValue(v);
+      return fill && std::isinf(*fill) && *fill < 0;
+    };
+    if (!mask || mask.isSplat())
+      return false;
+    if (isNegInf(select.getB()) && isCausal<bool>(mask, true, false))
+      x = select.getA();
+    else if (isNegInf(select.getA()) && isCausal<bool>(mask, false, true))
+      x = select.getB();
+    else
       return false;
     m.causal = true;
     m.dead.push_back(select);
-    x = select.getA();
     if (!singleUse(x))
       return false;
   }
@@ -190,6 +235,9 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
   }
   if (!singleUse(x))
     return false;
+  throughView(x);
+  if (!singleUse(x))
+    return false;
   auto qk = x.getDefiningOp<BatchMatmulOp>();
   if (!qk || qk.getTransposeA())
     return false;
@@ -197,16 +245,29 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
   m.q = qk.getA();
   m.k = qk.getB();
   if (!qk.getTransposeB()) {
-    // batch_matmul(q, transpose(k)).
-    auto t = m.k.getDefiningOp<TransposeOp>();
-    if (!t || t.getPermutation() != ArrayRef<int64_t>{0, 2, 1})
+    // batch_matmul(q, transpose(k)), the transpose maybe of [B, H, Sk, D]
+    // before a view as [B·H, D, Sk].
+    Value kt = m.k;
+    auto view = kt.getDefiningOp<ReshapeOp>();
+    if (view && isLeadingReshape(view))
+      kt = view.getX();
+    auto t = kt.getDefiningOp<TransposeOp>();
+    if (!t)
+      return false;
+    ArrayRef<int64_t> perm = t.getPermutation();
+    int64_t rank = perm.size();
+    for (int64_t d = 0; d < rank - 2; ++d)
+      if (perm[d] != d)
+        return false;
+    if (rank < 3 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
       return false;
     m.k = t.getX();
+    m.kNeedsView = rank != 3;
   }
   return true;
 }
 
-/// `x` [N, A, B] (or a bias [S, Sk], [N, S, Sk]) seen as rank 4.
+/// `x` [N, A, B] seen as [1, N, A, B].
 Value asRank4(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape(4 - type.getRank(), 1);
@@ -219,7 +280,7 @@ Value asRank4(OpBuilder &b, Location loc, Value x) {
 void eraseIfDead(Value v) {
   Operation *def = v.getDefiningOp();
   if (!def || !def->use_empty() ||
-      !isa<arith::ConstantOp, BroadcastOp, TransposeOp>(def))
+      !isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp>(def))
     return;
   SmallVector<Value> operands(def->getOperands());
   def->erase();
@@ -239,15 +300,37 @@ struct EchoFuseAttentionPass
       Match m;
       if (!matchAttention(pv, m))
         continue;
-      auto biasType = m.bias ? cast<RankedTensorType>(m.bias.getType())
-                             : RankedTensorType();
-      if (biasType && biasType.getRank() != 3 && biasType.getRank() != 2)
-        continue;
+      auto qShape = cast<RankedTensorType>(m.q.getType()).getShape();
+      int64_t n = qShape[0], len = qShape[1];
+      int64_t keys = cast<RankedTensorType>(m.v.getType()).getDimSize(1);
+      // The bias as [1, 1, S, Sk] or [1, N, S, Sk]: [S, Sk], or the full
+      // scores' shape ([N, S, Sk], [B, H, S, Sk]).
+      SmallVector<int64_t> biasShape;
+      if (m.bias) {
+        auto shape = cast<RankedTensorType>(m.bias.getType()).getShape();
+        int64_t lead = 1;
+        for (int64_t d : shape.drop_back(2))
+          lead *= d;
+        if (shape.size() < 2 || shape.take_back(2) != ArrayRef{len, keys} ||
+            (lead != 1 && lead != n))
+          continue;
+        biasShape = {1, lead, len, keys};
+      }
       OpBuilder b(pv);
       Location loc = pv.getLoc();
+      if (m.kNeedsView) {
+        auto kType = cast<RankedTensorType>(m.k.getType());
+        m.k = ReshapeOp::create(
+            b, loc, kType.clone({n, keys, kType.getShape().back()}), m.k);
+      }
       Value q = asRank4(b, loc, m.q), k = asRank4(b, loc, m.k),
             v = asRank4(b, loc, m.v);
-      Value bias = m.bias ? asRank4(b, loc, m.bias) : Value();
+      Value bias;
+      if (m.bias)
+        bias = ReshapeOp::create(
+            b, loc,
+            cast<RankedTensorType>(m.bias.getType()).clone(biasShape),
+            m.bias);
       auto qType = cast<RankedTensorType>(q.getType());
       ArrayRef<int64_t> qs = qType.getShape();
       auto outType = qType.clone(

@@ -147,3 +147,36 @@ func.func @almost_causal(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>, %v: tenso
   %o = echo.batch_matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %o : tensor<2x3x4xf32>
 }
+
+// -----
+
+// The importer's form of nanoGPT's attention: the scores as [B, H, S, Sk]
+// between views of the GEMMs, kᵀ a transpose of [B, H, Sk, D], the causal
+// buffer as masked_fill (select(drop, −inf, x), drop true above the
+// diagonal), softmax over the last dim. No constant is left.
+// CHECK-LABEL: func.func @imported
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x3x4xf32>, %[[K:[^:]*]]: tensor<1x2x3x4xf32>, %[[V:[^:]*]]: tensor<1x2x3x4xf32>)
+// CHECK: %[[K3:.*]] = echo.reshape %[[K]] : (tensor<1x2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: %[[K4:.*]] = echo.reshape %[[K3]] : (tensor<2x3x4xf32>) -> tensor<1x2x3x4xf32>
+// CHECK: echo.attention %{{.*}}, %[[K4]], %{{.*}} {causal = true, scale = 5.000000e-01 : f64}
+// CHECK-NOT: arith.constant
+// CHECK-NOT: echo.select
+// CHECK-NOT: echo.transpose
+func.func @imported(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %kt = echo.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x4x3xf32>
+  %q3 = echo.reshape %q : (tensor<1x2x3x4xf32>) -> tensor<2x3x4xf32>
+  %kt3 = echo.reshape %kt : (tensor<1x2x4x3xf32>) -> tensor<2x4x3xf32>
+  %s3 = echo.batch_matmul %q3, %kt3 : (tensor<2x3x4xf32>, tensor<2x4x3xf32>) -> tensor<2x3x3xf32>
+  %s = echo.reshape %s3 : (tensor<2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %c = arith.constant dense<5.000000e-01> : tensor<1x2x3x3xf32>
+  %x = echo.mul %s, %c : tensor<1x2x3x3xf32>
+  %drop = arith.constant dense<[[[[false, true, true], [false, false, true], [false, false, false]], [[false, true, true], [false, false, true], [false, false, false]]]]> : tensor<1x2x3x3xi1>
+  %ninf = arith.constant dense<0xFF800000> : tensor<1x2x3x3xf32>
+  %y = echo.select %drop, %ninf, %x : tensor<1x2x3x3xi1>, tensor<1x2x3x3xf32>
+  %p = echo.softmax %y {axis = 3 : i64} : tensor<1x2x3x3xf32>
+  %p3 = echo.reshape %p : (tensor<1x2x3x3xf32>) -> tensor<2x3x3xf32>
+  %v3 = echo.reshape %v : (tensor<1x2x3x4xf32>) -> tensor<2x3x4xf32>
+  %o3 = echo.batch_matmul %p3, %v3 : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %o = echo.reshape %o3 : (tensor<2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %o : tensor<1x2x3x4xf32>
+}
