@@ -665,17 +665,23 @@ def EchoFuseAttention : Pass<"echo-fuse-attention", "::mlir::ModuleOp"> {
 
     and replaces it with `echo.attention` on the operands seen as
     [1, N, S, D] (reshapes), so that the backward pass keeps `out` and
-    `lse` instead of the N×S×Sk probabilities and dropout masks. It fuses
-    only exact matches: every intermediate of shape N×S×Sk has one use
-    (the next op of the chain; the dropout's mask none), the softmax runs
-    over the keys, the scale is a splat constant. An additive mask that is
-    a constant (or a constant broadcast along dim 0) holding exactly 0 on
-    and below the diagonal and −inf above it, or a select against a splat
-    −inf by exactly that `i1` pattern, becomes `causal = true`; any other
-    additive mask becomes the op's `bias` (unbroadcast when it is a
-    broadcast along dim 0). The dropout keeps its seed, ratio and step
-    seed: element [n, i, j] is dropped by the fused op exactly when the
-    dropout dropped it. Runs on the model, before `echo-autodiff`.
+    `lse` instead of the N×S×Sk probabilities and dropout masks. The
+    scores may be [B, H, S, Sk] between reshapes of the leading dims (as
+    the PyTorch importer writes them), and kᵀ a transpose of the last two
+    dims of [B, H, Sk, D] seen as [B·H, D, Sk]. It fuses only exact
+    matches: every intermediate of shape S×Sk (and every view of one) has
+    one use (the next op of the chain; the dropout's mask none), the
+    softmax runs over the last dim, the scale is a splat constant. An
+    additive mask that is a constant (or a constant broadcast along
+    leading dims) holding exactly 0 on and below the diagonal and −inf
+    above it, `select(keep, x, −inf)` with `keep` exactly true on and below
+    the diagonal, or `select(drop, −inf, x)` (PyTorch's `masked_fill`) with
+    `drop` exactly its negation, becomes `causal = true`; any other
+    additive mask of shape [S, Sk] or of the scores' shape becomes the op's
+    `bias` (unbroadcast when it is a broadcast along leading dims). The
+    dropout keeps its seed, ratio and step seed: element [n, i, j] is
+    dropped by the fused op exactly when the dropout dropped it. Runs on
+    the model, before `echo-autodiff`.
   }];
   let statistics = [
     Statistic<"numFused", "fused", "Attentions replaced by echo.attention">,
