@@ -157,9 +157,8 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
       return false;
   }
   auto softmax = p.getDefiningOp<SoftmaxOp>();
-  if (!softmax ||
-      softmax.getAxis() !=
-          cast<RankedTensorType>(softmax.getType()).getRank() - 1)
+  if (!softmax || static_cast<int64_t>(softmax.getAxis()) !=
+                       cast<RankedTensorType>(softmax.getType()).getRank() - 1)
     return false;
   m.dead.push_back(softmax);
   Value x = softmax.getX();
