@@ -39,9 +39,9 @@ struct Materialized {
 
 class Decomposer {
 public:
-  Decomposer(OpBuilder &b, Location loc, Value q, Value k, Value v,
-             Value bias, Value stepSeed, double scale, bool causal,
-             FloatAttr ratio, IntegerAttr seed)
+  Decomposer(OpBuilder &b, Location loc, Value q, Value k, Value v, Value bias,
+             Value stepSeed, double scale, bool causal, FloatAttr ratio,
+             IntegerAttr seed)
       : b(b), loc(loc), q(q), k(k), v(v), bias(bias), stepSeed(stepSeed),
         scale(scale), causal(causal), ratio(ratio), seed(seed) {
     ArrayRef<int64_t> qs = shape(q);
@@ -60,9 +60,9 @@ public:
     m.q3 = reshape(q, {batch * heads, len, dim});
     m.k3 = expandHeads(k);
     m.v3 = expandHeads(v);
-    Value s = BatchMatmulOp::create(b, loc, tensor({batch * heads, len, keys}),
-                                    m.q3, m.k3, b.getBoolAttr(false),
-                                    b.getBoolAttr(true));
+    Value s =
+        BatchMatmulOp::create(b, loc, tensor({batch * heads, len, keys}), m.q3,
+                              m.k3, b.getBoolAttr(false), b.getBoolAttr(true));
     m.x = MulOp::create(b, loc, s, splat(s.getType(), scale));
     if (bias)
       m.x = AddOp::create(b, loc, m.x, fullBias());
@@ -72,9 +72,9 @@ public:
     m.pd = m.p;
     if (ratio.getValueAsDouble() > 0.0) {
       auto type = cast<RankedTensorType>(m.p.getType());
-      auto drop = DropoutOp::create(
-          b, loc, TypeRange{type, type.clone(b.getI1Type())}, m.p, stepSeed,
-          ratio, seed, DenseI64ArrayAttr());
+      auto drop =
+          DropoutOp::create(b, loc, TypeRange{type, type.clone(b.getI1Type())},
+                            m.p, stepSeed, ratio, seed, DenseI64ArrayAttr());
       m.pd = drop.getResult();
       m.mask = drop.getMask();
     }
@@ -83,20 +83,22 @@ public:
 
   /// out [B,H,S,Dv].
   Value out(const Materialized &m) {
-    Value o3 = BatchMatmulOp::create(b, loc, tensor({batch * heads, len, vdim}),
-                                     m.pd, m.v3, b.getBoolAttr(false),
-                                     b.getBoolAttr(false));
+    Value o3 =
+        BatchMatmulOp::create(b, loc, tensor({batch * heads, len, vdim}), m.pd,
+                              m.v3, b.getBoolAttr(false), b.getBoolAttr(false));
     return reshape(o3, {batch, heads, len, vdim});
   }
 
   /// lse [B,H,S] of type `type`: max + log Σ exp(x − max).
   Value lse(const Materialized &m, Type type) {
     Type rows = tensor({batch * heads, len});
-    Value max = ReduceMaxOp::create(b, loc, rows, m.x, b.getDenseI64ArrayAttr({2}));
+    Value max =
+        ReduceMaxOp::create(b, loc, rows, m.x, b.getDenseI64ArrayAttr({2}));
     Value spread = BroadcastOp::create(b, loc, m.x.getType(), max,
                                        b.getDenseI64ArrayAttr({2}));
     Value e = ExpOp::create(b, loc, SubOp::create(b, loc, m.x, spread));
-    Value sum = ReduceSumOp::create(b, loc, rows, e, b.getDenseI64ArrayAttr({2}));
+    Value sum =
+        ReduceSumOp::create(b, loc, rows, e, b.getDenseI64ArrayAttr({2}));
     Value l = AddOp::create(b, loc, max, LogOp::create(b, loc, sum));
     l = reshape(l, {batch, heads, len});
     if (l.getType() != type)
@@ -107,22 +109,22 @@ public:
   /// dq, dk, dv from `dout` [B,H,S,Dv].
   SmallVector<Value> gradients(const Materialized &m, Value dout) {
     Value do3 = reshape(dout, {batch * heads, len, vdim});
-    Value dv3 = BatchMatmulOp::create(b, loc, tensor({batch * heads, keys, vdim}),
-                                      m.pd, do3, b.getBoolAttr(true),
-                                      b.getBoolAttr(false));
-    Value dp = BatchMatmulOp::create(b, loc, tensor({batch * heads, len, keys}),
-                                     do3, m.v3, b.getBoolAttr(false),
-                                     b.getBoolAttr(true));
+    Value dv3 =
+        BatchMatmulOp::create(b, loc, tensor({batch * heads, keys, vdim}), m.pd,
+                              do3, b.getBoolAttr(true), b.getBoolAttr(false));
+    Value dp =
+        BatchMatmulOp::create(b, loc, tensor({batch * heads, len, keys}), do3,
+                              m.v3, b.getBoolAttr(false), b.getBoolAttr(true));
     if (m.mask)
       dp = DropoutGradOp::create(b, loc, dp.getType(), m.mask, dp, ratio);
     Value dx = SoftmaxGradOp::create(b, loc, m.p, dp, b.getI64IntegerAttr(2));
     Value ds = MulOp::create(b, loc, dx, splat(dx.getType(), scale));
-    Value dq3 = BatchMatmulOp::create(b, loc, tensor({batch * heads, len, dim}),
-                                      ds, m.k3, b.getBoolAttr(false),
-                                      b.getBoolAttr(false));
-    Value dk3 = BatchMatmulOp::create(b, loc, tensor({batch * heads, keys, dim}),
-                                      ds, m.q3, b.getBoolAttr(true),
-                                      b.getBoolAttr(false));
+    Value dq3 =
+        BatchMatmulOp::create(b, loc, tensor({batch * heads, len, dim}), ds,
+                              m.k3, b.getBoolAttr(false), b.getBoolAttr(false));
+    Value dk3 =
+        BatchMatmulOp::create(b, loc, tensor({batch * heads, keys, dim}), ds,
+                              m.q3, b.getBoolAttr(true), b.getBoolAttr(false));
     return {reshape(dq3, {batch, heads, len, dim}), sumHeads(dk3, dim),
             sumHeads(dv3, vdim)};
   }
@@ -143,8 +145,7 @@ private:
   Value splat(Type type, double value) {
     auto shaped = cast<ShapedType>(type);
     return arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(shaped, b.getFloatAttr(et, value)));
+        b, loc, DenseElementsAttr::get(shaped, b.getFloatAttr(et, value)));
   }
 
   /// k or v [B,Hkv,Sk,X] as [B·H, Sk, X], each key/value head repeated for
@@ -197,8 +198,8 @@ private:
     for (int64_t i = 0; i < len; ++i)
       for (int64_t j = 0; j < keys; ++j)
         values.push_back(j <= i ? zero : masked);
-    Value mask = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, values));
+    Value mask =
+        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
     return BroadcastOp::create(b, loc, tensor({batch * heads, len, keys}), mask,
                                b.getDenseI64ArrayAttr({0}));
   }
@@ -214,8 +215,7 @@ private:
   Type et;
 };
 
-template <typename OpT>
-Decomposer decomposerFor(OpBuilder &b, OpT op) {
+template <typename OpT> Decomposer decomposerFor(OpBuilder &b, OpT op) {
   return Decomposer(b, op.getLoc(), op.getQ(), op.getK(), op.getV(),
                     op.getBias(), op.getStepSeed(),
                     op.getScale().convertToDouble(), op.getCausal(),

@@ -158,7 +158,7 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
   }
   auto softmax = p.getDefiningOp<SoftmaxOp>();
   if (!softmax || static_cast<int64_t>(softmax.getAxis()) !=
-                       cast<RankedTensorType>(softmax.getType()).getRank() - 1)
+                      cast<RankedTensorType>(softmax.getType()).getRank() - 1)
     return false;
   m.dead.push_back(softmax);
   Value x = softmax.getX();
@@ -327,15 +327,15 @@ struct EchoFuseAttentionPass
       Value bias;
       if (m.bias)
         bias = ReshapeOp::create(
-            b, loc,
-            cast<RankedTensorType>(m.bias.getType()).clone(biasShape),
+            b, loc, cast<RankedTensorType>(m.bias.getType()).clone(biasShape),
             m.bias);
       auto qType = cast<RankedTensorType>(q.getType());
       ArrayRef<int64_t> qs = qType.getShape();
-      auto outType = qType.clone(
-          {qs[0], qs[1], qs[2], cast<RankedTensorType>(v.getType()).getDimSize(3)});
-      auto lseType = RankedTensorType::get({qs[0], qs[1], qs[2]},
-                                           b.getF32Type());
+      auto outType =
+          qType.clone({qs[0], qs[1], qs[2],
+                       cast<RankedTensorType>(v.getType()).getDimSize(3)});
+      auto lseType =
+          RankedTensorType::get({qs[0], qs[1], qs[2]}, b.getF32Type());
       auto attention = AttentionOp::create(
           b, loc, TypeRange{outType, lseType}, q, k, v, bias, m.stepSeed,
           b.getF64FloatAttr(m.scale), b.getBoolAttr(m.causal),

@@ -132,9 +132,9 @@ struct Problem {
   float keepScale;
   DropoutBits bits;
 
-  Problem(EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v,
-          EchoMemRef4D *bias, EchoMemRefSeed *stepSeed, int64_t scaleBits,
-          int64_t causal, int64_t ratioBits, int64_t seed, int64_t hasStepSeed)
+  Problem(EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v, EchoMemRef4D *bias,
+          EchoMemRefSeed *stepSeed, int64_t scaleBits, int64_t causal,
+          int64_t ratioBits, int64_t seed, int64_t hasStepSeed)
       : q(q), k(k), v(v), bias(bias), batch(q->sizes[0]), heads(q->sizes[1]),
         len(q->sizes[2]), dim(q->sizes[3]), kvHeads(k->sizes[1]),
         keys(k->sizes[2]), vdim(v->sizes[3]),
@@ -169,7 +169,8 @@ struct Problem {
 
   /// The dropout factor of element [b, h, i, j]: 0 or 1/(1 − ratio).
   float dropFactor(int64_t b, int64_t h, int64_t i, int64_t j) const {
-    uint64_t index = static_cast<uint64_t>(((b * heads + h) * len + i) * keys + j);
+    uint64_t index =
+        static_cast<uint64_t>(((b * heads + h) * len + i) * keys + j);
     return bits.keep(index) ? keepScale : 0.0f;
   }
 };
@@ -357,8 +358,8 @@ void backwardKeys(void *context, int64_t begin, int64_t end) {
             float drop =
                 p.ratio > 0.0 ? p.dropFactor(b, h, i0 + i, j0 + j) : 1.0f;
             if (drop != 0.0f)
-              axpy(pij * drop, dob.data() + i * p.vdim,
-                   dvb.data() + j * p.vdim, p.vdim);
+              axpy(pij * drop, dob.data() + i * p.vdim, dvb.data() + j * p.vdim,
+                   p.vdim);
             float ds = pij * (dp[i * cols + j] * drop - dots[i]);
             axpy(ds, qb.data() + i * p.dim, dkb.data() + j * p.dim, p.dim);
           }
@@ -386,8 +387,8 @@ ECHO_EXPORT void _mlir_ciface_echo_attention_forward(
     int64_t hasStepSeed) {
   if (hasError)
     return;
-  Forward f{Problem(q, k, v, bias, stepSeed, scaleBits, causal, ratioBits,
-                    seed, hasStepSeed),
+  Forward f{Problem(q, k, v, bias, stepSeed, scaleBits, causal, ratioBits, seed,
+                    hasStepSeed),
             View4(out), View3(lse)};
   echo_cpu_parallel_for(forwardRange, &f, 0,
                         f.p.batch * f.p.heads * f.p.queryBlocks());

@@ -76,9 +76,9 @@ public:
 
   void scalars(double scale, bool causal, double ratio, int64_t seed,
                bool hasStepSeed) {
-    for (int64_t v : {llvm::bit_cast<int64_t>(scale), int64_t(causal),
-                      llvm::bit_cast<int64_t>(ratio), seed,
-                      int64_t(hasStepSeed)})
+    for (int64_t v :
+         {llvm::bit_cast<int64_t>(scale), int64_t(causal),
+          llvm::bit_cast<int64_t>(ratio), seed, int64_t(hasStepSeed)})
       args.push_back(arith::ConstantIntOp::create(b, loc, v, 64));
   }
 
@@ -120,8 +120,7 @@ private:
   SmallVector<std::pair<Value, Value>> outputs;
 };
 
-template <typename OpT>
-void addScalars(CallBuilder &call, OpT op) {
+template <typename OpT> void addScalars(CallBuilder &call, OpT op) {
   call.scalars(op.getScale().convertToDouble(), op.getCausal(),
                op.getDropoutRatio().convertToDouble(),
                static_cast<int64_t>(op.getSeed()), op.getStepSeed() != nullptr);

@@ -46,30 +46,30 @@ static LogicalResult verifyAttention(OpT op, Value out, Value lse,
   auto sameType = [&](Value value, StringRef name) -> LogicalResult {
     if (getElementTypeOrSelf(value.getType()) == et)
       return success();
-    return op.emitOpError() << "'" << name << "' has element type "
-                            << getElementTypeOrSelf(value.getType())
-                            << " but 'q' has " << et;
+    return op.emitOpError()
+           << "'" << name << "' has element type "
+           << getElementTypeOrSelf(value.getType()) << " but 'q' has " << et;
   };
   if (failed(sameType(op.getK(), "k")) || failed(sameType(op.getV(), "v")) ||
       failed(sameType(out, outName)))
     return failure();
   if (k[0] != q[0] || v[0] != q[0])
-    return op.emitOpError() << "'q', 'k' and 'v' must have the same batch "
-                            << "size, got " << q[0] << ", " << k[0] << " and "
-                            << v[0];
+    return op.emitOpError()
+           << "'q', 'k' and 'v' must have the same batch "
+           << "size, got " << q[0] << ", " << k[0] << " and " << v[0];
   if (v[1] != k[1])
-    return op.emitOpError() << "'v' has " << v[1] << " heads but 'k' has "
-                            << k[1];
+    return op.emitOpError()
+           << "'v' has " << v[1] << " heads but 'k' has " << k[1];
   if (q[1] % k[1] != 0)
-    return op.emitOpError() << "'q' has " << q[1]
-                            << " heads, not a multiple of the " << k[1]
-                            << " heads of 'k' and 'v'";
+    return op.emitOpError()
+           << "'q' has " << q[1] << " heads, not a multiple of the " << k[1]
+           << " heads of 'k' and 'v'";
   if (v[2] != k[2])
-    return op.emitOpError() << "'v' has " << v[2] << " keys but 'k' has "
-                            << k[2];
+    return op.emitOpError()
+           << "'v' has " << v[2] << " keys but 'k' has " << k[2];
   if (k[3] != q[3])
-    return op.emitOpError() << "'k' has head dim " << k[3] << " but 'q' has "
-                            << q[3];
+    return op.emitOpError()
+           << "'k' has head dim " << k[3] << " but 'q' has " << q[3];
   if (Value bias = op.getBias()) {
     if (failed(sameType(bias, "bias")))
       return failure();
@@ -83,8 +83,8 @@ static LogicalResult verifyAttention(OpT op, Value out, Value lse,
   }
   double scale = op.getScale().convertToDouble();
   if (!std::isfinite(scale))
-    return op.emitOpError() << "'scale' must be finite, got "
-                            << llvm::formatv("{0}", scale);
+    return op.emitOpError()
+           << "'scale' must be finite, got " << llvm::formatv("{0}", scale);
   double ratio = op.getDropoutRatio().convertToDouble();
   if (!(ratio >= 0.0 && ratio < 1.0))
     return op.emitOpError() << "'dropout_ratio' must be in [0, 1), got "
