@@ -190,6 +190,10 @@ void mlir::echo::buildEchoBufferizationPipeline(
   // What each value holds (parameters, activations, gradients, ...), in its
   // location, for the plan's memory categories.
   pm.addPass(createEchoTagMemoryCategories());
+  // Fused attention has a kernel in the CPU runtime only; elsewhere it is
+  // computed by the materialized ops (GEMMs, softmax, dropout).
+  if (gpu || !options.libraryCalls)
+    pm.addPass(createEchoDecomposeAttention());
   if (options.libraryCalls) {
     pm.addPass(createEchoTransferCalls());
     // Both runtimes have bf16 GEMMs (oneDNN, cuBLAS); only the CUDA

@@ -46,6 +46,9 @@ inline constexpr const char kConv2DBackwardData[] = "echo_conv2d_backward_data";
 /// dw from x and dy.
 inline constexpr const char kConv2DBackwardFilter[] =
     "echo_conv2d_backward_filter";
+/// Fused attention (echo.attention, echo.attention_grad): the CPU runtime.
+inline constexpr const char kAttentionForward[] = "echo_attention_forward";
+inline constexpr const char kAttentionBackward[] = "echo_attention_backward";
 } // namespace mlir::echo::runtime
 
 /// Host offload (`echo-transfer-calls`): a step numbers its offloads 0, 1,
@@ -138,6 +141,28 @@ void _mlir_ciface_echo_conv2d_backward_filter(EchoMemRef4D *x, EchoMemRef4D *dy,
 ECHO_CONV2D_16BIT(bf16)
 ECHO_CONV2D_16BIT(f16)
 #undef ECHO_CONV2D_16BIT
+
+/// The step's seed of a dropout (a 0-d i64 buffer).
+using EchoMemRefSeed = StridedMemRefType<int64_t, 0>;
+/// echo_attention_forward(q, k, v, bias, stepSeed, out, lse, scaleBits,
+/// causal, ratioBits, seed, hasStepSeed): q [B,H,S,D], k [B,Hkv,Sk,D],
+/// v [B,Hkv,Sk,Dv], bias broadcast along its dims of size 1 to [B,H,S,Sk]
+/// (a 1x1x1x1 zero where the op has none), out [B,H,S,Dv], lse [B,H,S];
+/// `scaleBits` and `ratioBits` are the bits of the f64 scale and dropout
+/// ratio; `stepSeed` is read only when `hasStepSeed` is 1.
+void _mlir_ciface_echo_attention_forward(
+    EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v, EchoMemRef4D *bias,
+    EchoMemRefSeed *stepSeed, EchoMemRef4D *out, EchoMemRef3D *lse,
+    int64_t scaleBits, int64_t causal, int64_t ratioBits, int64_t seed,
+    int64_t hasStepSeed);
+/// echo_attention_backward(q, k, v, out, lse, dout, bias, stepSeed, dq, dk,
+/// dv, scaleBits, causal, ratioBits, seed, hasStepSeed).
+void _mlir_ciface_echo_attention_backward(
+    EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v, EchoMemRef4D *out,
+    EchoMemRef3D *lse, EchoMemRef4D *dout, EchoMemRef4D *bias,
+    EchoMemRefSeed *stepSeed, EchoMemRef4D *dq, EchoMemRef4D *dk,
+    EchoMemRef4D *dv, int64_t scaleBits, int64_t causal, int64_t ratioBits,
+    int64_t seed, int64_t hasStepSeed);
 
 void _mlir_ciface_echo_offload_f32(EchoUnrankedF32 *src, int64_t slot);
 void _mlir_ciface_echo_fetch_f32(int64_t slot, EchoUnrankedF32 *dst);

@@ -674,6 +674,63 @@ def EchoAdoptTrainingStep
   let dependentDialects = ["::mlir::echo::EchoDialect"];
 }
 
+def EchoDecomposeAttention
+    : Pass<"echo-decompose-attention", "::mlir::ModuleOp"> {
+  let summary = "Lower fused attention to materialized Echo ops";
+  let description = [{
+    Rewrites `echo.attention` into the ops that compute it with its S×Sk
+    scores in memory: `echo.batch_matmul` of q and kᵀ (keys and values
+    repeated over the query heads that share them), the scale, the bias
+    and a causal mask added, `echo.softmax`, `echo.dropout` with the op's
+    seed and step seed (the same masks as the fused kernel's), and
+    `echo.batch_matmul` with v; `lse` is `max + log Σ exp(x − max)` of the
+    scores, built only where it is read. `echo.attention_grad` becomes that
+    forward again followed by the gradients of those ops (the per-group
+    sums of dk and dv for grouped heads). The result is exact, only
+    heavier: the pipelines run it where no fused kernel exists (target
+    nvvm, `library-calls=false`).
+  }];
+}
+
+def EchoFuseAttention : Pass<"echo-fuse-attention", "::mlir::ModuleOp"> {
+  let summary = "Replace materialized attention with echo.attention";
+  let description = [{
+    Finds scaled dot-product attention written with materialized ops,
+
+    ```
+    s = echo.batch_matmul q, k {transpose_b}    (or q · echo.transpose(k))
+    x = s · c  |  s / c  |  s                   (c a splat constant)
+    x = x + mask  |  echo.select(causal, x, −inf)   (optional)
+    p = echo.softmax x {axis = 2}
+    p = echo.dropout p                          (optional, mask unused)
+    o = echo.batch_matmul p, v
+    ```
+
+    and replaces it with `echo.attention` on the operands seen as
+    [1, N, S, D] (reshapes), so that the backward pass keeps `out` and
+    `lse` instead of the N×S×Sk probabilities and dropout masks. The
+    scores may be [B, H, S, Sk] between reshapes of the leading dims (as
+    the PyTorch importer writes them), and kᵀ a transpose of the last two
+    dims of [B, H, Sk, D] seen as [B·H, D, Sk]. It fuses only exact
+    matches: every intermediate of shape S×Sk (and every view of one) has
+    one use (the next op of the chain; the dropout's mask none), the
+    softmax runs over the last dim, the scale is a splat constant. An
+    additive mask that is a constant (or a constant broadcast along
+    leading dims) holding exactly 0 on and below the diagonal and −inf
+    above it, `select(keep, x, −inf)` with `keep` exactly true on and below
+    the diagonal, or `select(drop, −inf, x)` (PyTorch's `masked_fill`) with
+    `drop` exactly its negation, becomes `causal = true`; any other
+    additive mask of shape [S, Sk] or of the scores' shape becomes the op's
+    `bias` (unbroadcast when it is a broadcast along leading dims). The
+    dropout keeps its seed, ratio and step seed: element [n, i, j] is
+    dropped by the fused op exactly when the dropout dropped it. Runs on
+    the model, before `echo-autodiff`.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Attentions replaced by echo.attention">,
+  ];
+}
+
 def EchoStripMarkers : Pass<"echo-strip-markers", "::mlir::ModuleOp"> {
   let summary = "Drop the model-convention markers before LLVM lowering";
   let description = [{

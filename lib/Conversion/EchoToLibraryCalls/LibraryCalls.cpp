@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Accumulation.h"
+#include "AttentionCalls.h"
 
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
@@ -34,11 +35,13 @@ MemRefType abiType(int64_t rank, Type elementType) {
                      elementType);
 }
 
-/// The private `llvm.emit_c_interface` declaration of `name` in `module`
-/// with the argument types `argTypes`, for the call `op` makes; an error at
-/// `op` (naming `pass`) when the symbol is taken by something else.
-FailureOr<func::FuncOp> declare(ModuleOp module, Operation *op, StringRef pass,
-                                StringRef name, TypeRange argTypes) {
+} // namespace
+
+FailureOr<func::FuncOp> mlir::echo::declareLibraryCall(ModuleOp module,
+                                                      Operation *op,
+                                                      StringRef pass,
+                                                      StringRef name,
+                                                      TypeRange argTypes) {
   MLIRContext *ctx = module.getContext();
   auto type = FunctionType::get(ctx, argTypes, {});
   if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
@@ -60,6 +63,13 @@ FailureOr<func::FuncOp> declare(ModuleOp module, Operation *op, StringRef pass,
   decl.setPrivate();
   decl->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
   return decl;
+}
+
+namespace {
+
+FailureOr<func::FuncOp> declare(ModuleOp module, Operation *op, StringRef pass,
+                                StringRef name, TypeRange argTypes) {
+  return declareLibraryCall(module, op, pass, name, argTypes);
 }
 
 /// The runtimes' GEMMs and convolutions take f32 buffers: an op on f16 or
@@ -96,6 +106,8 @@ struct EchoLibraryCallsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(lowerAttentionToCalls(module, getArgument())))
+      return signalPassFailure();
     // Each op with the add it accumulates into, decided on the IR as
     // given: a rewrite inserts ops, after which every isBeforeInBlock would
     // renumber the block (quadratic in a 50k-op step). A rewrite replaces

@@ -829,5 +829,6 @@ include "echo/Dialect/Echo/IR/EchoGradOps.td"
 include "echo/Dialect/Echo/IR/EchoDataOps.td"
 include "echo/Dialect/Echo/IR/EchoMoreOps.td"
 include "echo/Dialect/Echo/IR/EchoOptimizerOps.td"
+include "echo/Dialect/Echo/IR/EchoAttentionOps.td"
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD

@@ -1,0 +1,357 @@
+//===- FuseAttention.cpp - Materialized attention to echo.attention -------===//
+//
+// Part of the Echo project.
+//
+// echo-fuse-attention (see Passes.td): finds scaled dot-product attention
+// written with materialized ops and replaces it with echo.attention, whose
+// gradient keeps no S×Sk tensor. A match must be exact: every S×Sk
+// intermediate has one use, the softmax runs over the keys, and a mask
+// constant becomes `causal` only when it is exactly a top-left causal mask.
+//
+//===----------------------------------------------------------------------===//
+
+#include "echo/Dialect/Echo/IR/EchoDialect.h"
+#include "echo/Dialect/Echo/IR/EchoOps.h"
+#include "echo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace mlir::echo {
+#define GEN_PASS_DEF_ECHOFUSEATTENTION
+#include "echo/Transforms/Passes.h.inc"
+} // namespace mlir::echo
+
+using namespace mlir;
+using namespace mlir::echo;
+
+namespace {
+
+/// The value of a splat float constant.
+std::optional<double> splatValue(Value v) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// Whether `b` adds only leading dims (the batch, the heads) to an
+/// [S, Sk] (or [.., S, Sk]) value.
+bool isLeadingBroadcast(BroadcastOp b) {
+  ArrayRef<int64_t> dims = b.getDimensions();
+  int64_t rank = cast<RankedTensorType>(b.getType()).getRank();
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != static_cast<int64_t>(i) || d >= rank - 2)
+      return false;
+  return !dims.empty();
+}
+
+/// Whether `r` only merges or splits the leading dims of its operand
+/// ([B, H, S, Sk] and [B·H, S, Sk]): a view the fused op does not need.
+bool isLeadingReshape(ReshapeOp r) {
+  auto from = cast<RankedTensorType>(r.getX().getType());
+  auto to = cast<RankedTensorType>(r.getType());
+  if (from.getRank() < 2 || to.getRank() < 2)
+    return false;
+  return from.getShape().take_back(2) == to.getShape().take_back(2);
+}
+
+/// The constant [S, Sk] (or [.., S, Sk]) a mask value is, looking through
+/// a broadcast along the leading dims.
+DenseElementsAttr maskConstant(Value v) {
+  if (auto b = v.getDefiningOp<BroadcastOp>())
+    if (isLeadingBroadcast(b))
+      v = b.getX();
+  DenseElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return {};
+  return attr;
+}
+
+/// Whether `attr` (the last two dims S × Sk) is exactly the top-left
+/// causal mask: `allowed` where j <= i, `masked` elsewhere.
+template <typename T>
+bool isCausal(DenseElementsAttr attr, T allowed, T masked) {
+  auto shape = cast<ShapedType>(attr.getType()).getShape();
+  int64_t rank = shape.size();
+  if (rank < 2)
+    return false;
+  int64_t s = shape[rank - 2], sk = shape[rank - 1];
+  int64_t index = 0;
+  for (T value : attr.getValues<T>()) {
+    int64_t i = (index / sk) % s, j = index % sk;
+    ++index;
+    if (value != (j <= i ? allowed : masked))
+      return false;
+  }
+  return true;
+}
+
+bool isCausalAdditive(DenseElementsAttr attr) {
+  if (!isa<FloatType>(attr.getElementType()) || attr.isSplat())
+    return false;
+  double inf = std::numeric_limits<double>::infinity();
+  auto shape = cast<ShapedType>(attr.getType()).getShape();
+  int64_t s = shape[shape.size() - 2], sk = shape.back(), index = 0;
+  for (APFloat value : attr.getValues<APFloat>()) {
+    int64_t i = (index / sk) % s, j = index % sk;
+    ++index;
+    if (value.convertToDouble() != (j <= i ? 0.0 : -inf))
+      return false;
+  }
+  return true;
+}
+
+/// Everything a match found.
+struct Match {
+  Value q, k, v, bias, stepSeed;
+  double scale = 1.0;
+  bool causal = false;
+  double ratio = 0.0;
+  int64_t seed = 0;
+  SmallVector<Operation *> dead; // The matched ops, consumer first.
+  /// `k` is [.., Sk, D] with more leading dims than q's one.
+  bool kNeedsView = false;
+};
+
+bool singleUse(Value v) { return v.hasOneUse(); }
+
+/// Matches batch_matmul(P', v) upwards; fills `m` and returns true on an
+/// exact match.
+bool matchAttention(BatchMatmulOp pv, Match &m) {
+  if (pv.getTransposeA() || pv.getTransposeB())
+    return false;
+  m.dead.push_back(pv);
+  m.v = pv.getB();
+  // Peels a single-use reshape of the leading dims off `v` (an importer
+  // computes the S×Sk intermediates as [B, H, S, Sk], the GEMMs on
+  // [B·H, S, Sk] views).
+  auto throughView = [&](Value &v) {
+    if (auto r = v.getDefiningOp<ReshapeOp>();
+        r && isLeadingReshape(r) && singleUse(v)) {
+      m.dead.push_back(r);
+      v = r.getX();
+    }
+  };
+  Value p = pv.getA();
+  throughView(p);
+  if (!singleUse(p))
+    return false;
+  if (auto drop = p.getDefiningOp<DropoutOp>()) {
+    if (drop.getBroadcastDims() || !drop.getMask().use_empty())
+      return false;
+    m.ratio = drop.getRatio().convertToDouble();
+    m.seed = static_cast<int64_t>(drop.getSeed());
+    m.stepSeed = drop.getStepSeed();
+    m.dead.push_back(drop);
+    p = drop.getX();
+    if (!singleUse(p))
+      return false;
+  }
+  auto softmax = p.getDefiningOp<SoftmaxOp>();
+  if (!softmax || static_cast<int64_t>(softmax.getAxis()) !=
+                      cast<RankedTensorType>(softmax.getType()).getRank() - 1)
+    return false;
+  m.dead.push_back(softmax);
+  Value x = softmax.getX();
+  if (!singleUse(x))
+    return false;
+  // The mask: an additive constant or bias, or a select against −inf.
+  if (auto add = x.getDefiningOp<AddOp>()) {
+    Value other;
+    for (int side = 0; side < 2 && !other; ++side) {
+      Value candidate = add->getOperand(side);
+      Value rest = add->getOperand(1 - side);
+      // The scores side is a product, a quotient or the GEMM itself.
+      if (isa_and_nonnull<MulOp, DivOp, BatchMatmulOp, ReshapeOp>(
+              rest.getDefiningOp())) {
+        other = candidate;
+        x = rest;
+      }
+    }
+    if (!other)
+      return false;
+    m.dead.push_back(add);
+    if (DenseElementsAttr mask = maskConstant(other);
+        mask && isCausalAdditive(mask)) {
+      m.causal = true;
+    } else {
+      // A bias shared by the batch is passed unbroadcast.
+      auto b = other.getDefiningOp<BroadcastOp>();
+      m.bias = b && isLeadingBroadcast(b) ? b.getX() : other;
+    }
+    if (!singleUse(x))
+      return false;
+  } else if (auto select = x.getDefiningOp<SelectOp>()) {
+    // select(keep, x, −inf) with keep true on and below the diagonal, or
+    // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation.
+    DenseElementsAttr mask = maskConstant(select.getCond());
+    auto isNegInf = [](Value v) {
+      std::optional<double> fill = splatValue(v);
+      return fill && std::isinf(*fill) && *fill < 0;
+    };
+    if (!mask || mask.isSplat())
+      return false;
+    if (isNegInf(select.getB()) && isCausal<bool>(mask, true, false))
+      x = select.getA();
+    else if (isNegInf(select.getA()) && isCausal<bool>(mask, false, true))
+      x = select.getB();
+    else
+      return false;
+    m.causal = true;
+    m.dead.push_back(select);
+    if (!singleUse(x))
+      return false;
+  }
+  // The scale: a splat product or quotient (absent: q was scaled before).
+  if (auto mul = x.getDefiningOp<MulOp>()) {
+    std::optional<double> c = splatValue(mul.getRhs());
+    Value rest = mul.getLhs();
+    if (!c) {
+      c = splatValue(mul.getLhs());
+      rest = mul.getRhs();
+    }
+    if (!c)
+      return false;
+    m.scale = *c;
+    m.dead.push_back(mul);
+    x = rest;
+  } else if (auto div = x.getDefiningOp<DivOp>()) {
+    std::optional<double> c = splatValue(div.getRhs());
+    if (!c || *c == 0.0)
+      return false;
+    m.scale = 1.0 / *c;
+    m.dead.push_back(div);
+    x = div.getLhs();
+  }
+  if (!singleUse(x))
+    return false;
+  throughView(x);
+  if (!singleUse(x))
+    return false;
+  auto qk = x.getDefiningOp<BatchMatmulOp>();
+  if (!qk || qk.getTransposeA())
+    return false;
+  m.dead.push_back(qk);
+  m.q = qk.getA();
+  m.k = qk.getB();
+  if (!qk.getTransposeB()) {
+    // batch_matmul(q, transpose(k)), the transpose maybe of [B, H, Sk, D]
+    // before a view as [B·H, D, Sk].
+    Value kt = m.k;
+    auto view = kt.getDefiningOp<ReshapeOp>();
+    if (view && isLeadingReshape(view))
+      kt = view.getX();
+    auto t = kt.getDefiningOp<TransposeOp>();
+    if (!t)
+      return false;
+    ArrayRef<int64_t> perm = t.getPermutation();
+    int64_t rank = perm.size();
+    for (int64_t d = 0; d < rank - 2; ++d)
+      if (perm[d] != d)
+        return false;
+    if (rank < 3 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+      return false;
+    m.k = t.getX();
+    m.kNeedsView = rank != 3;
+  }
+  return true;
+}
+
+/// `x` [N, A, B] seen as [1, N, A, B].
+Value asRank4(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(4 - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return ReshapeOp::create(b, loc, type.clone(shape), x);
+}
+
+/// Erases what computed `v` (the scale, the mask and its broadcast, a
+/// transpose of k) once nothing reads it.
+void eraseIfDead(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !def->use_empty() ||
+      !isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp>(def))
+    return;
+  SmallVector<Value> operands(def->getOperands());
+  def->erase();
+  for (Value operand : operands)
+    eraseIfDead(operand);
+}
+
+struct EchoFuseAttentionPass
+    : public echo::impl::EchoFuseAttentionBase<EchoFuseAttentionPass> {
+  void runOnOperation() override {
+    SmallVector<BatchMatmulOp> candidates;
+    getOperation().walk([&](BatchMatmulOp op) { candidates.push_back(op); });
+    llvm::SmallPtrSet<Operation *, 16> erased;
+    for (BatchMatmulOp pv : candidates) {
+      if (erased.contains(pv))
+        continue;
+      Match m;
+      if (!matchAttention(pv, m))
+        continue;
+      auto qShape = cast<RankedTensorType>(m.q.getType()).getShape();
+      int64_t n = qShape[0], len = qShape[1];
+      int64_t keys = cast<RankedTensorType>(m.v.getType()).getDimSize(1);
+      // The bias as [1, 1, S, Sk] or [1, N, S, Sk]: [S, Sk], or the full
+      // scores' shape ([N, S, Sk], [B, H, S, Sk]).
+      SmallVector<int64_t> biasShape;
+      if (m.bias) {
+        auto shape = cast<RankedTensorType>(m.bias.getType()).getShape();
+        int64_t lead = 1;
+        for (int64_t d : shape.drop_back(2))
+          lead *= d;
+        if (shape.size() < 2 || shape.take_back(2) != ArrayRef{len, keys} ||
+            (lead != 1 && lead != n))
+          continue;
+        biasShape = {1, lead, len, keys};
+      }
+      OpBuilder b(pv);
+      Location loc = pv.getLoc();
+      if (m.kNeedsView) {
+        auto kType = cast<RankedTensorType>(m.k.getType());
+        m.k = ReshapeOp::create(
+            b, loc, kType.clone({n, keys, kType.getShape().back()}), m.k);
+      }
+      Value q = asRank4(b, loc, m.q), k = asRank4(b, loc, m.k),
+            v = asRank4(b, loc, m.v);
+      Value bias;
+      if (m.bias)
+        bias = ReshapeOp::create(
+            b, loc, cast<RankedTensorType>(m.bias.getType()).clone(biasShape),
+            m.bias);
+      auto qType = cast<RankedTensorType>(q.getType());
+      ArrayRef<int64_t> qs = qType.getShape();
+      auto outType =
+          qType.clone({qs[0], qs[1], qs[2],
+                       cast<RankedTensorType>(v.getType()).getDimSize(3)});
+      auto lseType =
+          RankedTensorType::get({qs[0], qs[1], qs[2]}, b.getF32Type());
+      auto attention = AttentionOp::create(
+          b, loc, TypeRange{outType, lseType}, q, k, v, bias, m.stepSeed,
+          b.getF64FloatAttr(m.scale), b.getBoolAttr(m.causal),
+          b.getF64FloatAttr(m.ratio), b.getI64IntegerAttr(m.seed));
+      Value out = ReshapeOp::create(b, loc, pv.getType(), attention.getOut());
+      pv.getResult().replaceAllUsesWith(out);
+      for (Operation *op : m.dead) {
+        SmallVector<Value> operands(op->getOperands());
+        op->erase();
+        erased.insert(op);
+        for (Value operand : operands)
+          eraseIfDead(operand);
+      }
+      ++numFused;
+    }
+  }
+};
+
+} // namespace
