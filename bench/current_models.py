@@ -401,8 +401,8 @@ class Denoiser(nn.Module):
         self.conv_out = nn.Conv2d(dim, channels, 3, padding=1)
 
     def forward(self, x, t, noise):
-        h = self.conv_in(x) + self.time_mlp(
-            timestep_embedding(t, self.dim))[:, :, None, None]
+        t_emb = timestep_embedding(t, self.dim).to(dtype=x.dtype)  # diffusers
+        h = self.conv_in(x) + self.time_mlp(t_emb)[:, :, None, None]
         h = F.silu(self.norm(h))
         return F.mse_loss(self.conv_out(h), noise)
 

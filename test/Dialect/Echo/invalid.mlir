@@ -87,7 +87,7 @@ func.func @relu_scalar(%x: f32) {
 
 // broadcast: dynamic result.
 func.func @broadcast_dynamic(%x: tensor<8xf32>) {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<?x8xf32>'}}
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?x8xf32>'}}
   %0 = echo.broadcast %x dims = [0] : (tensor<8xf32>) -> tensor<?x8xf32>
   return
 }
@@ -114,7 +114,7 @@ func.func @reduce_max_unranked(%x: tensor<*xf32>) {
 
 // slice: dynamic dimension.
 func.func @slice_dynamic(%x: tensor<2x?xf32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x?xf32>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<2x?xf32>'}}
   %0 = echo.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 4>} : (tensor<2x?xf32>) -> tensor<2x4xf32>
   return
 }
@@ -132,7 +132,7 @@ func.func @concat_i32(%a: tensor<2x3xi32>) {
 
 // reshape: unranked result.
 func.func @reshape_unranked(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = echo.reshape %x : (tensor<2x8xf32>) -> tensor<*xf32>
   return
 }
@@ -150,7 +150,7 @@ func.func @reshape_i32_to_f32(%ids: tensor<2x8xi32>) {
 
 // reshape: i64 is not an id type.
 func.func @reshape_i64(%ids: tensor<2x8xi64>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<2x8xi64>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<2x8xi64>'}}
   %0 = echo.reshape %ids : (tensor<2x8xi64>) -> tensor<16xi64>
   return
 }
@@ -159,7 +159,7 @@ func.func @reshape_i64(%ids: tensor<2x8xi64>) {
 
 // transpose: f64.
 func.func @transpose_f64(%x: tensor<2x8xf64>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2x8xf64>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<2x8xf64>'}}
   %0 = echo.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x8xf64>) -> tensor<8x2xf64>
   return
 }
