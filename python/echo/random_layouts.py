@@ -25,10 +25,9 @@ writes DIR/model<i>.mlir for i in [0, N); the test runs each with the
 library calls on and off under every strategy
 (test/Integration/random-layouts.test).
 """
-import argparse
-import os
 import random
 
+from echo import random_models
 from echo.models import GraphBuilder
 
 
@@ -240,15 +239,7 @@ def generate(seed, ops=None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--count", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    for i in range(args.count):
-        with open(os.path.join(args.out, "model%d.mlir" % i), "w") as f:
-            f.write(generate(args.seed + i))
+    random_models.write_models(generate, __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":

@@ -183,8 +183,10 @@ def generate(seed, ops=None):
     return gen.g.finish(gen.loss())
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def write_models(generate, description):
+    """The command line of a random-model generator: ``--count`` models
+    ``generate(seed)`` for seeds from ``--seed``, as ``--out``/modelN.mlir."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
@@ -193,6 +195,10 @@ def main():
     for i in range(args.count):
         with open(os.path.join(args.out, "model%d.mlir" % i), "w") as f:
             f.write(generate(args.seed + i))
+
+
+def main():
+    write_models(generate, __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":
