@@ -275,16 +275,18 @@ Value asRank4(OpBuilder &b, Location loc, Value x) {
 }
 
 /// Erases what computed `v` (the scale, the mask and its broadcast, a
-/// transpose of k) once nothing reads it.
-void eraseIfDead(Value v) {
+/// transpose of k, a view in the chain) once nothing reads it, recording
+/// each erased op in `erased`.
+void eraseIfDead(Value v, llvm::SmallPtrSetImpl<Operation *> &erased) {
   Operation *def = v.getDefiningOp();
   if (!def || !def->use_empty() ||
       !isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp>(def))
     return;
   SmallVector<Value> operands(def->getOperands());
+  erased.insert(def);
   def->erase();
   for (Value operand : operands)
-    eraseIfDead(operand);
+    eraseIfDead(operand, erased);
 }
 
 struct EchoFuseAttentionPass
@@ -342,12 +344,15 @@ struct EchoFuseAttentionPass
           b.getF64FloatAttr(m.ratio), b.getI64IntegerAttr(m.seed));
       Value out = ReshapeOp::create(b, loc, pv.getType(), attention.getOut());
       pv.getResult().replaceAllUsesWith(out);
+      // A view of the chain may have gone already with what read it.
       for (Operation *op : m.dead) {
+        if (erased.contains(op))
+          continue;
         SmallVector<Value> operands(op->getOperands());
-        op->erase();
         erased.insert(op);
+        op->erase();
         for (Value operand : operands)
-          eraseIfDead(operand);
+          eraseIfDead(operand, erased);
       }
       ++numFused;
     }
