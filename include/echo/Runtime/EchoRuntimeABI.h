@@ -150,11 +150,13 @@ using EchoMemRefSeed = StridedMemRefType<int64_t, 0>;
 /// (a 1x1x1x1 zero where the op has none), out [B,H,S,Dv], lse [B,H,S];
 /// `scaleBits` and `ratioBits` are the bits of the f64 scale and dropout
 /// ratio; `stepSeed` is read only when `hasStepSeed` is 1.
-void _mlir_ciface_echo_attention_forward(
-    EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v, EchoMemRef4D *bias,
-    EchoMemRefSeed *stepSeed, EchoMemRef4D *out, EchoMemRef3D *lse,
-    int64_t scaleBits, int64_t causal, int64_t ratioBits, int64_t seed,
-    int64_t hasStepSeed);
+void _mlir_ciface_echo_attention_forward(EchoMemRef4D *q, EchoMemRef4D *k,
+                                         EchoMemRef4D *v, EchoMemRef4D *bias,
+                                         EchoMemRefSeed *stepSeed,
+                                         EchoMemRef4D *out, EchoMemRef3D *lse,
+                                         int64_t scaleBits, int64_t causal,
+                                         int64_t ratioBits, int64_t seed,
+                                         int64_t hasStepSeed);
 /// echo_attention_backward(q, k, v, out, lse, dout, bias, stepSeed, dq, dk,
 /// dv, scaleBits, causal, ratioBits, seed, hasStepSeed).
 void _mlir_ciface_echo_attention_backward(

@@ -271,10 +271,10 @@ planEchoAtHeavyBudgets(func::FuncOp func, ArrayRef<double> heavyBudgets);
 /// candidate plans that does not depend on the budget: none; packed masks
 /// (also with ReLU reads binarized); echo at rising heavy budgets; mirror;
 /// the model's checkpoint regions (planCheckpointRegions, with and without
-/// their compute-heavy ops); sublinear at several segment sizes; and the SuperNeurons-style
-/// cost-aware ones, on the step with ReLU reads binarized (stashed values
-/// ranked by the FLOPs that recomputing each costs per byte it frees: a
-/// peak-driven search that adds the cheapest values stashed across the
+/// their compute-heavy ops); sublinear at several segment sizes; and the
+/// SuperNeurons-style cost-aware ones, on the step with ReLU reads binarized
+/// (stashed values ranked by the FLOPs that recomputing each costs per byte it
+/// frees: a peak-driven search that adds the cheapest values stashed across the
 /// estimated peak, and prefixes of the cheapest overall; on small steps a
 /// measured descent and the frontier's candidates pruned). They are ranked
 /// once, none first, then by recompute FLOPs and estimated bytes. With

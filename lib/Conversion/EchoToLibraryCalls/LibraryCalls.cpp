@@ -37,11 +37,9 @@ MemRefType abiType(int64_t rank, Type elementType) {
 
 } // namespace
 
-FailureOr<func::FuncOp> mlir::echo::declareLibraryCall(ModuleOp module,
-                                                      Operation *op,
-                                                      StringRef pass,
-                                                      StringRef name,
-                                                      TypeRange argTypes) {
+FailureOr<func::FuncOp>
+mlir::echo::declareLibraryCall(ModuleOp module, Operation *op, StringRef pass,
+                               StringRef name, TypeRange argTypes) {
   MLIRContext *ctx = module.getContext();
   auto type = FunctionType::get(ctx, argTypes, {});
   if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {

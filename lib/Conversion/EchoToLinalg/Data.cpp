@@ -101,14 +101,13 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
   // Toward zero, saturating at the i32 range (2^31 - 128 is f32's largest
   // value below 2^31), NaN to 0: arith.fptosi of anything else is poison.
   double high = wide.isF64() ? 2147483647.0 : 2147483520.0;
-  Value low = arith::MaximumFOp::create(b, loc, f,
-                                        floatConst(b, loc, wide, -2147483648.0));
+  Value low = arith::MaximumFOp::create(
+      b, loc, f, floatConst(b, loc, wide, -2147483648.0));
   Value clamped =
       arith::MinimumFOp::create(b, loc, low, floatConst(b, loc, wide, high));
-  Value isNan =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, f, f);
-  Value finite = arith::SelectOp::create(b, loc, isNan,
-                                         floatConst(b, loc, wide, 0.0), clamped);
+  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, f, f);
+  Value finite = arith::SelectOp::create(
+      b, loc, isNan, floatConst(b, loc, wide, 0.0), clamped);
   return arith::FPToSIOp::create(b, loc, to, finite);
 }
 
@@ -122,13 +121,12 @@ struct CompareLowering : OpRewritePattern<CompareOp> {
                                 PatternRewriter &rewriter) const override {
     ComparePredicate predicate = op.getPredicate();
     rewriter.replaceOp(
-        op, buildElementwise(rewriter, op.getLoc(),
-                             cast<RankedTensorType>(op.getType()),
-                             ValueRange{op.getLhs(), op.getRhs()},
-                             [&](OpBuilder &b, Location loc, ValueRange a) {
-                               return compareScalars(b, loc, predicate, a[0],
-                                                     a[1]);
-                             }));
+        op, buildElementwise(
+                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+                ValueRange{op.getLhs(), op.getRhs()},
+                [&](OpBuilder &b, Location loc, ValueRange a) {
+                  return compareScalars(b, loc, predicate, a[0], a[1]);
+                }));
     return success();
   }
 };
@@ -228,9 +226,9 @@ Value extractAlong(OpBuilder &b, Location loc, Value x, unsigned axis,
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<Value> position;
   for (unsigned d = 0, rank = type.getRank(); d < rank; ++d)
-    position.push_back(d == axis ? clampedIndex(b, loc, index,
-                                                type.getDimSize(axis))
-                                 : linalg::IndexOp::create(b, loc, d));
+    position.push_back(d == axis
+                           ? clampedIndex(b, loc, index, type.getDimSize(axis))
+                           : linalg::IndexOp::create(b, loc, d));
   return tensor::ExtractOp::create(b, loc, x, position);
 }
 
@@ -265,10 +263,9 @@ Value scatterInit(OpBuilder &b, Location loc, Value x) {
 /// whose index is p[axis]: a generic over the result's dims and m (the
 /// reduction), in increasing m, with `combine(hit, src, acc)`.
 template <typename OpTy>
-Value buildScatter(OpBuilder &b, OpTy op,
-                   function_ref<Value(OpBuilder &, Location, Value, Value,
-                                      Value)>
-                       combine) {
+Value buildScatter(
+    OpBuilder &b, OpTy op,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> combine) {
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   unsigned rank = cast<RankedTensorType>(op.getType()).getRank();
@@ -278,8 +275,8 @@ Value buildScatter(OpBuilder &b, OpTy op,
   for (unsigned d = 0; d < rank; ++d)
     read.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
   AffineMap entries = AffineMap::get(rank + 1, 0, read, ctx);
-  AffineMap out = AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
-                      .getMajorSubMap(rank);
+  AffineMap out =
+      AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
   AffineMap maps[] = {entries, entries, out};
   return buildGeneric(
       b, loc, ValueRange{op.getIndices(), op.getSrc()}, maps,
@@ -297,13 +294,13 @@ struct ScatterLowering : OpRewritePattern<ScatterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ScatterOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, buildScatter(rewriter, op,
-                         [](OpBuilder &b, Location loc, Value hit, Value src,
-                            Value acc) -> Value {
-                           return arith::SelectOp::create(b, loc, hit, src,
-                                                          acc);
-                         }));
+    rewriter.replaceOp(op,
+                       buildScatter(rewriter, op,
+                                    [](OpBuilder &b, Location loc, Value hit,
+                                       Value src, Value acc) -> Value {
+                                      return arith::SelectOp::create(
+                                          b, loc, hit, src, acc);
+                                    }));
     return success();
   }
 };
@@ -348,8 +345,9 @@ Value comesFirst(OpBuilder &b, Location loc, Value xj, Value xi, Value j,
                                  arith::AndIOp::create(b, loc, nanI, numberJ))
           : arith::OrIOp::create(b, loc, cmp(arith::CmpFPredicate::OGT, xj, xi),
                                  arith::AndIOp::create(b, loc, nanJ, numberI));
-  Value same = arith::OrIOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, xj, xi),
-                                    arith::AndIOp::create(b, loc, nanJ, nanI));
+  Value same =
+      arith::OrIOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, xj, xi),
+                           arith::AndIOp::create(b, loc, nanJ, nanI));
   Value before = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, i);
   return arith::OrIOp::create(b, loc, better,
                               arith::AndIOp::create(b, loc, same, before));
@@ -382,16 +380,17 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
     // rank[row, i] = the entries j of the row that come before entry i.
     auto rankType = xType.clone(i32);
     AffineMap rankMaps[] = {pair(last), pair(last + 1), pair(last)};
-    Value ranks = buildGeneric(
-        rewriter, loc, ValueRange{x, x}, rankMaps,
-        zeros(rewriter, loc, rankType),
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value i = linalg::IndexOp::create(b, l, last);
-          Value j = linalg::IndexOp::create(b, l, last + 1);
-          Value first = comesFirst(b, l, a[1], a[0], j, i, smallest);
-          Value count = arith::ExtUIOp::create(b, l, i32, first);
-          return arith::AddIOp::create(b, l, a[2], count);
-        });
+    Value ranks =
+        buildGeneric(rewriter, loc, ValueRange{x, x}, rankMaps,
+                     zeros(rewriter, loc, rankType),
+                     [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value i = linalg::IndexOp::create(b, l, last);
+                       Value j = linalg::IndexOp::create(b, l, last + 1);
+                       Value first =
+                           comesFirst(b, l, a[1], a[0], j, i, smallest);
+                       Value count = arith::ExtUIOp::create(b, l, i32, first);
+                       return arith::AddIOp::create(b, l, a[2], count);
+                     });
 
     // indices[row, k] = the entry i ranked k (exactly one per row).
     AffineMap pickMaps[] = {pair(last + 1), pair(last)};
@@ -424,8 +423,7 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
 void linalg_lowering::populateDataPatterns(RewritePatternSet &patterns) {
   patterns.add<CompareLowering, LogicalLowering<LogicalAndOp, arith::AndIOp>,
                LogicalLowering<LogicalOrOp, arith::OrIOp>,
-               LogicalLowering<LogicalXorOp, arith::XOrIOp>,
-               LogicalNotLowering, ConvertLowering, OneHotLowering,
-               GatherLowering, ScatterLowering, ScatterAddLowering,
-               TopkLowering>(patterns.getContext());
+               LogicalLowering<LogicalXorOp, arith::XOrIOp>, LogicalNotLowering,
+               ConvertLowering, OneHotLowering, GatherLowering, ScatterLowering,
+               ScatterAddLowering, TopkLowering>(patterns.getContext());
 }

@@ -164,8 +164,8 @@ public:
       Value center = arith::AddFOp::create(
           b, loc, arith::SIToFPOp::create(b, loc, f64, wideI),
           floatConst(b, loc, f64, 0.5));
-      Value scaled = arith::MulFOp::create(
-          b, loc, floatConst(b, loc, f64, ratio), center);
+      Value scaled =
+          arith::MulFOp::create(b, loc, floatConst(b, loc, f64, ratio), center);
       Value shifted =
           arith::SubFOp::create(b, loc, scaled, floatConst(b, loc, f64, 0.5));
       Value narrow = convertFloat(b, loc, shifted, t);
@@ -174,9 +174,9 @@ public:
       source = arith::SelectOp::create(b, loc, negative, zero, narrow);
     }
     Value low = arith::FPToSIOp::create(b, loc, i64, source);
-    Value inside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, low,
-                              arith::ConstantIntOp::create(b, loc, i64, in - 1));
+    Value inside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, low,
+        arith::ConstantIntOp::create(b, loc, i64, in - 1));
     Value high = arith::AddIOp::create(
         b, loc, low, arith::ExtUIOp::create(b, loc, i64, inside));
     Value lambda = arith::SubFOp::create(
@@ -271,8 +271,8 @@ private:
 /// `output`.
 template <typename OpTy>
 std::pair<UpsampleAxis, UpsampleAxis>
-getAxes(OpTy op, RankedTensorType input, RankedTensorType output,
-        bool bilinear, bool alignCorners) {
+getAxes(OpTy op, RankedTensorType input, RankedTensorType output, bool bilinear,
+        bool alignCorners) {
   auto scale = [](std::optional<APFloat> s) -> std::optional<double> {
     if (!s)
       return std::nullopt;
@@ -320,7 +320,8 @@ struct UpsampleLowering : OpRewritePattern<OpTy> {
           auto [w0, w1, ww0, ww1] =
               axisW.buildTaps(b, l, linalg::IndexOp::create(b, l, 3));
           auto read = [&](Value h, Value w) {
-            Value v = tensor::ExtractOp::create(b, l, x, ValueRange{n, c, h, w});
+            Value v =
+                tensor::ExtractOp::create(b, l, x, ValueRange{n, c, h, w});
             return convertFloat(b, l, v, computeType);
           };
           if (!bilinear)
@@ -375,7 +376,8 @@ struct UpsampleGradLowering : OpRewritePattern<OpTy> {
     // axis), whether it exists and reads input position `pos`, and the
     // weight with which it reads it.
     auto reach = [](OpBuilder &b, Location l, const UpsampleAxis &axis,
-                    Value pos, Value offset) -> std::tuple<Value, Value, Value> {
+                    Value pos,
+                    Value offset) -> std::tuple<Value, Value, Value> {
       // start = max(0, pos·out/in − margin), as UpsampleAxis::windowStart.
       Value scaled = arith::DivUIOp::create(
           b, l, arith::MulIOp::create(b, l, pos, indexConst(b, l, axis.out)),
@@ -407,22 +409,20 @@ struct UpsampleGradLowering : OpRewritePattern<OpTy> {
       return {clamped, arith::AndIOp::create(b, l, exists, reads), weight};
     };
     Value sum = buildGeneric(
-        rewriter, loc, ValueRange{windows}, maps,
-        zeros(rewriter, loc, accType),
+        rewriter, loc, ValueRange{windows}, maps, zeros(rewriter, loc, accType),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value idx[6];
           for (int d = 0; d < 6; ++d)
             idx[d] = linalg::IndexOp::create(b, l, d);
           auto [i, inH, weightH] = reach(b, l, axisH, idx[2], idx[4]);
           auto [j, inW, weightW] = reach(b, l, axisW, idx[3], idx[5]);
-          Value g = convertFloat(
-              b, l,
-              tensor::ExtractOp::create(b, l, dy,
-                                        ValueRange{idx[0], idx[1], i, j}),
-              computeType);
+          Value g =
+              convertFloat(b, l,
+                           tensor::ExtractOp::create(
+                               b, l, dy, ValueRange{idx[0], idx[1], i, j}),
+                           computeType);
           Value weight = convertFloat(
-              b, l, arith::MulFOp::create(b, l, weightH, weightW),
-              computeType);
+              b, l, arith::MulFOp::create(b, l, weightH, weightW), computeType);
           Value term = arith::MulFOp::create(b, l, weight, g);
           // A select, not a product with 0: a NaN in dy that the position
           // does not read stays out of its sum.

@@ -71,15 +71,14 @@ static LogicalResult verifyIndexedAlong(Operation *op, Value x, Value indices,
   if (failed(verifyAxis(op, axis, xShape.size())))
     return failure();
   if (idShape.size() != xShape.size())
-    return op->emitOpError()
-           << "'indices' has rank " << idShape.size() << " but 'x' has rank "
-           << xShape.size();
+    return op->emitOpError() << "'indices' has rank " << idShape.size()
+                             << " but 'x' has rank " << xShape.size();
   for (int64_t d = 0, rank = xShape.size(); d < rank; ++d)
     if (d != axis && idShape[d] != xShape[d])
       return op->emitOpError()
              << "'indices' has shape " << formatShape(idShape)
-             << ", which differs from the shape of 'x' "
-             << formatShape(xShape) << " outside 'axis' " << axis;
+             << ", which differs from the shape of 'x' " << formatShape(xShape)
+             << " outside 'axis' " << axis;
   if (xShape[axis] == 0 && idShape[axis] != 0)
     return op->emitOpError() << "'x' has no entries along 'axis' " << axis
                              << " for 'indices' to pick";
@@ -166,8 +165,7 @@ int64_t OneHotOp::getIndexBound(unsigned operandIndex) {
 //===----------------------------------------------------------------------===//
 
 /// No operand of a data op gets an adjoint.
-static LogicalResult noGradient(Operation *op,
-                                SmallVectorImpl<Value> &grads) {
+static LogicalResult noGradient(Operation *op, SmallVectorImpl<Value> &grads) {
   grads.assign(op->getNumOperands(), Value());
   return success();
 }
@@ -254,9 +252,9 @@ LogicalResult ScatterOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   // src gets the adjoint of where it was written, as in PyTorch (even one a
   // later entry overwrote).
   Location loc = getLoc();
-  grads[0] = ScatterOp::create(b, loc, dy.getType(), dy, getIndices(),
-                               zerosOf(b, loc, getSrc().getType()),
-                               getAxisAttr());
+  grads[0] =
+      ScatterOp::create(b, loc, dy.getType(), dy, getIndices(),
+                        zerosOf(b, loc, getSrc().getType()), getAxisAttr());
   grads[2] = GatherOp::create(b, loc, getSrc().getType(), dy, getIndices(),
                               getAxisAttr());
   return success();
@@ -269,7 +267,7 @@ LogicalResult ScatterAddOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
   if (!dy)
     return success();
   grads[0] = dy;
-  grads[2] = GatherOp::create(b, getLoc(), getSrc().getType(), dy,
-                              getIndices(), getAxisAttr());
+  grads[2] = GatherOp::create(b, getLoc(), getSrc().getType(), dy, getIndices(),
+                              getAxisAttr());
   return success();
 }

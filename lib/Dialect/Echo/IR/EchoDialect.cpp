@@ -132,8 +132,8 @@ LogicalResult EchoDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getAdoptedAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << getAdoptedAttrName()
-                             << "' must be a unit attribute";
+      return op->emitError()
+             << "'" << getAdoptedAttrName() << "' must be a unit attribute";
     if (!isa<func::FuncOp>(op) || !op->hasAttr(getTrainStepAttrName()))
       return op->emitError() << "'" << getAdoptedAttrName()
                              << "' may only mark a training step ("

@@ -435,20 +435,18 @@ LogicalResult EmbeddingOp::buildGradient(OpBuilder &b, ValueRange resultGrads,
         b, loc,
         DenseElementsAttr::get(
             idsType, b.getIntegerAttr(idsType.getElementType(), *pad)));
-    Value isPad =
-        CompareOp::create(b, loc, idsType.clone(b.getI1Type()),
-                          ComparePredicate::eq, getIds(), padIds);
-    Value mask = BroadcastOp::create(
-        b, loc, dyType.clone(b.getI1Type()), isPad,
-        b.getDenseI64ArrayAttr({dyType.getRank() - 1}));
+    Value isPad = CompareOp::create(b, loc, idsType.clone(b.getI1Type()),
+                                    ComparePredicate::eq, getIds(), padIds);
+    Value mask =
+        BroadcastOp::create(b, loc, dyType.clone(b.getI1Type()), isPad,
+                            b.getDenseI64ArrayAttr({dyType.getRank() - 1}));
     Value zero = arith::ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(dyType,
-                               b.getZeroAttr(dyType.getElementType())));
+        DenseElementsAttr::get(dyType, b.getZeroAttr(dyType.getElementType())));
     dy = SelectOp::create(b, loc, dyType, mask, zero, dy);
   }
-  grads[1] = EmbeddingGradOp::create(b, getLoc(), getTable().getType(),
-                                     getIds(), dy);
+  grads[1] =
+      EmbeddingGradOp::create(b, getLoc(), getTable().getType(), getIds(), dy);
   return success();
 }
 
