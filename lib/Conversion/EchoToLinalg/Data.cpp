@@ -179,8 +179,8 @@ struct ConvertLowering : OpRewritePattern<ConvertOp> {
   }
 };
 
-/// result[i..., c] = ids[i...] == c: a generic over the result reading the
-/// ids without the class dim.
+/// result[i..., c] = ids[i...] == c (and ids[i...] != ignore_index): a
+/// generic over the result reading the ids without the class dim.
 struct OneHotLowering : OpRewritePattern<OneHotOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(OneHotOp op,
@@ -199,6 +199,12 @@ struct OneHotLowering : OpRewritePattern<OneHotOp> {
           Value c32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), c);
           Value hit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             a[0], c32);
+          if (std::optional<int64_t> ignored = op.getIgnoreIndex()) {
+            Value kept = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ne, a[0],
+                intConst(b, loc, b.getI32Type(), *ignored));
+            hit = arith::AndIOp::create(b, loc, hit, kept);
+          }
           return convertScalar(b, loc, hit, element);
         });
     rewriter.replaceOp(op, r);

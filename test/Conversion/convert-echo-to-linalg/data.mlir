@@ -99,6 +99,19 @@ func.func @one_hot(%i: tensor<16x2xi32>) -> tensor<16x2x8xf32> {
 
 // -----
 
+// With ignore_index, the ignored id's row is zeros as well.
+// CHECK-LABEL: func.func @one_hot_ignored
+// CHECK:   %[[HIT:.*]] = arith.cmpi eq, %[[ID:.*]], %{{.*}} : i32
+// CHECK:   %[[IGN:.*]] = arith.constant -100 : i32
+// CHECK:   %[[KEPT:.*]] = arith.cmpi ne, %[[ID]], %[[IGN]] : i32
+// CHECK:   arith.andi %[[HIT]], %[[KEPT]] : i1
+func.func @one_hot_ignored(%i: tensor<16xi32>) -> tensor<16x8xf32> {
+  %0 = echo.one_hot %i {ignore_index = -100 : i64} : (tensor<16xi32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
 // gather reads x at the clamped index with tensor.extract.
 // CHECK-LABEL: func.func @gather
 // CHECK-SAME: (%[[X:.*]]: tensor<16x8x4xf32>, %[[I:.*]]: tensor<16x2x4xi32>)

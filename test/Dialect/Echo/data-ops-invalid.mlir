@@ -243,6 +243,15 @@ func.func @one_hot_shape(%ids: tensor<16x2xi32>) {
 
 // -----
 
+// The ids are i32: an ignore_index beyond i32 can never be held.
+func.func @one_hot_ignore_index(%ids: tensor<16xi32>) {
+  // expected-error @+1 {{'echo.one_hot' op ignore_index 4294967296 is not an i32 (the ids are i32)}}
+  %0 = echo.one_hot %ids {ignore_index = 4294967296 : i64} : (tensor<16xi32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
 func.func @one_hot_classes(%ids: tensor<16x2xi32>) {
   // expected-error @+1 {{'echo.one_hot' op result has no classes (its last dimension is 0)}}
   %0 = echo.one_hot %ids : (tensor<16x2xi32>) -> tensor<16x2x0xf32>

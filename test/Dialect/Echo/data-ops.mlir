@@ -86,6 +86,7 @@ func.func @masks(%ids: tensor<2x8xi32>, %pad: tensor<2x8xi32>,
 // ROUND: echo.topk %{{.*}} {smallest = true} : (tensor<16x8xf32>) -> (tensor<16x3xf32>, tensor<16x3xi32>)
 // ROUND: echo.one_hot %{{.*}} : (tensor<16x2xi32>) -> tensor<16x2x8xf32>
 // ROUND: echo.one_hot %{{.*}} : (tensor<16x2xi32>) -> tensor<16x2x8xi32>
+// ROUND: echo.one_hot %{{.*}} {ignore_index = -100 : i64} : (tensor<16x2xi32>) -> tensor<16x2x8xf32>
 // ROUND: echo.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<16x8xf32>, tensor<16x2xi32>) -> tensor<16x2xf32>
 // ROUND: echo.scatter %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<16x8xf32>, tensor<16x2xi32>, tensor<16x2xf32>) -> tensor<16x8xf32>
 // ROUND: echo.scatter_add %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<4x8xf32>, tensor<16x8xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
@@ -109,6 +110,8 @@ func.func @routing(%x: tensor<16x8xf32>, %s: tensor<4x8xf32>) {
   %oh = echo.one_hot %i : (tensor<16x2xi32>) -> tensor<16x2x8xf32>
   // expected-remark @+1 {{flops = 256}}
   %ohi = "echo.one_hot"(%i) : (tensor<16x2xi32>) -> tensor<16x2x8xi32>
+  // expected-remark @+1 {{flops = 256}}
+  %ohn = echo.one_hot %i {ignore_index = -100 : i64} : (tensor<16x2xi32>) -> tensor<16x2x8xf32>
   // No arithmetic: a gather moves bytes. Its gradient adds the adjoint
   // into zeros at the indices.
   // expected-remark @+6 {{flops = 0}}

@@ -104,6 +104,62 @@ def distillation_loss(out, teacher):
                     reduction="batchmean")
 
 
+class WeightedClassifier(nn.Module):
+    """Class-weighted cross-entropy (a buffer) with -100 labels and label
+    smoothing, the mean PyTorch divides by the weights of the counted
+    labels."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 12)
+        self.fc2 = nn.Linear(12, 4)
+        self.register_buffer("class_weight",
+                             torch.tensor([1.0, 3.0, 0.5, 2.0]))
+
+    def forward(self, x, labels):
+        logits = self.fc2(torch.tanh(self.fc1(x)))
+        return F.cross_entropy(logits, labels, weight=self.class_weight,
+                               label_smoothing=0.1)
+
+
+class PerTokenLM(nn.Module):
+    """Per-token losses (reduction='none'), weighted and averaged by hand
+    over the tokens that count: the mask computed from the labels."""
+
+    def __init__(self, vocab=11):
+        super().__init__()
+        self.vocab = vocab
+        self.emb = nn.Embedding(vocab, 8)
+        self.head = nn.Linear(8, vocab)
+
+    def forward(self, ids, labels):
+        logits = self.head(torch.tanh(self.emb(ids)))
+        losses = F.cross_entropy(logits.transpose(1, 2), labels,
+                                 reduction="none")
+        counted = (labels != -100).float()
+        position = torch.linspace(0.5, 1.5, labels.shape[1])
+        return (losses * counted * position).sum() / counted.sum()
+
+
+class PaddedSegmenter(nn.Module):
+    """nll_loss with class weights and ignore_index=0 (a padding class
+    inside the range), summed; and the NLL of raw scores (PyTorch takes
+    any values), per pixel."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.register_buffer("class_weight", torch.tensor([1.0, 2.0, 0.7]))
+
+    def forward(self, x, y):
+        logits = self.conv(x)
+        weighted = F.nll_loss(F.log_softmax(logits, 1), y,
+                              weight=self.class_weight, ignore_index=0,
+                              reduction="sum")
+        raw = F.nll_loss(torch.tanh(logits), y, reduction="none")
+        return weighted / 16 + (raw * raw).mean()
+
+
 torch.manual_seed(0)
 g = torch.Generator().manual_seed(1)
 ids = torch.randint(0, 23, (3, 7), generator=g)
@@ -122,6 +178,13 @@ kd_y = torch.softmax(3 * torch.randn(5, 3, generator=g), dim=-1)
 kd_y[0, 1] = 0.0  # classes the teacher rules out
 kd_y[3, 2] = 0.0
 kd_y = kd_y / kd_y.sum(dim=-1, keepdim=True)
+wc_x = torch.randn(7, 6, generator=g)
+wc_y = torch.tensor([0, 1, -100, 3, 2, 1, -100])
+pt_ids = torch.randint(0, 11, (2, 5), generator=g)
+pt_y = torch.randint(0, 11, (2, 5), generator=g)
+pt_y[1, 3:] = -100
+ps_x = torch.randn(2, 2, 4, 4, generator=g)
+ps_y = torch.randint(0, 3, (2, 4, 4), generator=g)
 
 CASES = [
     ("token LM, HF style (loss, logits), -100 and label smoothing",
@@ -134,6 +197,12 @@ CASES = [
      [reg_x], reg_y, regression_loss),
     ("distillation, loss function: kl_div batchmean", regressor, [kd_x],
      kd_y, distillation_loss),
+    ("classifier, class weights, -100 and label smoothing",
+     WeightedClassifier, [wc_x], wc_y, None),
+    ("token LM, per-token losses (reduction='none') averaged by hand",
+     PerTokenLM, [pt_ids], pt_y, None),
+    ("segmenter, weighted nll_loss ignoring class 0 + NLL of raw scores",
+     PaddedSegmenter, [ps_x], ps_y, None),
 ]
 
 
@@ -214,3 +283,16 @@ for n, (what, factory, inputs, labels, loss) in enumerate(CASES):
                 for p, q in zip(mine.parameters(), ref_module.parameters()))
     print("%s: 20 AdamW steps through compile_step equal eager's (1e-5): %s"
           % (what, drift <= 1e-5))
+
+# A label outside the classes is an error before the step runs (PyTorch's
+# is an IndexError), never a row read out of bounds; -100 is not.
+module = WeightedClassifier()
+step = echo.torch.compile_step(module, (wc_x,), wc_y, loss=None)
+step(wc_x, labels=wc_y)
+try:
+    step(wc_x, labels=torch.tensor([0, 1, -100, 4, 2, 1, 0]))
+    refused = False
+except (ValueError, IndexError) as e:
+    refused = "outside" in str(e) or "range" in str(e)
+print("labels outside the classes refused by the step: %s" % refused)
+

@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::echo;
 using namespace mlir::echo::detail;
@@ -109,6 +111,11 @@ LogicalResult OneHotOp::verify() {
     return failure();
   if (shape.back() < 1)
     return emitOpError() << "result has no classes (its last dimension is 0)";
+  std::optional<int64_t> ignored = getIgnoreIndex();
+  if (ignored && (*ignored < std::numeric_limits<int32_t>::min() ||
+                  *ignored > std::numeric_limits<int32_t>::max()))
+    return emitOpError() << "ignore_index " << *ignored
+                         << " is not an i32 (the ids are i32)";
   return success();
 }
 
@@ -158,6 +165,10 @@ int64_t ScatterAddOp::getIndexBound(unsigned operandIndex) {
 
 int64_t OneHotOp::getIndexBound(unsigned operandIndex) {
   return operandIndex == 0 ? shapeOf(getResult()).back() : 0;
+}
+
+std::optional<int64_t> OneHotOp::getIgnoredIndex(unsigned operandIndex) {
+  return operandIndex == 0 ? getIgnoreIndex() : std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//

@@ -64,13 +64,15 @@ def _class_rows(ctx, x, target, class_dim):
 
 def _cross_entropy(ctx, logits, labels, weight, reduction, ignore_index,
                    smoothing):
-    """echo.cross_entropy of [rows, C] logits, reduced."""
+    """PyTorch's cross-entropy of [rows, C] logits: ``echo.cross_entropy``
+    (its chunked, fused form) for a mean or a sum without class weights,
+    else written out from the log-softmax (:func:`_weighted_nll`)."""
     g = ctx.g
-    ctx.require(weight is None, "a cross-entropy with class weights (Echo's "
-                "cross_entropy has no weight operand)")
-    ctx.require(reduction in (1, 2), "a cross-entropy with reduction='none' "
-                "(Echo's cross_entropy is a mean or a sum; write the "
-                "per-row losses as log_softmax and a gather)")
+    ctx.require(reduction in _REDUCTIONS, "reduction %r (PyTorch's are 0, "
+                "1 and 2)" % (reduction,))
+    if weight is not None or reduction == 0:
+        return _weighted_nll(ctx, _log_softmax_of(ctx, logits, 1), labels,
+                             weight, reduction, ignore_index, smoothing)
     loss = g.cross_entropy(logits, labels, ignore_index, smoothing)
     if reduction == 1:
         return loss
@@ -83,6 +85,43 @@ def _cross_entropy(ctx, logits, labels, weight, reduction, ignore_index,
     return g.mul(loss, count)
 
 
+def _weighted_nll(ctx, logp, labels, weight, reduction, ignore_index,
+                  smoothing):
+    """PyTorch's NLL of [rows, C] log-probabilities with class weights
+    ``w``, label smoothing ``e`` and ignored labels, row by row:
+
+        loss_i = (1 - e) w[y_i] (-logp[i, y_i])
+                 + e / C sum_c w[c] (-logp[i, c])       (0 where ignored)
+
+    reduced as PyTorch reduces it: each term's sum over the rows divided,
+    for the mean, by the sum of w[y_i] over the rows that count. The row
+    of ``y_i`` is picked with ``echo.one_hot``, whose ``ignore_index``
+    zeroes ignored rows and keeps a caller's labels checked against the
+    classes (a label outside is an error, as in PyTorch)."""
+    g = ctx.g
+    rows, classes = logp.shape
+    attrs = {} if ignore_index is None else {
+        "ignore_index": i64_attr(ignore_index)}
+    picked = g.op("one_hot", [labels], [((rows, classes), "f32")], attrs)[0]
+    w = None if weight is None else ctx.operand(weight, (rows, classes))
+    weighted = picked if w is None else g.mul(picked, w)
+    nll = g.neg(g.reduce_sum(g.mul(weighted, logp), [1]))
+    per_row = nll
+    if smoothing:
+        counted = g.reduce_sum(picked, [1])  # 1, or 0 where ignored
+        spread = logp if w is None else g.mul(w, logp)
+        smooth = g.mul(g.neg(g.reduce_sum(spread, [1])), counted)
+        per_row = g.add(g.mul(nll, g.constant(1.0 - smoothing, (rows,))),
+                        g.mul(smooth, g.constant(smoothing / classes,
+                                                 (rows,))))
+    if reduction == 0:
+        return per_row
+    total = g.reduce_sum(per_row, [0])
+    if reduction == 2:
+        return total
+    return g.div(total, g.reduce_sum(weighted, [0, 1]))
+
+
 @aten(CROSS_ENTROPY)
 def _cross_entropy_node(ctx, x, target, weight, reduction, ignore_index,
                         label_smoothing):
@@ -91,41 +130,60 @@ def _cross_entropy_node(ctx, x, target, weight, reduction, ignore_index,
     ctx.require(0.0 <= label_smoothing <= 1.0, "label_smoothing %r outside "
                 "[0, 1]" % (label_smoothing,))
     logits, labels = _class_rows(ctx, x, target, 1)
-    return _cross_entropy(ctx, logits, labels, weight, reduction,
-                          int(ignore_index), float(label_smoothing))
+    return _rows_as_target(ctx, _cross_entropy(
+        ctx, logits, labels, weight, reduction, int(ignore_index),
+        float(label_smoothing)), target, reduction)
 
 
 @aten(NLL_LOSS)
 def _nll_loss_node(ctx, x, target, weight, reduction, ignore_index):
-    """F.nll_loss of a log-softmax over the class dim: the cross-entropy of
-    the log-softmax's input (log_softmax is shift-invariant, so the two
-    agree, gradients included)."""
+    """F.nll_loss over the class dim 1: of a log-softmax, the cross-entropy
+    of the log-softmax's input (log_softmax is shift-invariant, so the two
+    agree, gradients included); of other values, PyTorch's
+    ``-w[y] x[y]`` written out (:func:`_weighted_nll`)."""
     value = ctx.tensor(x, "f32")
     source = getattr(ctx, _LOG_SOFTMAX, {}).get(value.name)
     class_dim = 0 if value.rank == 1 else 1
-    ctx.require(source is not None and source[1] == class_dim,
-                "nll_loss of values that are not a log_softmax over the "
-                "class dim (Echo maps F.nll_loss(F.log_softmax(x, 1)) and "
-                "F.cross_entropy)")
-    logits, labels = _class_rows(ctx, source[0], target, 1)
-    return _cross_entropy(ctx, logits, labels, weight, reduction,
-                          int(ignore_index), 0.0)
+    if source is not None and source[1] == class_dim:
+        logits, labels = _class_rows(ctx, source[0], target, 1)
+        return _rows_as_target(ctx, _cross_entropy(
+            ctx, logits, labels, weight, reduction, int(ignore_index), 0.0),
+            target, reduction)
+    logp, labels = _class_rows(ctx, value, target, 1)
+    ctx.require(reduction in _REDUCTIONS, "reduction %r (PyTorch's are 0, "
+                "1 and 2)" % (reduction,))
+    return _rows_as_target(ctx, _weighted_nll(
+        ctx, logp, labels, weight, reduction, int(ignore_index), 0.0),
+        target, reduction)
 
 
-@aten(overload("_log_softmax"))
-def _log_softmax(ctx, self, dim, half_to_float=False):
-    """x - max - log(sum(exp(x - max))) along ``dim`` (the stable form,
-    PyTorch's), remembered as the log-softmax of ``x`` so that a
-    following nll_loss is the cross-entropy of ``x``."""
+def _rows_as_target(ctx, loss, target, reduction):
+    """A reduction='none' loss of [rows] in the target's shape."""
+    if reduction != 0:
+        return loss
+    return ctx.g.reshape(loss, list(ctx.tensor(target, "i32",
+                                               "target").shape))
+
+
+def _log_softmax_of(ctx, x, d):
+    """x - max - log(sum(exp(x - max))) along ``d`` (the stable form,
+    PyTorch's)."""
     g = ctx.g
-    x = ctx.tensor(self, "f32")
-    d = normalize_dim(dim, x.rank)
     m = g.reduce_max(x, [d])
     shifted = g.sub(x, ctx.broadcast_to(g.reshape(m, _kept(x.shape, d)),
                                         x.shape))
     s = g.reduce_sum(unary(ctx, "exp", shifted), [d])
     lse = g.reshape(unary(ctx, "log", s), _kept(x.shape, d))
-    y = g.sub(shifted, ctx.broadcast_to(lse, x.shape))
+    return g.sub(shifted, ctx.broadcast_to(lse, x.shape))
+
+
+@aten(overload("_log_softmax"))
+def _log_softmax(ctx, self, dim, half_to_float=False):
+    """The log-softmax of ``x`` along ``dim``, remembered as such so that
+    a following nll_loss is the cross-entropy of ``x``."""
+    x = ctx.tensor(self, "f32")
+    d = normalize_dim(dim, x.rank)
+    y = _log_softmax_of(ctx, x, d)
     if not hasattr(ctx, _LOG_SOFTMAX):
         setattr(ctx, _LOG_SOFTMAX, {})
     getattr(ctx, _LOG_SOFTMAX)[y.name] = (x, d)

@@ -286,7 +286,8 @@ def Echo_ScatterAddOp : Echo_ScatterOp<"scatter_add", "is added to", [{
     gathered at `indices` (`echo.gather`).}]>;
 
 def Echo_OneHotOp : Echo_DataOp<"one_hot", [
-    DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface>]> {
+    DeclareOpInterfaceMethods<Echo_IndexOperandOpInterface,
+                              ["getIgnoredIndex"]>]> {
   let summary = "one-hot encoding of ids";
   let description = [{
     `result[i..., c] = ids[i...] == c ? 1 : 0` for `ids` (`i32`, any rank)
@@ -295,11 +296,19 @@ def Echo_OneHotOp : Echo_DataOp<"one_hot", [
     is the one-hot already converted). Ids lie in [0, C); an id outside
     gives a row of zeros. No gradient: the result is data.
 
+    `ignore_index`, when present, is one more value the ids may hold (a
+    loss's ignored label: PyTorch's −100, or a padding id inside [0, C)):
+    its rows are zeros, and a caller's ids holding it are accepted
+    (IndexOperandOpInterface), as `echo.cross_entropy`'s are.
+
     ```mlir
     %e = echo.one_hot %experts : (tensor<16x2xi32>) -> tensor<16x2x8xf32>
+    %t = echo.one_hot %labels {ignore_index = -100 : i64}
+        : (tensor<16xi32>) -> tensor<16x8xf32>
     ```
   }];
-  let arguments = (ins Echo_IndexTensor:$ids);
+  let arguments = (ins Echo_IndexTensor:$ids,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Echo_DataTensor:$result);
   let assemblyFormat = "$ids attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
