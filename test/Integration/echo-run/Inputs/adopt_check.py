@@ -4,6 +4,10 @@
   mlp-inputs DIR             the TOSA MLP step's arguments as DIR/argN.npy
   mlp-reference IN OUT       OUT/outN.npy (loss, d w1, d w2) against PyTorch
                              f64 autograd of the same MLP on IN/argN.npy
+  inputs STEP DIR            the arguments of STEP (cnn, rnn) as DIR/argN.npy
+                             (the CNN's labels one-hot rows)
+  reference STEP IN OUT      OUT/outN.npy against PyTorch f64 autograd of
+                             STEP on IN/argN.npy
   write-npy PATH DTYPE SHAPE  an .npy of DTYPE (float32, ...) and SHAPE
                              (2x3, or - for a 0-d array): 0, 0.5, 1, ...
   sum OUT A B                OUT == A + B elementwise, exactly
@@ -46,7 +50,71 @@ def mlp_reference(inputs, outputs):
     t = torch.tanh(torch.relu(x @ w1))
     loss = ((t @ w2 - y) ** 2).sum()
     loss.backward()
-    expected = [loss.detach().reshape(1, 1, 1), w1.grad, w2.grad]
+    compare(outputs, [loss.detach().reshape(1, 1, 1), w1.grad, w2.grad])
+
+
+STEPS = {
+    # name: (argument shapes, uniform bounds (None: one-hot rows))
+    "cnn": ([(4, 16, 16, 3), (8, 3, 3, 3), (1, 512, 10), (1, 4, 10)],
+            [1.0, 27 ** -0.5, 512 ** -0.5, None]),
+    "rnn": ([(1, 8, 32)] * 3 + [(1, 32, 64), (1, 64, 64), (1, 64, 4),
+                                (1, 8, 4)],
+            [1.0, 1.0, 1.0, 32 ** -0.5, 64 ** -0.5, 64 ** -0.5, 1.0]),
+}
+
+
+def step_inputs(step, out):
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.RandomState(1)
+    for i, (shape, bound) in enumerate(zip(*STEPS[step])):
+        if bound is None:
+            a = np.zeros(shape, np.float32)
+            rows = a.reshape(-1, shape[-1])
+            rows[np.arange(len(rows)), rng.randint(0, shape[-1], len(rows))] = 1
+        else:
+            a = rng.uniform(-bound, bound, size=shape).astype(np.float32)
+        np.save(os.path.join(out, "arg%d.npy" % i), a)
+
+
+def cnn_loss(x, wc, wl, y):
+    import torch
+    import torch.nn.functional as F
+
+    # NHWC images, OHWI filters, as TOSA has them.
+    h = F.conv2d(x.permute(0, 3, 1, 2), wc.permute(0, 3, 1, 2), padding=1)
+    p = F.avg_pool2d(torch.relu(h), 2).permute(0, 2, 3, 1)
+    logits = p.reshape(1, 4, 512) @ wl
+    return -(y * torch.log_softmax(logits, dim=2)).sum() / 4
+
+
+def rnn_loss(x1, x2, x3, w, u, v, y):
+    import torch
+
+    h = torch.tanh(x1 @ w)
+    h = torch.tanh(x2 @ w + h @ u)
+    h = torch.tanh(x3 @ w + h @ u)
+    return ((h @ v - y) ** 2).sum()
+
+
+def step_reference(step, inputs, outputs):
+    import torch
+
+    args = [
+        torch.from_numpy(np.load(os.path.join(inputs, "arg%d.npy" % i))).double()
+        for i in range(len(STEPS[step][0]))
+    ]
+    params = {"cnn": [1, 2], "rnn": [3, 4, 5]}[step]
+    for i in params:
+        args[i].requires_grad_(True)
+    loss = {"cnn": cnn_loss, "rnn": rnn_loss}[step](*args)
+    loss.backward()
+    compare(outputs, [loss.detach().reshape(1, 1, 1)] +
+            [args[i].grad for i in params])
+
+
+def compare(outputs, expected):
+    import torch
+
     for i, want in enumerate(expected):
         got = torch.from_numpy(np.load(os.path.join(outputs, "out%d.npy" % i)))
         if got.dtype != torch.float32 or tuple(got.shape) != tuple(want.shape):
@@ -125,6 +193,10 @@ def main(argv):
         mlp_inputs(argv[1])
     elif len(argv) == 3 and argv[0] == "mlp-reference":
         mlp_reference(argv[1], argv[2])
+    elif len(argv) == 3 and argv[0] == "inputs" and argv[1] in STEPS:
+        step_inputs(argv[1], argv[2])
+    elif len(argv) == 4 and argv[0] == "reference" and argv[1] in STEPS:
+        step_reference(argv[1], argv[2], argv[3])
     elif len(argv) == 4 and argv[0] == "write-npy":
         write_npy(argv[1], argv[2], argv[3])
     elif len(argv) == 4 and argv[0] == "sum":
