@@ -5,13 +5,18 @@
 // echo-run <model.mlir> --strategy=<s> --target=cpu|cuda --steps=<n> --seed=<n>
 //          [--check-gradients] [--report=<path>] [--inputs=<dir>]
 //          [--dump=<dir>]
+// echo-run <module.mlir> --function=@f [--loss=<n> | --tangents=<n,...>]
+//          [--strategy=<s>] [--inputs=<dir or a.npy,b.npy,...>]
+//          [--dump=<dir>] [--report=<path>]
 //
 // Compiles the training step of a model (SPEC.md model convention) through
 // the Echo pipelines and runs it on deterministic data, on the CPU (JIT) or
 // an NVIDIA GPU (--target=cuda, through the Echo CUDA runtime); or, with
 // --emit-aot=DIR, compiles it ahead of time into an MLIR-free executable.
-// A thin main over lib/Runner (echo/Runner/TrainingRun.h), in the manner of
-// mlir-runner over JitRunner.
+// With --function=@f naming a function that is not a model (and --loss= or
+// --tangents= for a step differentiated elsewhere), runs that function once
+// (echo/Runner/FunctionRun.h). A thin main over lib/Runner
+// (echo/Runner/TrainingRun.h), in the manner of mlir-runner over JitRunner.
 //
 //===----------------------------------------------------------------------===//
 
