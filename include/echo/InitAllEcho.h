@@ -13,6 +13,7 @@
 #include "echo/Conversion/Passes.h"
 #include "echo/Dialect/Echo/IR/EchoDialect.h"
 #include "echo/Interfaces/ExternalModels.h"
+#include "echo/Pipelines/ForeignStep.h"
 #include "echo/Pipelines/Pipelines.h"
 #include "echo/Target/CPU/Passes.h"
 #include "echo/Target/GPU/Passes.h"
@@ -36,6 +37,7 @@ inline void registerAllPasses() {
   registerEchoCPUPasses();
   registerEchoGPUPasses();
   registerEchoPipelines();
+  registerEchoForeignStepPipeline();
 }
 
 } // namespace mlir::echo

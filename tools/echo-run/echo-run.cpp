@@ -5,17 +5,23 @@
 // echo-run <model.mlir> --strategy=<s> --target=cpu|cuda --steps=<n> --seed=<n>
 //          [--check-gradients] [--report=<path>] [--inputs=<dir>]
 //          [--dump=<dir>]
+// echo-run <module.mlir> --function=@f [--loss=<n> | --tangents=<n,...>]
+//          [--strategy=<s>] [--inputs=<dir or a.npy,b.npy,...>]
+//          [--dump=<dir>] [--report=<path>]
 //
 // Compiles the training step of a model (SPEC.md model convention) through
 // the Echo pipelines and runs it on deterministic data, on the CPU (JIT) or
 // an NVIDIA GPU (--target=cuda, through the Echo CUDA runtime); or, with
 // --emit-aot=DIR, compiles it ahead of time into an MLIR-free executable.
-// A thin main over lib/Runner (echo/Runner/TrainingRun.h), in the manner of
-// mlir-runner over JitRunner.
+// With --function=@f naming a function that is not a model (and --loss= or
+// --tangents= for a step differentiated elsewhere), runs that function once
+// (echo/Runner/FunctionRun.h). A thin main over lib/Runner
+// (echo/Runner/TrainingRun.h), in the manner of mlir-runner over JitRunner.
 //
 //===----------------------------------------------------------------------===//
 
 #include "echo/InitAllEcho.h"
+#include "echo/Runner/FunctionRun.h"
 #include "echo/Runner/Machine.h"
 #include "echo/Runner/TrainingRun.h"
 #include "echo/Support/CommandLine.h"
@@ -115,10 +121,25 @@ static cl::opt<unsigned> stepsOpt("steps", cl::desc("Training steps to run"),
 static cl::opt<uint64_t> seedOpt("seed",
                                  cl::desc("Seed of parameters and data"),
                                  cl::init(0), cl::cat(runCategory));
-static StringOpt
-    functionOpt("function",
-                cl::desc("The model to train when the file has several"),
-                cl::init(""), cl::cat(runCategory));
+static StringOpt functionOpt(
+    "function",
+    cl::desc("The model to train when the file has several; or any "
+             "statically shaped function (@f or f) to run once: TOSA, linalg "
+             "on tensors or Echo ops, its arguments from --inputs or the "
+             "seed, its results written by --dump"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<int64_t> lossOpt(
+    "loss",
+    cl::desc("--function: the result of a step differentiated elsewhere "
+             "that is its loss (JAX style): the step is adopted and planned "
+             "under --strategy (echo-adopt-training-step's loss=)"),
+    cl::init(-1), cl::cat(runCategory));
+static cl::list<int64_t> tangentsOpt(
+    "tangents",
+    cl::desc("--function: the arguments of a step differentiated elsewhere "
+             "that are tangents (AOTAutograd style; echo-adopt-training-"
+             "step's tangents=)"),
+    cl::CommaSeparated, cl::cat(runCategory));
 static cl::opt<echo::Optimizer> optimizerOpt(
     "optimizer",
     cl::desc("The optimizer: none (the step returns gradients, SGD applied "
@@ -361,5 +382,33 @@ int main(int argc, char **argv) {
   options.stepLibrary = ECHO_STEP_LIBRARY_PATH;
   options.cpuRuntimeArchive = ECHO_CPU_RUNTIME_ARCHIVE;
   options.aotCxx = aotCxxOpt;
-  return echo::runTraining(context, options);
+  bool namesSplit = lossOpt.getNumOccurrences() || !tangentsOpt.empty();
+  if (namesSplit && functionOpt.empty()) {
+    llvm::errs() << "echo-run: --loss and --tangents name the split "
+                    "of the step --function=@f names\n";
+    return 1;
+  }
+  if (functionOpt.empty())
+    return echo::runTraining(context, options);
+  // --function=@f or f.
+  options.function = StringRef(functionOpt).ltrim('@').str();
+  echo::FunctionRunOptions run;
+  run.loss = lossOpt;
+  if (lossOpt.getNumOccurrences() && lossOpt < 0) {
+    llvm::errs() << "echo-run: --loss must be a result number (>= "
+                    "0), got "
+                 << lossOpt << "\n";
+    return 1;
+  }
+  run.tangents.assign(tangentsOpt.begin(), tangentsOpt.end());
+  run.strategyGiven =
+      strategyOpt.getNumOccurrences() || budgetOpt.getNumOccurrences();
+  for (cl::Option *flag : std::initializer_list<cl::Option *>{
+           &stepsOpt, &optimizerOpt, &precisionOpt, &lrOpt, &momentumOpt,
+           &beta1Opt, &beta2Opt, &epsOpt, &weightDecayOpt, &checkGradients,
+           &toleranceOpt, &checkSamples, &referenceDumpOpt, &emitAotOpt,
+           &emitLibraryOpt, &chunkLossOpt, &offloadOpt, &linkBandwidthOpt})
+    if (flag->getNumOccurrences())
+      run.trainingOnlyFlags.push_back(flag->ArgStr.str());
+  return echo::runFunction(context, options, run);
 }

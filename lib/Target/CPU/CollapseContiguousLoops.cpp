@@ -53,9 +53,15 @@ struct EchoCollapseContiguousLoopsPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> ops;
     getOperation()->walk([&](linalg::GenericOp op) {
+      // A constant index in a map (a broadcast as TOSA lowers it: (d0, d1,
+      // 0)) is left alone: upstream's collapse gives its buffer's view the
+      // wrong rank.
       if (op.hasPureBufferSemantics() && op.getNumLoops() > 1 &&
           op.getNumLoops() == op.getNumParallelLoops() &&
-          op.getBody()->getOps<linalg::IndexOp>().empty())
+          op.getBody()->getOps<linalg::IndexOp>().empty() &&
+          llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+            return map.isProjectedPermutation();
+          }))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -84,3 +84,20 @@ func.func @kept(%x: memref<4x8xf32>, %t: memref<8x4xf32>, %s: memref<4xf32>, %z:
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A broadcast written as TOSA lowers it, a constant index in a map: left
+// as it is (upstream's collapse would view the [1, 4, 1] buffer with a
+// fourth dim it does not have).
+// CHECK-LABEL: func.func @constant_index_broadcast
+// CHECK-NOT: memref.collapse_shape
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %arg1 : memref<1x4x10xf32>, memref<1x4x1xf32>)
+func.func @constant_index_broadcast(%l: memref<1x4x10xf32>, %m: memref<1x4x1xf32>, %o: memref<1x4x10xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%l, %m : memref<1x4x10xf32>, memref<1x4x1xf32>) outs(%o : memref<1x4x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  return
+}
