@@ -453,7 +453,8 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
     };
     SmallVector<AffineMap> rowMaps(rowInputs.size(), rowId);
     Value result;
-    if constexpr (std::is_same_v<OpTy, CrossEntropyTermsOp>) {
+    if constexpr (std::is_same_v<OpTy, CrossEntropyTermsOp> ||
+                  std::is_same_v<OpTy, CrossEntropyRowsOp>) {
       rowMaps.push_back(rowId);
       result = buildGeneric(rewriter, loc, rowInputs, rowMaps,
                             emptyTensor(rewriter, loc, resultType), term);
@@ -476,8 +477,13 @@ template <typename OpTy> struct CrossEntropyLowering : OpRewritePattern<OpTy> {
   }
 };
 
-struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// The gradients of echo.cross_entropy (a 0-d `dloss`, divided by the rows
+/// that count) and of echo.cross_entropy_rows (a `dloss` per row, as it
+/// is).
+template <typename OpTy>
+struct CrossEntropyGradLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static constexpr bool perRow = std::is_same_v<OpTy, CrossEntropyRowsGradOp>;
 
   /// `dloss · (p − target) · scale` for one element, in `ct`: `p` the
   /// softmax, `isTarget` whether the column is the row's label, `counted`
@@ -506,6 +512,10 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
   /// The divisor of the mean: `count`, else `total_rows`, else the rows
   /// that count (a 0-d tensor of `ct` when rows are ignored, else the rows
   /// of the logits).
+  static std::variant<int64_t, Value> divisor(PatternRewriter &,
+                                              CrossEntropyRowsGradOp, Type) {
+    return int64_t(1);
+  }
   static std::variant<int64_t, Value> divisor(PatternRewriter &rewriter,
                                               CrossEntropyGradOp op, Type ct) {
     if (Value count = op.getCount())
@@ -518,10 +528,10 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
     return cast<RankedTensorType>(op.getType()).getDimSize(0);
   }
 
-  LogicalResult matchAndRewrite(CrossEntropyGradOp op,
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
+    MLIRContext *ctx = this->getContext();
     auto type = cast<RankedTensorType>(op.getType());
     Type et = type.getElementType();
     LossOptions options = LossOptions::get(op);
@@ -541,7 +551,7 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
           [](OpBuilder &b, Location l, ValueRange a) -> Value {
             return arith::DivFOp::create(b, l, a[0], a[1]);
           });
-    double inv = std::holds_alternative<int64_t>(n)
+    double inv = std::holds_alternative<int64_t>(n) && !perRow
                      ? 1.0 / static_cast<double>(std::get<int64_t>(n))
                      : 0.0;
     AffineExpr d0, d1;
@@ -570,7 +580,7 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
     }
     unsigned labelsAt = inputs.size();
     inputs.append({op.getLabels(), dloss});
-    maps.append({row, scalar, id});
+    maps.append({row, perRow ? row : scalar, id});
     Value dl = buildGeneric(
         rewriter, loc, inputs, maps, emptyTensor(rewriter, loc, type),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -653,7 +663,10 @@ void linalg_lowering::populateNormalizationPatterns(
            NormGradLowering<BatchNormGradOp, true>,
            NormGradLowering<LayerNormGradOp, false>, SoftmaxLowering,
            SoftmaxGradLowering, CrossEntropyLowering<CrossEntropyOp>,
-           CrossEntropyLowering<CrossEntropyTermsOp>, CrossEntropyGradLowering,
+           CrossEntropyLowering<CrossEntropyTermsOp>,
+           CrossEntropyLowering<CrossEntropyRowsOp>,
+           CrossEntropyGradLowering<CrossEntropyGradOp>,
+           CrossEntropyGradLowering<CrossEntropyRowsGradOp>,
            LabelCountLowering,
            MseLossLowering, MseLossGradLowering>(patterns.getContext());
 }

@@ -1,7 +1,8 @@
 """Losses a module computes in its forward (the Hugging Face style
 ``model(ids, labels=labels) -> loss``, or a loss function traced with the
 module): PyTorch's cross-entropy and NLL as ``echo.cross_entropy`` (their
-trace nodes, :mod:`echo.frontend.trace`), the others written with Echo's
+trace nodes, :mod:`echo.frontend.trace`), or ``echo.cross_entropy_rows``
+for per-row losses and class weights, the others written with Echo's
 elementwise ops and sums, each with PyTorch's formula, so that their
 gradients are PyTorch's.
 
@@ -15,7 +16,7 @@ from echo.frontend.aten import aten, normalize_dim, overload
 from echo.frontend.aten.elementwise import unary
 from echo.frontend.aten.masks import compare
 from echo.frontend.trace import CROSS_ENTROPY, NLL_LOSS
-from echo.models import i64_attr
+from echo.models import f64_attr, i64_attr
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -65,14 +66,34 @@ def _class_rows(ctx, x, target, class_dim):
 def _cross_entropy(ctx, logits, labels, weight, reduction, ignore_index,
                    smoothing):
     """PyTorch's cross-entropy of [rows, C] logits: ``echo.cross_entropy``
-    (its chunked, fused form) for a mean or a sum without class weights,
-    else written out from the log-softmax (:func:`_weighted_nll`)."""
+    (its chunked, fused form) for a mean or a sum without class weights;
+    ``echo.cross_entropy_rows`` for per-row losses and class weights (the
+    weights of the labels multiply the rows); written out from the
+    log-softmax (:func:`_weighted_nll`) for class weights with label
+    smoothing, whose uniform part PyTorch weights too."""
     g = ctx.g
     ctx.require(reduction in _REDUCTIONS, "reduction %r (PyTorch's are 0, "
                 "1 and 2)" % (reduction,))
-    if weight is not None or reduction == 0:
+    if weight is not None and smoothing:
         return _weighted_nll(ctx, _log_softmax_of(ctx, logits, 1), labels,
                              weight, reduction, ignore_index, smoothing)
+    if weight is not None or reduction == 0:
+        attrs = {} if ignore_index is None else {
+            "ignore_index": i64_attr(ignore_index)}
+        if smoothing:
+            attrs["label_smoothing"] = f64_attr(smoothing)
+        rows = g.op("cross_entropy_rows", [logits, labels],
+                    [((labels.shape[0],), "f32")], attrs)[0]
+        if weight is None:
+            return rows
+        w = _label_weights(ctx, labels, weight, logits.shape[1],
+                           ignore_index)
+        rows = g.mul(rows, w)
+        if reduction == 0:
+            return rows
+        total = g.reduce_sum(rows, [0])
+        return total if reduction == 2 else g.div(
+            total, g.reduce_sum(w, [0]))
     loss = g.cross_entropy(logits, labels, ignore_index, smoothing)
     if reduction == 1:
         return loss
@@ -83,6 +104,21 @@ def _cross_entropy(ctx, logits, labels, weight, reduction, ignore_index,
         count = g.op("label_count", [labels], [((), "f32")],
                      {"ignore_index": i64_attr(ignore_index)})[0]
     return g.mul(loss, count)
+
+
+def _label_weights(ctx, labels, weight, classes, ignore_index):
+    """``weight[labels[i]]`` per row (0 where the label is ignored): the
+    row's one-hot (``echo.one_hot``, so that the caller's labels stay
+    checked against the classes) times the weights, summed. Data only: its
+    [rows, C] one-hot lives in the forward, and only the [rows] result is
+    read by the backward."""
+    g = ctx.g
+    rows = labels.shape[0]
+    attrs = {} if ignore_index is None else {
+        "ignore_index": i64_attr(ignore_index)}
+    picked = g.op("one_hot", [labels], [((rows, classes), "f32")], attrs)[0]
+    return g.reduce_sum(g.mul(picked, ctx.operand(weight, (rows, classes))),
+                        [1])
 
 
 def _weighted_nll(ctx, logp, labels, weight, reduction, ignore_index,
