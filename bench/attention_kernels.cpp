@@ -9,8 +9,10 @@
 // [B·H, D, S]. Prints one JSON object: each call's best time in seconds over
 // the rounds, its GFLOP/s (FLOPs as docs/Contract.md counts them for
 // echo.attention: B·H·P·(2D + 2Dv) forward, B·H·P·(8D + 6Dv) backward, P the
-// (i, j) pairs causal attention leaves), the SGEMM's, and sums of out, lse,
-// dq, dk and dv (to compare ISAs: $ECHO_CPU_ISA picks one).
+// (i, j) pairs causal attention leaves), the SGEMM's, the same per second of
+// CPU time (all threads: what a call cost on a machine shared with other
+// work), and sums of out, lse, dq, dk and dv (to compare ISAs:
+// $ECHO_CPU_ISA picks one).
 //
 // Build (from the repository root, after the runtime is built):
 //   clang++-22 -O2 -std=c++17 -Iinclude -I/usr/lib/llvm-22/include \
@@ -31,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <time.h>
 #include <vector>
 
 extern "C" int echoCpuInit(void);
@@ -72,13 +75,28 @@ int64_t bitsOf(double x) {
   return bits;
 }
 
-template <typename F> double best(int rounds, F &&call) {
-  double bestTime = 1e30;
+double processSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/// The best wall time over the rounds, and the CPU time (all threads) of
+/// that round: on a machine shared with other work, CPU time is what the
+/// call itself cost.
+struct Timing {
+  double wall = 1e30, cpu = 0;
+};
+
+template <typename F> Timing best(int rounds, F &&call) {
+  Timing bestTime;
   for (int r = 0; r < rounds; ++r) {
+    double cpuStart = processSeconds();
     auto start = std::chrono::steady_clock::now();
     call();
     std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
-    bestTime = std::min(bestTime, t.count());
+    if (t.count() < bestTime.wall)
+      bestTime = {t.count(), processSeconds() - cpuStart};
   }
   return bestTime;
 }
@@ -143,11 +161,11 @@ int main(int argc, char **argv) {
   int64_t scale = bitsOf(1.0 / std::sqrt(static_cast<double>(D)));
   int64_t ratioBits = bitsOf(ratio);
 
-  double forward = best(rounds, [&] {
+  Timing forward = best(rounds, [&] {
     _mlir_ciface_echo_attention_forward(&mq, &mk, &mv, &mbias, &seed, &mout,
                                         &mlse, scale, causal, ratioBits, 3, 1);
   });
-  double backward = best(rounds, [&] {
+  Timing backward = best(rounds, [&] {
     _mlir_ciface_echo_attention_backward(&mq, &mk, &mv, &mout, &mlse, &mdout,
                                          &mbias, &seed, &mdq, &mdk, &mdv, scale,
                                          causal, ratioBits, 3, 1);
@@ -156,7 +174,7 @@ int main(int argc, char **argv) {
   std::vector<float> scores(static_cast<size_t>(B * H * S * S));
   EchoMemRef3D ga = view3(q, B * H, S, D), gb = view3(k, B * H, S, D),
                gc = view3(scores, B * H, S, S);
-  double gemm = best(
+  Timing gemm = best(
       rounds, [&] { _mlir_ciface_echo_batched_gemm(&ga, &gb, &gc, 0, 1, 0); });
   if (const char *error = echoCpuGetError()) {
     std::fprintf(stderr, "attention_kernels: %s\n", error);
@@ -170,15 +188,22 @@ int main(int argc, char **argv) {
   std::printf(
       "{\"B\": %lld, \"H\": %lld, \"S\": %lld, \"D\": %lld, \"causal\": %d, "
       "\"dropout\": %g, \"isa_override\": \"%s\",\n"
-      " \"forward_s\": %.6f, \"forward_gflops\": %.2f,\n"
-      " \"backward_s\": %.6f, \"backward_gflops\": %.2f,\n"
-      " \"sgemm_s\": %.6f, \"sgemm_gflops\": %.2f,\n"
+      " \"forward_s\": %.6f, \"forward_cpu_s\": %.6f, \"forward_gflops\": "
+      "%.2f,\n"
+      " \"backward_s\": %.6f, \"backward_cpu_s\": %.6f, \"backward_gflops\": "
+      "%.2f,\n"
+      " \"sgemm_s\": %.6f, \"sgemm_cpu_s\": %.6f, \"sgemm_gflops\": %.2f,\n"
+      " \"gflops_per_cpu_s\": {\"forward\": %.2f, \"backward\": %.2f, "
+      "\"sgemm\": %.2f},\n"
       " \"sums\": {\"out\": %.9g, \"lse\": %.9g, \"dq\": %.9g, \"dk\": %.9g, "
       "\"dv\": %.9g}}\n",
       static_cast<long long>(B), static_cast<long long>(H),
       static_cast<long long>(S), static_cast<long long>(D), causal, ratio,
-      isa ? isa : "", forward, forwardFlops / forward * 1e-9, backward,
-      backwardFlops / backward * 1e-9, gemm, gemmFlops / gemm * 1e-9, sum(out),
-      sum(lse), sum(dq), sum(dk), sum(dv));
+      isa ? isa : "", forward.wall, forward.cpu,
+      forwardFlops / forward.wall * 1e-9, backward.wall, backward.cpu,
+      backwardFlops / backward.wall * 1e-9, gemm.wall, gemm.cpu,
+      gemmFlops / gemm.wall * 1e-9, forwardFlops / forward.cpu * 1e-9,
+      backwardFlops / backward.cpu * 1e-9, gemmFlops / gemm.cpu * 1e-9,
+      sum(out), sum(lse), sum(dq), sum(dk), sum(dv));
   return 0;
 }
