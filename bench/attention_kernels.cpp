@@ -6,18 +6,20 @@
 // runtime (libEchoCpuRuntime.so) on random q, k, v and dout of [B, H, S, D]
 // (Hkv = H, Dv = D), and, for scale, OpenBLAS's SGEMM through the runtime's
 // echo_batched_gemm on the materialized scores' product [B·H, S, D] ·
-// [B·H, D, S]. Prints one JSON object: each call's best time in seconds over
-// the rounds, its GFLOP/s (FLOPs as docs/Contract.md counts them for
-// echo.attention: B·H·P·(2D + 2Dv) forward, B·H·P·(8D + 6Dv) backward, P the
-// (i, j) pairs causal attention leaves), the SGEMM's, the same per second of
+// [B·H, D, S] and on a square 1024³ product (what its kernels reach). Prints
+// one JSON object: each call's best time in seconds over the rounds, its
+// GFLOP/s (FLOPs as FlashAttention-2 counts them: B·H·P·(2D + 2Dv) forward,
+// B·H·P·(6D + 4Dv) backward, i.e. q·kᵀ and dout·vᵀ once, P the (i, j) pairs
+// causal attention leaves; docs/Contract.md's cost model counts the
+// two-pass backward's 8D + 6Dv), the SGEMMs', the same per second of
 // CPU time (all threads: what a call cost on a machine shared with other
 // work), and sums of out, lse, dq, dk and dv (to compare ISAs:
 // $ECHO_CPU_ISA picks one).
 //
-// Build (from the repository root, after the runtime is built):
-//   clang++-22 -O2 -std=c++17 -Iinclude -I/usr/lib/llvm-22/include \
-//     bench/attention_kernels.cpp -Lbuild/lib -lEchoCpuRuntime \
-//     -Wl,-rpath,$PWD/build/lib -o build/bin/attention_kernels
+// Build (from the repository root, after the runtime is built; one line):
+//   clang++-22 -O2 -std=c++17 -Iinclude -I/usr/lib/llvm-22/include
+//   bench/attention_kernels.cpp -Lbuild/lib -lEchoCpuRuntime
+//   -Wl,-rpath,$PWD/build/lib -o build/bin/attention_kernels
 // Usage: attention_kernels [B H S D [causal [dropout_ratio [rounds]]]]
 //   (default 2 4 2048 64 1 0.1 3: bench/long_context.py's S = 2048 layer).
 //
@@ -176,13 +178,20 @@ int main(int argc, char **argv) {
                gc = view3(scores, B * H, S, S);
   Timing gemm = best(
       rounds, [&] { _mlir_ciface_echo_batched_gemm(&ga, &gb, &gc, 0, 1, 0); });
+  const int64_t n3 = 1024;
+  std::vector<float> sa(n3 * n3, 0.5f), sb(n3 * n3, 0.25f), sc(n3 * n3);
+  EchoMemRef3D qa = view3(sa, 1, n3, n3), qb = view3(sb, 1, n3, n3),
+               qc = view3(sc, 1, n3, n3);
+  Timing square = best(
+      rounds, [&] { _mlir_ciface_echo_batched_gemm(&qa, &qb, &qc, 0, 0, 0); });
+  double squareFlops = 2.0 * n3 * n3 * n3;
   if (const char *error = echoCpuGetError()) {
     std::fprintf(stderr, "attention_kernels: %s\n", error);
     return 1;
   }
   double pairs = causal ? S * (S + 1) / 2.0 : double(S) * S;
   double forwardFlops = B * H * pairs * (2.0 * D + 2.0 * D);
-  double backwardFlops = B * H * pairs * (8.0 * D + 6.0 * D);
+  double backwardFlops = B * H * pairs * (6.0 * D + 4.0 * D);
   double gemmFlops = 2.0 * B * H * double(S) * S * D;
   const char *isa = std::getenv("ECHO_CPU_ISA");
   std::printf(
@@ -193,8 +202,9 @@ int main(int argc, char **argv) {
       " \"backward_s\": %.6f, \"backward_cpu_s\": %.6f, \"backward_gflops\": "
       "%.2f,\n"
       " \"sgemm_s\": %.6f, \"sgemm_cpu_s\": %.6f, \"sgemm_gflops\": %.2f,\n"
+      " \"sgemm_1024_s\": %.6f, \"sgemm_1024_gflops\": %.2f,\n"
       " \"gflops_per_cpu_s\": {\"forward\": %.2f, \"backward\": %.2f, "
-      "\"sgemm\": %.2f},\n"
+      "\"sgemm\": %.2f, \"sgemm_1024\": %.2f},\n"
       " \"sums\": {\"out\": %.9g, \"lse\": %.9g, \"dq\": %.9g, \"dk\": %.9g, "
       "\"dv\": %.9g}}\n",
       static_cast<long long>(B), static_cast<long long>(H),
@@ -202,8 +212,10 @@ int main(int argc, char **argv) {
       isa ? isa : "", forward.wall, forward.cpu,
       forwardFlops / forward.wall * 1e-9, backward.wall, backward.cpu,
       backwardFlops / backward.wall * 1e-9, gemm.wall, gemm.cpu,
-      gemmFlops / gemm.wall * 1e-9, forwardFlops / forward.cpu * 1e-9,
+      gemmFlops / gemm.wall * 1e-9, square.wall,
+      squareFlops / square.wall * 1e-9, forwardFlops / forward.cpu * 1e-9,
       backwardFlops / backward.cpu * 1e-9, gemmFlops / gemm.cpu * 1e-9,
-      sum(out), sum(lse), sum(dq), sum(dk), sum(dv));
+      squareFlops / square.cpu * 1e-9, sum(out), sum(lse), sum(dq), sum(dk),
+      sum(dv));
   return 0;
 }
