@@ -10,8 +10,10 @@ out1..out4) within 1e-5 norm-wise of the baseline's and of echo-run's f64
 reference. An ISA this CPU (or this build) does not run must be refused
 with the runtime's message; it is then skipped with a note. With the best
 ISA, the backward in one pass and in two passes
-($ECHO_CPU_ATTENTION_BACKWARD) on 1 and 2 threads ($ECHO_CPU_KERNEL_THREADS)
-must give the same bits. Prints a line per check and FAILED on a failure.
+($ECHO_CPU_ATTENTION_BACKWARD) on 1 and 2 threads
+($ECHO_CPU_KERNEL_THREADS), and the scheme the runtime chooses on 3
+threads, must give the same bits. Prints a line per check and FAILED on a
+failure.
 """
 import os
 import subprocess
@@ -28,7 +30,7 @@ TOLERANCE = 1e-5
 def run(mlir, function, dump, env_extra, reference=None):
     env = dict(os.environ)
     for name in ("ECHO_CPU_ISA", "ECHO_CPU_ATTENTION_BACKWARD",
-                 "ECHO_CPU_KERNEL_THREADS"):
+                 "ECHO_CPU_KERNEL_THREADS", "OMP_NUM_THREADS"):
         env.pop(name, None)
     env.update(env_extra)
     command = ["echo-run", mlir, "--function=" + function, "--seed=3",
@@ -91,28 +93,31 @@ def main(argv):
         ran.append(best)
         # The backward's schemes and thread counts, with the best ISA.
         first = None
-        for scheme in ("one-pass", "two-pass"):
-            for threads in ("1", "2"):
-                dump = os.path.join(work, "%s-%s-%s" % (function, scheme,
-                                                        threads))
-                done = run(mlir, function, dump, {
-                    "ECHO_CPU_ISA": best,
-                    "ECHO_CPU_ATTENTION_BACKWARD": scheme,
-                    "ECHO_CPU_KERNEL_THREADS": threads})
-                if done.returncode != 0:
-                    print("%s %s %s threads: echo-run failed: %s FAILED" %
-                          (function, scheme, threads, done.stderr.strip()))
-                    failed = True
-                    continue
-                if first is None:
-                    first = dump
-                    continue
-                same = all(np.array_equal(load(dump, n), load(first, n))
-                           for n in OUTPUTS)
-                failed |= not same
-                print("%s %s %s %s threads: %s" % (
-                    function, best, scheme, threads,
-                    "same bits" if same else "different bits FAILED"))
+        # Auto on 3 threads: one pass where B·Hkv >= 3, else two passes.
+        for scheme, threads in (("one-pass", "1"), ("one-pass", "2"),
+                                ("two-pass", "1"), ("two-pass", "2"),
+                                ("auto", "3")):
+            dump = os.path.join(work, "%s-%s-%s" % (function, scheme,
+                                                    threads))
+            extra = {"ECHO_CPU_ISA": best, "ECHO_CPU_KERNEL_THREADS": threads,
+                     "OMP_NUM_THREADS": threads}
+            if scheme != "auto":
+                extra["ECHO_CPU_ATTENTION_BACKWARD"] = scheme
+            done = run(mlir, function, dump, extra)
+            if done.returncode != 0:
+                print("%s %s %s threads: echo-run failed: %s FAILED" %
+                      (function, scheme, threads, done.stderr.strip()))
+                failed = True
+                continue
+            if first is None:
+                first = dump
+                continue
+            same = all(np.array_equal(load(dump, n), load(first, n))
+                       for n in OUTPUTS)
+            failed |= not same
+            print("%s %s %s %s threads: %s" % (
+                function, best, scheme, threads,
+                "same bits" if same else "different bits FAILED"))
     print("best ISA run: %s" % ", ".join(sorted(set(ran))))
     if failed:
         print("FAILED")
