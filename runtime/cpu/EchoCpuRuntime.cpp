@@ -522,6 +522,14 @@ int64_t kernelThreadLimit() {
   return limit;
 }
 
+int64_t kernelThreads() {
+  const OpenMP &team = openMP();
+  int64_t threads = team.parallel ? team.maxThreads() : 1;
+  if (int64_t limit = kernelThreadLimit())
+    threads = std::min(threads, limit);
+  return std::max<int64_t>(threads, 1);
+}
+
 struct ParallelRange {
   void (*body)(void *, int64_t, int64_t);
   void *context;
@@ -549,10 +557,7 @@ ECHO_EXPORT void echo_cpu_parallel_for(void (*body)(void *, int64_t, int64_t),
   if (hi <= lo)
     return;
   const OpenMP &team = openMP();
-  int64_t threads = team.parallel ? team.maxThreads() : 1;
-  if (int64_t limit = kernelThreadLimit())
-    threads = std::min(threads, limit);
-  threads = std::min(threads, hi - lo);
+  int64_t threads = std::min(kernelThreads(), hi - lo);
   if (threads <= 1) {
     body(context, lo, hi);
     return;

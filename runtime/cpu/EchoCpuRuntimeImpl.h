@@ -35,6 +35,11 @@ extern std::string firstError;
 /// Records (and prints, once) the first error.
 void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/// The threads echo_cpu_parallel_for splits a range of at least that many
+/// items across (OpenMP's, capped by $ECHO_CPU_KERNEL_THREADS; 1 without
+/// libgomp).
+int64_t kernelThreads();
+
 /// What an environment variable holding a count reads as.
 enum class EnvCount { Unset, Valid, Invalid };
 
