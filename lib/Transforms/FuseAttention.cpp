@@ -465,6 +465,7 @@ struct EchoFuseAttentionPass
       }
       OpBuilder b(pv);
       Location loc = pv.getLoc();
+      Operation *before = pv->getPrevNode();
       if (m.kNeedsView) {
         auto kType = cast<RankedTensorType>(m.k.getType());
         m.k = ReshapeOp::create(
@@ -497,6 +498,16 @@ struct EchoFuseAttentionPass
           b.getF64FloatAttr(m.ratio), b.getI64IntegerAttr(m.seed));
       Value out = ReshapeOp::create(b, loc, pv.getType(), attention.getOut());
       pv.getResult().replaceAllUsesWith(out);
+      // The new ops stay in the checkpoint region of the chain they
+      // replace.
+      if (Attribute region =
+              pv->getAttr(EchoDialect::getCheckpointRegionAttrName())) {
+        Operation *first =
+            before ? before->getNextNode() : &pv->getBlock()->front();
+        for (Operation *op = first; op != pv.getOperation();
+             op = op->getNextNode())
+          op->setAttr(EchoDialect::getCheckpointRegionAttrName(), region);
+      }
       // A view of the chain may have gone already with what read it.
       for (Operation *op : m.dead) {
         if (erased.contains(op))
