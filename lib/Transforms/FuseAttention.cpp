@@ -193,17 +193,22 @@ bool isCausal(const std::optional<Triangle> &t, double allowed, double masked) {
 
 /// Whether `v` is computed from a trained parameter (an `echo.param`
 /// argument).
-bool dependsOnParam(Value v, llvm::SmallPtrSetImpl<Value> &seen) {
-  if (!seen.insert(v).second)
-    return false;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    return func &&
-           func.getArgAttr(arg.getArgNumber(), EchoDialect::getParamAttrName());
+bool dependsOnParam(Value root) {
+  llvm::SmallPtrSet<Value, 32> seen;
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (func &&
+          func.getArgAttr(arg.getArgNumber(), EchoDialect::getParamAttrName()))
+        return true;
+      continue;
+    }
+    llvm::append_range(worklist, v.getDefiningOp()->getOperands());
   }
-  for (Value operand : v.getDefiningOp()->getOperands())
-    if (dependsOnParam(operand, seen))
-      return true;
   return false;
 }
 
@@ -296,8 +301,7 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
         llvm::append_range(m.scoresShape,
                            cast<RankedTensorType>(b.getType()).getShape());
       }
-      llvm::SmallPtrSet<Value, 16> seen;
-      if (dependsOnParam(m.bias, seen))
+      if (dependsOnParam(m.bias))
         return false;
     }
     if (!singleUse(x))
