@@ -191,6 +191,21 @@ bool isCausal(const std::optional<Triangle> &t, double allowed, double masked) {
   return t && t->diagonal == 0 && t->inside == allowed && t->outside == masked;
 }
 
+/// Whether a score masked with `value` (added, or filled in) counts for
+/// nothing in the softmax: −inf, or a finite value no larger than −1e30
+/// (`torch.finfo(torch.float32).min`, Hugging Face's mask value). A causal
+/// mask keeps every row's diagonal, so the row's maximum is a score and
+/// exp(−1e30 + score − maximum) is 0 in f32 as exp(−inf) is, and so is its
+/// gradient.
+bool isMaskingValue(double value) { return value <= -1e30; }
+
+/// Whether `t` is the top-left causal additive mask: 0 where j <= i, a
+/// masking value elsewhere.
+bool isCausalAdditive(const std::optional<Triangle> &t) {
+  return t && t->diagonal == 0 && t->inside == 0.0 &&
+         isMaskingValue(t->outside);
+}
+
 /// Whether `v` is computed from a trained parameter (an `echo.param`
 /// argument).
 bool dependsOnParam(Value root) {
@@ -285,8 +300,7 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     if (!other)
       return false;
     m.dead.push_back(add);
-    double inf = std::numeric_limits<double>::infinity();
-    if (isCausal(triangleOf(other), 0.0, -inf)) {
+    if (isCausalAdditive(triangleOf(other))) {
       m.causal = true;
     } else if (DenseElementsAttr mask = maskConstant(other);
                mask && isCausalAdditive(mask)) {
@@ -308,11 +322,13 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
       return false;
   } else if (auto select = x.getDefiningOp<SelectOp>()) {
     // select(keep, x, −inf) with keep true on and below the diagonal, or
-    // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation.
+    // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation
+    // (−inf or a masking value: Hugging Face's torch.where(causal, x,
+    // finfo.min)).
     DenseElementsAttr mask = maskConstant(select.getCond());
     auto isNegInf = [](Value v) {
       std::optional<double> fill = splatValue(v);
-      return fill && std::isinf(*fill) && *fill < 0;
+      return fill && isMaskingValue(*fill);
     };
     std::optional<Triangle> tri = triangleOf(select.getCond());
     bool keep =

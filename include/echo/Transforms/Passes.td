@@ -722,7 +722,9 @@ def EchoFuseAttention : Pass<"echo-fuse-attention", "::mlir::ModuleOp"> {
     `drop` exactly its negation, becomes `causal = true`; so does an
     `echo.triangle` mask (through broadcasts and views of the leading dims,
     `echo.logical_not`, `echo.compare` with a splat) that is exactly such a
-    mask, while any other triangle stays materialized. Any other additive
+    mask (with −inf, or any value <= −1e30 such as finfo(f32).min: a causal
+    row keeps its diagonal, so such a value vanishes in the softmax as −inf
+    does), while any other triangle stays materialized. Any other additive
     mask of shape [S, Sk] or of the scores' shape becomes the op's `bias`
     (unbroadcast when it is a broadcast along leading dims; one broadcast
     along other dims of [B, H, S, Sk] scores, a key-padding mask, is passed

@@ -2,8 +2,9 @@
 nanoGPT (a tril buffer sliced and compared with 0 under masked_fill),
 LLaMA (a triu of -inf built in forward and added, grouped-query heads
 repeated with repeat_kv), BERT (an additive key-padding mask computed from
-the ids) and nn.TransformerEncoderLayer (nn.Transformer's square
-subsequent mask passed as src_mask). Ids in, logits [B, T, V] out; no
+the ids) nn.TransformerEncoderLayer (nn.Transformer's square
+subsequent mask passed as src_mask) and Hugging Face GPT-2 (a bool tril
+buffer under torch.where with finfo.min). Ids in, logits [B, T, V] out; no
 dropout (compared with PyTorch eager)."""
 import math
 
@@ -158,6 +159,38 @@ class Encoder(nn.Module):
         return self.out(self.layer(self.emb(ids), src_mask=mask))
 
 
+class HFGPT2(nn.Module):
+    """Hugging Face GPT-2's attention: a bool tril buffer and
+    torch.where(causal, scores, finfo(float32).min)."""
+
+    def __init__(self, d=16, heads=2, block=16):
+        super().__init__()
+        self.heads, self.hd = heads, d // heads
+        self.wte = nn.Embedding(VOCAB, d)
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.head = nn.Linear(d, VOCAB)
+        self.register_buffer("bias", torch.tril(torch.ones(
+            (block, block), dtype=torch.bool)).view(1, 1, block, block))
+
+    def split(self, x):
+        b, t, _ = x.shape
+        return x.view(b, t, self.heads, self.hd).permute(0, 2, 1, 3)
+
+    def forward(self, ids):
+        x = self.wte(ids)
+        q, k, v = (self.split(t) for t in self.c_attn(x).split(
+            x.shape[-1], dim=2))
+        w = torch.matmul(q, k.transpose(-1, -2)) / (v.size(-1) ** 0.5)
+        T = q.size(-2)
+        causal = self.bias[:, :, :T, :T]
+        mask_value = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype)
+        w = torch.where(causal, w.to(w.dtype), mask_value)
+        w = nn.functional.softmax(w, dim=-1)
+        o = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous()
+        return self.head(x + self.c_proj(o.view(x.shape)))
+
+
 def nanogpt():
     return NanoGPT()
 
@@ -172,6 +205,10 @@ def bert():
 
 def encoder():
     return Encoder()
+
+
+def hf_gpt2():
+    return HFGPT2()
 
 
 def nanogpt_long():

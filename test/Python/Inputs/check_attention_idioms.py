@@ -72,7 +72,7 @@ def model(name):
 
 
 for name, causal in (("nanogpt", True), ("llama", True), ("bert", False),
-                     ("encoder", True)):
+                     ("encoder", True), ("hf_gpt2", True)):
     module = model(name)
     spec = [((B, T), "i32")]
     text = import_module(module, spec, "cross_entropy", ((B, T), "i32"),

@@ -176,3 +176,44 @@ func.func @trained_bias(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>, %v: tensor
   %o = echo.batch_matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %o : tensor<2x3x4xf32>
 }
+
+// -----
+
+// Hugging Face's GPT-2: torch.where(causal, x, finfo(f32).min) with the
+// keep triangle, and an additive triangle of finfo.min: a causal row keeps
+// its diagonal, so finfo.min counts for nothing as −inf does.
+// CHECK-LABEL: func.func @finfo_min
+// CHECK: echo.attention {{.*}} {causal = true
+// CHECK: echo.attention {{.*}} {causal = true
+// CHECK-NOT: echo.select
+// CHECK-NOT: echo.softmax
+func.func @finfo_min(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>, %v: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %min = arith.constant dense<-3.40282347E+38> : tensor<2x3x3xf32>
+  %keep = echo.triangle lower diagonal 0 inside 1.0 outside 0.0 : tensor<2x3x3xi1>
+  %s = echo.batch_matmul %q, %k {transpose_b = true} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %y = echo.select %keep, %s, %min : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+  %p = echo.softmax %y {axis = 2 : i64} : tensor<2x3x3xf32>
+  %o = echo.batch_matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %mask = echo.triangle lower diagonal 0 inside 0.0 outside -3.4028234663852886E+38 : tensor<2x3x3xf32>
+  %s2 = echo.batch_matmul %q, %k {transpose_b = true} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %y2 = echo.add %s2, %mask : tensor<2x3x3xf32>
+  %p2 = echo.softmax %y2 {axis = 2 : i64} : tensor<2x3x3xf32>
+  %o2 = echo.batch_matmul %p2, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %o, %o2 : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// A mask value that does not vanish (−1e4, BERT's) is not causal: kept.
+// CHECK-LABEL: func.func @finite_fill
+// CHECK-NOT: echo.attention
+// CHECK: echo.select
+func.func @finite_fill(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>, %v: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %fill = arith.constant dense<-1.000000e+04> : tensor<2x3x3xf32>
+  %keep = echo.triangle lower diagonal 0 inside 1.0 outside 0.0 : tensor<2x3x3xi1>
+  %s = echo.batch_matmul %q, %k {transpose_b = true} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %y = echo.select %keep, %s, %fill : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+  %p = echo.softmax %y {axis = 2 : i64} : tensor<2x3x3xf32>
+  %o = echo.batch_matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %o : tensor<2x3x4xf32>
+}
