@@ -168,6 +168,21 @@ try:
 except ValueError as e:
     print("compile_step(attention='flash'): %s" % e)
 
+# Without echo-opt, a fused import says what to do.
+import os  # noqa: E402
+saved = os.environ.get("ECHO_OPT")
+os.environ["ECHO_OPT"] = "/nonexistent/echo-opt"
+try:
+    import_module(model("nanogpt"), [((B, T), "i32")], "cross_entropy",
+                  ((B, T), "i32"))
+    check(False, "import_module without echo-opt raises")
+except UsageError as e:
+    print("without echo-opt: %s" % e)
+if saved is None:
+    del os.environ["ECHO_OPT"]
+else:
+    os.environ["ECHO_OPT"] = saved
+
 # T = 2048, import only (small widths): no refusal of a 2048x2048 mask,
 # the attention fused, no 2048x2048 value.
 for name, make, causal in (
