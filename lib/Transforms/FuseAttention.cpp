@@ -233,6 +233,11 @@ struct Match {
   /// The scores' shape where `bias` is broadcast to it along the dims
   /// `biasAdded`, not all leading (empty otherwise).
   SmallVector<int64_t> biasAdded, scoresShape;
+  /// A causal mask filled with `padFill` where `padMask` (a key-padding
+  /// mask, broadcast to the scores along `biasAdded`) is true: the bias is
+  /// select(padMask, padFill, 0), built when the match is replaced.
+  Value padMask;
+  double padFill = 0.0;
   double scale = 1.0;
   bool causal = false;
   double ratio = 0.0;
@@ -300,8 +305,27 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     if (!other)
       return false;
     m.dead.push_back(add);
+    auto padded = other.getDefiningOp<SelectOp>();
+    std::optional<double> fill =
+        padded ? splatValue(padded.getA()) : std::nullopt;
     if (isCausalAdditive(triangleOf(other))) {
       m.causal = true;
+    } else if (padded && fill && isMaskingValue(*fill) && padded->hasOneUse() &&
+               isCausalAdditive(triangleOf(padded.getB()))) {
+      // masked_fill(causal, key_padding, −inf) (nn.MultiheadAttention with
+      // both masks): causal, and the key-padding mask as a bias.
+      m.causal = true;
+      m.padFill = *fill;
+      m.dead.push_back(padded);
+      m.padMask = padded.getCond();
+      if (auto b = m.padMask.getDefiningOp<BroadcastOp>()) {
+        m.padMask = b.getX();
+        llvm::append_range(m.biasAdded, b.getDimensions());
+        llvm::append_range(m.scoresShape,
+                           cast<RankedTensorType>(b.getType()).getShape());
+      }
+      if (m.biasAdded.empty())
+        return false;
     } else if (DenseElementsAttr mask = maskConstant(other);
                mask && isCausalAdditive(mask)) {
       m.causal = true;
@@ -486,6 +510,19 @@ struct EchoFuseAttentionPass
       OpBuilder b(pv);
       Location loc = pv.getLoc();
       Operation *before = pv->getPrevNode();
+      if (m.padMask) {
+        auto type =
+            cast<RankedTensorType>(m.padMask.getType())
+                .clone(cast<RankedTensorType>(m.q.getType()).getElementType());
+        auto splat = [&](double value) -> Value {
+          return arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(
+                  type, b.getFloatAttr(type.getElementType(), value)));
+        };
+        m.bias = SelectOp::create(b, loc, type, m.padMask, splat(m.padFill),
+                                  splat(0.0));
+      }
       if (m.kNeedsView) {
         auto kType = cast<RankedTensorType>(m.k.getType());
         m.k = ReshapeOp::create(

@@ -730,7 +730,11 @@ def EchoFuseAttention : Pass<"echo-fuse-attention", "::mlir::ModuleOp"> {
     along other dims of [B, H, S, Sk] scores, a key-padding mask, is passed
     with 1 in those dims and q, k, v seen as [B, H, S, D]), unless it is
     computed from an `echo.param` argument (echo.attention gives its bias
-    no gradient: that chain stays materialized). The
+    no gradient: that chain stays materialized). An additive
+    `select(padding, −inf, causal)` (nn.MultiheadAttention's merge of a
+    causal mask and a key-padding mask, `padding` broadcast along the
+    queries) becomes `causal = true` with `select(padding, −inf, 0)`, seen
+    with 1 in the broadcast dims, as the bias. The
     dropout keeps its seed, ratio and step seed: element [n, i, j] is
     dropped by the fused op exactly when the dropout dropped it. Runs on
     the model, before `echo-autodiff`.

@@ -159,6 +159,16 @@ class Encoder(nn.Module):
         return self.out(self.layer(self.emb(ids), src_mask=mask))
 
 
+class PaddedEncoder(Encoder):
+    """The encoder layer with the square subsequent mask and a key-padding
+    mask from the ids (pad id 0): nn.MultiheadAttention merges them."""
+
+    def forward(self, ids):
+        mask = nn.Transformer.generate_square_subsequent_mask(ids.shape[1])
+        return self.out(self.layer(self.emb(ids), src_mask=mask,
+                                   src_key_padding_mask=(ids == 0)))
+
+
 class HFGPT2(nn.Module):
     """Hugging Face GPT-2's attention: a bool tril buffer and
     torch.where(causal, scores, finfo(float32).min)."""
@@ -205,6 +215,10 @@ def bert():
 
 def encoder():
     return Encoder()
+
+
+def encoder_padded():
+    return PaddedEncoder()
 
 
 def hf_gpt2():

@@ -72,7 +72,8 @@ def model(name):
 
 
 for name, causal in (("nanogpt", True), ("llama", True), ("bert", False),
-                     ("encoder", True), ("hf_gpt2", True)):
+                     ("encoder", True), ("encoder_padded", True),
+                     ("hf_gpt2", True)):
     module = model(name)
     spec = [((B, T), "i32")]
     text = import_module(module, spec, "cross_entropy", ((B, T), "i32"),
@@ -82,6 +83,9 @@ for name, causal in (("nanogpt", True), ("llama", True), ("bert", False),
     if name == "bert":
         fused = fused and " bias " in lines[0] and \
             "tensor<2x1x1x12xf32>" in lines[0]
+    if name == "encoder_padded":  # the key-padding mask as a bias
+        fused = fused and " bias " in lines[0] and \
+            "tensor<1x4x1x12xf32>" in lines[0]
     check(fused, "%s: fused: one echo.attention%s: %s" % (
         name, " (causal)" if causal else " (key-padding bias)", fused))
     check(not square(text, T), "%s: no %dx%d value: %s" % (

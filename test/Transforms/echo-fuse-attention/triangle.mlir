@@ -217,3 +217,30 @@ func.func @finite_fill(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>, %v: tensor<
   %o = echo.batch_matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %o : tensor<2x3x4xf32>
 }
+
+// -----
+
+// nn.MultiheadAttention with a causal attn_mask and a key_padding_mask:
+// masked_fill(causal, padding, −inf) added to the scores is causal with
+// the padding mask as a [1, N, 1, Sk] bias (select(padding, −inf, 0)): no
+// N×S×Sk mask.
+// CHECK-LABEL: func.func @causal_and_padding
+// CHECK-SAME: %[[PAD:[^:]*]]: tensor<4x12xi1>
+// CHECK: %[[B:.*]] = echo.select %[[PAD]], %{{.*}}, %{{.*}} : tensor<4x12xi1>, tensor<4x12xf32>
+// CHECK: %[[B4:.*]] = echo.reshape %[[B]] : (tensor<4x12xf32>) -> tensor<1x4x1x12xf32>
+// CHECK: echo.attention {{.*}} bias %[[B4]] {causal = true, scale = 1.000000e+00 : f64}
+// CHECK-NOT: echo.triangle
+// CHECK-NOT: tensor<4x12x12xi1>
+func.func @causal_and_padding(%q: tensor<4x12x8xf32>, %k: tensor<4x12x8xf32>, %v: tensor<4x12x8xf32>, %pad: tensor<4x12xi1>) -> tensor<4x12x8xf32> {
+  %pb = echo.broadcast %pad dims = [1] : (tensor<4x12xi1>) -> tensor<4x12x12xi1>
+  %ninf = arith.constant dense<0xFF800000> : tensor<4x12x12xf32>
+  %tri = echo.triangle lower diagonal 0 inside 0.0 outside 0xFFF0000000000000 : tensor<1x12x12xf32>
+  %t2 = echo.reshape %tri : (tensor<1x12x12xf32>) -> tensor<12x12xf32>
+  %tb = echo.broadcast %t2 dims = [0] : (tensor<12x12xf32>) -> tensor<4x12x12xf32>
+  %mask = echo.select %pb, %ninf, %tb : tensor<4x12x12xi1>, tensor<4x12x12xf32>
+  %s = echo.batch_matmul %q, %k {transpose_b = true} : (tensor<4x12x8xf32>, tensor<4x12x8xf32>) -> tensor<4x12x12xf32>
+  %y = echo.add %s, %mask : tensor<4x12x12xf32>
+  %p = echo.softmax %y {axis = 2 : i64} : tensor<4x12x12xf32>
+  %o = echo.batch_matmul %p, %v : (tensor<4x12x12xf32>, tensor<4x12x8xf32>) -> tensor<4x12x8xf32>
+  return %o : tensor<4x12x8xf32>
+}
