@@ -11,7 +11,8 @@
 // broadcast along non-leading dims (a key-padding mask [B, 1, 1, Sk]) is
 // passed unbroadcast, q, k and v then seen as [B, H, ..]; a bias computed
 // from a parameter is left materialized (echo.attention gives it no
-// gradient).
+// gradient). nn.MultiheadAttention's merge of a causal and a key-padding
+// mask is `causal` with the padding mask as the bias.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,6 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
-#include <cmath>
 #include <limits>
 #include <optional>
 
