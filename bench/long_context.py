@@ -9,9 +9,12 @@ and residual branches; python/echo/models_gpt.py) at each sequence length:
   counted by Echo's allocator; planned_bytes; feature_map_bytes, the
   stash; step_time_ms, the median of the steps) for strategies none and
   echo, with `echo.attention` (the CPU runtime's fused kernels) and with
-  its materialized twin (`echo-opt --echo-decompose-attention`);
-* PyTorch (CPU; 1.13 has no scaled_dot_product_attention, so attention is
-  materialized as nanoGPT's slow path): eager, and torch.utils.checkpoint
+  its materialized twin (`echo-opt --echo-decompose-attention`), and the
+  PyTorch GPT below imported with `echo.import_torch` (attention fused by
+  default: its tril mask becomes `causal`);
+* PyTorch's GPT (make_gpt, the same model; CPU; 1.13 has no
+  scaled_dot_product_attention, so attention is materialized as nanoGPT's
+  slow path): eager, and torch.utils.checkpoint
   per block. Each runs in its own process under the LD_PRELOAD allocation
   counter of bench/peers/alloc_counter.c; its peak is the counter's
   high-water mark over one forward and backward pass (the second), minus
@@ -39,19 +42,17 @@ ECHO_KEYS = ("measured_peak_bytes", "planned_bytes", "feature_map_bytes",
              "step_time_ms")
 
 
-def torch_child(config):
-    """Runs in the counted process: prints one JSON line."""
+def make_gpt(config):
+    """The PyTorch GPT of `config` (batch, seq, d_model, heads, layers,
+    vocab, dropout, variant): nanoGPT's slow-path attention (a tril buffer
+    under masked_fill), pre-LN blocks, a GELU MLP; `variant` "checkpoint"
+    runs each block under torch.utils.checkpoint."""
     import math
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
     from torch.utils.checkpoint import checkpoint
 
-    lib = ctypes.CDLL(None)
-    for fn in ("alloc_counter_live", "alloc_counter_peak"):
-        getattr(lib, fn).restype = ctypes.c_size_t
-    torch.set_num_threads(os.cpu_count())
-    torch.manual_seed(0)
     b, s, d, h = (config[k] for k in ("batch", "seq", "d_model", "heads"))
     p = config["dropout"]
 
@@ -89,11 +90,25 @@ def torch_child(config):
         def forward(self, ids):
             x = F.dropout(self.tok(ids) + self.pos, p)
             for blk in self.blocks:
-                x = (checkpoint(blk, x) if config["variant"] == "checkpoint"
-                     else blk(x))
+                x = (checkpoint(blk, x)
+                     if config.get("variant") == "checkpoint" else blk(x))
             return self.head(self.ln(x))
 
-    model = GPT().train()
+    torch.manual_seed(0)
+    return GPT().train()
+
+
+def torch_child(config):
+    """Runs in the counted process: prints one JSON line."""
+    import torch
+    import torch.nn.functional as F
+
+    lib = ctypes.CDLL(None)
+    for fn in ("alloc_counter_live", "alloc_counter_peak"):
+        getattr(lib, fn).restype = ctypes.c_size_t
+    torch.set_num_threads(os.cpu_count())
+    b, s = config["batch"], config["seq"]
+    model = make_gpt(config)
     ids = torch.randint(0, config["vocab"], (b, s))
     labels = torch.randint(0, config["vocab"], (b * s,))
     params = list(model.parameters())
@@ -113,6 +128,23 @@ def torch_child(config):
         del loss
     print(json.dumps({"measured_peak_bytes": peaks[-1],
                       "step_time_ms": times[-1]}))
+
+
+def import_gpt(config, path):
+    """make_gpt(config) through echo.import_torch (its default: attention
+    fused) into `path`; returns whether the imported step holds one fused
+    causal echo.attention per layer and no S×S value."""
+    import re
+    from echo.frontend import import_module
+    b, s = config["batch"], config["seq"]
+    imported = import_module(make_gpt(config), [((b, s), "i32")],
+                             "cross_entropy", ((b, s), "i32"), "gpt")
+    with open(path, "w") as f:
+        f.write(imported.text)
+    fused = len(re.findall(r"echo\.attention .*causal = true",
+                           imported.text)) == config["layers"]
+    square = re.search(r"[<x]%dx%dx[fib]" % (s, s), imported.text)
+    return fused and square is None
 
 
 def run_torch(counter, config):
@@ -178,12 +210,19 @@ def main():
             subprocess.run([os.path.join(bin_dir, "echo-opt"), fused,
                             "--echo-decompose-attention", "-o",
                             materialized], check=True)
+            imported = fused[:-5] + "-imported.mlir"
+            holds = import_gpt(dict(results["config"], seq=seq), imported)
+            print("imported PyTorch GPT at S=%d: fused causal attention, no "
+                  "S×S value: %s" % (seq, holds), flush=True)
             for name, model in [("echo fused", fused),
-                                ("echo materialized", materialized)]:
+                                ("echo materialized", materialized),
+                                ("echo imported (fused)", imported)]:
                 for strategy in ["none", "echo"]:
                     r = run_echo(bin_dir, model, strategy, args.steps,
                                  os.path.join(tmp, "r.json"))
                     r.update(seq=seq, system=name, strategy=strategy)
+                    if model == imported:
+                        r["fused_no_square_value"] = holds
                     results["runs"].append(r)
                     print(json.dumps(r), flush=True)
             if counter:

@@ -6,7 +6,13 @@
 // written with materialized ops and replaces it with echo.attention, whose
 // gradient keeps no S×Sk tensor. A match must be exact: every S×Sk
 // intermediate has one use, the softmax runs over the keys, and a mask
-// constant becomes `causal` only when it is exactly a top-left causal mask.
+// (an echo.triangle, maybe negated or compared with a splat, or a constant)
+// becomes `causal` only when it is exactly a top-left causal mask. A bias
+// broadcast along non-leading dims (a key-padding mask [B, 1, 1, Sk]) is
+// passed unbroadcast, q, k and v then seen as [B, H, ..]; a bias computed
+// from a parameter is left materialized (echo.attention gives it no
+// gradient). nn.MultiheadAttention's merge of a causal and a key-padding
+// mask is `causal` with the padding mask as the bias.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +21,13 @@
 #include "echo/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
-#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -110,9 +116,128 @@ bool isCausalAdditive(DenseElementsAttr attr) {
   return true;
 }
 
+/// A mask over the last two dims [i, j]: `inside` where j − i <= diagonal,
+/// `outside` elsewhere (booleans as 0 and 1).
+struct Triangle {
+  int64_t diagonal;
+  double inside, outside;
+};
+
+/// Peels broadcasts along the leading dims and views of them off `v`.
+Value throughLeadingViews(Value v) {
+  while (true) {
+    if (auto b = v.getDefiningOp<BroadcastOp>(); b && isLeadingBroadcast(b))
+      v = b.getX();
+    else if (auto r = v.getDefiningOp<ReshapeOp>(); r && isLeadingReshape(r))
+      v = r.getX();
+    else
+      return v;
+  }
+}
+
+/// `lhs <predicate> rhs` as 0 or 1.
+double compareValues(ComparePredicate predicate, double lhs, double rhs) {
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return lhs == rhs;
+  case ComparePredicate::ne:
+    return lhs != rhs;
+  case ComparePredicate::lt:
+    return lhs < rhs;
+  case ComparePredicate::le:
+    return lhs <= rhs;
+  case ComparePredicate::gt:
+    return lhs > rhs;
+  case ComparePredicate::ge:
+    return lhs >= rhs;
+  }
+  llvm_unreachable("unknown predicate");
+}
+
+/// The triangle `v` is: an echo.triangle (through leading broadcasts and
+/// views), its logical negation, or its comparison with a splat constant.
+std::optional<Triangle> triangleOf(Value v) {
+  v = throughLeadingViews(v);
+  if (auto t = v.getDefiningOp<TriangleOp>()) {
+    double inside = t.getInside().convertToDouble();
+    double outside = t.getOutside().convertToDouble();
+    auto diagonal = static_cast<int64_t>(t.getDiagonal());
+    // upper: j − i >= d is the complement of j − i <= d − 1.
+    if (t.getKind() == TriangleKind::upper)
+      return Triangle{diagonal - 1, outside, inside};
+    return Triangle{diagonal, inside, outside};
+  }
+  if (auto n = v.getDefiningOp<LogicalNotOp>()) {
+    std::optional<Triangle> t = triangleOf(n.getX());
+    if (t)
+      return Triangle{t->diagonal, 1.0 - t->inside, 1.0 - t->outside};
+    return std::nullopt;
+  }
+  if (auto c = v.getDefiningOp<CompareOp>()) {
+    std::optional<double> rhs = splatValue(c.getRhs());
+    std::optional<Triangle> t = triangleOf(c.getLhs());
+    if (!rhs || !t)
+      return std::nullopt;
+    return Triangle{t->diagonal,
+                    compareValues(c.getPredicate(), t->inside, *rhs),
+                    compareValues(c.getPredicate(), t->outside, *rhs)};
+  }
+  return std::nullopt;
+}
+
+/// Whether `t` is the top-left causal mask: `allowed` where j <= i,
+/// `masked` elsewhere.
+bool isCausal(const std::optional<Triangle> &t, double allowed, double masked) {
+  return t && t->diagonal == 0 && t->inside == allowed && t->outside == masked;
+}
+
+/// Whether a score masked with `value` (added, or filled in) counts for
+/// nothing in the softmax: −inf, or a finite value no larger than −1e30
+/// (`torch.finfo(torch.float32).min`, Hugging Face's mask value). A causal
+/// mask keeps every row's diagonal, so the row's maximum is a score and
+/// exp(−1e30 + score − maximum) is 0 in f32 as exp(−inf) is, and so is its
+/// gradient.
+bool isMaskingValue(double value) { return value <= -1e30; }
+
+/// Whether `t` is the top-left causal additive mask: 0 where j <= i, a
+/// masking value elsewhere.
+bool isCausalAdditive(const std::optional<Triangle> &t) {
+  return t && t->diagonal == 0 && t->inside == 0.0 &&
+         isMaskingValue(t->outside);
+}
+
+/// Whether `v` is computed from a trained parameter (an `echo.param`
+/// argument).
+bool dependsOnParam(Value root) {
+  llvm::SmallPtrSet<Value, 32> seen;
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (func &&
+          func.getArgAttr(arg.getArgNumber(), EchoDialect::getParamAttrName()))
+        return true;
+      continue;
+    }
+    llvm::append_range(worklist, v.getDefiningOp()->getOperands());
+  }
+  return false;
+}
+
 /// Everything a match found.
 struct Match {
   Value q, k, v, bias, stepSeed;
+  /// The scores' shape where `bias` is broadcast to it along the dims
+  /// `biasAdded`, not all leading (empty otherwise).
+  SmallVector<int64_t> biasAdded, scoresShape;
+  /// A causal mask filled with `padFill` where `padMask` (a key-padding
+  /// mask, broadcast to the scores along `biasAdded`) is true: the bias is
+  /// select(padMask, padFill, 0), built when the match is replaced.
+  Value padMask;
+  double padFill = 0.0;
   double scale = 1.0;
   bool causal = false;
   double ratio = 0.0;
@@ -180,29 +305,65 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     if (!other)
       return false;
     m.dead.push_back(add);
-    if (DenseElementsAttr mask = maskConstant(other);
-        mask && isCausalAdditive(mask)) {
+    auto padded = other.getDefiningOp<SelectOp>();
+    std::optional<double> fill =
+        padded ? splatValue(padded.getA()) : std::nullopt;
+    if (isCausalAdditive(triangleOf(other))) {
+      m.causal = true;
+    } else if (padded && fill && isMaskingValue(*fill) && padded->hasOneUse() &&
+               isCausalAdditive(triangleOf(padded.getB()))) {
+      // masked_fill(causal, key_padding, −inf) (nn.MultiheadAttention with
+      // both masks): causal, and the key-padding mask as a bias.
+      m.causal = true;
+      m.padFill = *fill;
+      m.dead.push_back(padded);
+      m.padMask = padded.getCond();
+      if (auto b = m.padMask.getDefiningOp<BroadcastOp>()) {
+        m.padMask = b.getX();
+        llvm::append_range(m.biasAdded, b.getDimensions());
+        llvm::append_range(m.scoresShape,
+                           cast<RankedTensorType>(b.getType()).getShape());
+      }
+      if (m.biasAdded.empty())
+        return false;
+    } else if (DenseElementsAttr mask = maskConstant(other);
+               mask && isCausalAdditive(mask)) {
       m.causal = true;
     } else {
-      // A bias shared by the batch is passed unbroadcast.
+      // A bias shared by the batch is passed unbroadcast; one broadcast
+      // along other dims (a key-padding mask) too, with 1 in those dims.
       auto b = other.getDefiningOp<BroadcastOp>();
-      m.bias = b && isLeadingBroadcast(b) ? b.getX() : other;
+      m.bias = b ? b.getX() : other;
+      if (b && !isLeadingBroadcast(b)) {
+        llvm::append_range(m.biasAdded, b.getDimensions());
+        llvm::append_range(m.scoresShape,
+                           cast<RankedTensorType>(b.getType()).getShape());
+      }
+      if (dependsOnParam(m.bias))
+        return false;
     }
     if (!singleUse(x))
       return false;
   } else if (auto select = x.getDefiningOp<SelectOp>()) {
     // select(keep, x, −inf) with keep true on and below the diagonal, or
-    // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation.
+    // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation
+    // (−inf or a masking value: Hugging Face's torch.where(causal, x,
+    // finfo.min)).
     DenseElementsAttr mask = maskConstant(select.getCond());
     auto isNegInf = [](Value v) {
       std::optional<double> fill = splatValue(v);
-      return fill && std::isinf(*fill) && *fill < 0;
+      return fill && isMaskingValue(*fill);
     };
-    if (!mask || mask.isSplat())
-      return false;
-    if (isNegInf(select.getB()) && isCausal<bool>(mask, true, false))
+    std::optional<Triangle> tri = triangleOf(select.getCond());
+    bool keep =
+        tri ? isCausal(tri, 1.0, 0.0)
+            : mask && !mask.isSplat() && isCausal<bool>(mask, true, false);
+    bool drop =
+        tri ? isCausal(tri, 0.0, 1.0)
+            : mask && !mask.isSplat() && isCausal<bool>(mask, false, true);
+    if (isNegInf(select.getB()) && keep)
       x = select.getA();
-    else if (isNegInf(select.getA()) && isCausal<bool>(mask, false, true))
+    else if (isNegInf(select.getA()) && drop)
       x = select.getB();
     else
       return false;
@@ -274,13 +435,24 @@ Value asRank4(OpBuilder &b, Location loc, Value x) {
   return ReshapeOp::create(b, loc, type.clone(shape), x);
 }
 
+/// `x` [.., A, B] seen as [d0, d1, A, B].
+Value viewAs(OpBuilder &b, Location loc, Value x, int64_t d0, int64_t d1) {
+  auto type = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  return ReshapeOp::create(
+      b, loc,
+      type.clone({d0, d1, shape[shape.size() - 2], shape[shape.size() - 1]}),
+      x);
+}
+
 /// Erases what computed `v` (the scale, the mask and its broadcast, a
 /// transpose of k, a view in the chain) once nothing reads it, recording
 /// each erased op in `erased`.
 void eraseIfDead(Value v, llvm::SmallPtrSetImpl<Operation *> &erased) {
   Operation *def = v.getDefiningOp();
   if (!def || !def->use_empty() ||
-      !isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp>(def))
+      !isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp, TriangleOp,
+           LogicalNotOp, CompareOp>(def))
     return;
   SmallVector<Value> operands(def->getOperands());
   erased.insert(def);
@@ -307,7 +479,25 @@ struct EchoFuseAttentionPass
       // The bias as [1, 1, S, Sk] or [1, N, S, Sk]: [S, Sk], or the full
       // scores' shape ([N, S, Sk], [B, H, S, Sk]).
       SmallVector<int64_t> biasShape;
-      if (m.bias) {
+      // [B, H] of the attention: [1, N] unless a bias broadcast along
+      // non-leading dims of [B, H, S, Sk] scores needs them apart.
+      int64_t batch = 1, heads = n;
+      if (!m.biasAdded.empty()) {
+        ArrayRef<int64_t> full = m.scoresShape;
+        if (full.size() != 3 && full.size() != 4)
+          continue;
+        biasShape.assign(full.begin(), full.end());
+        for (int64_t d : m.biasAdded)
+          biasShape[d] = 1;
+        if (full.size() == 3) {
+          biasShape.insert(biasShape.begin(), 1);
+        } else {
+          batch = full[0];
+          heads = full[1];
+        }
+        if (batch * heads != n || full.take_back(2) != ArrayRef{len, keys})
+          continue;
+      } else if (m.bias) {
         auto shape = cast<RankedTensorType>(m.bias.getType()).getShape();
         int64_t lead = 1;
         for (int64_t d : shape.drop_back(2))
@@ -319,13 +509,34 @@ struct EchoFuseAttentionPass
       }
       OpBuilder b(pv);
       Location loc = pv.getLoc();
+      Operation *before = pv->getPrevNode();
+      if (m.padMask) {
+        auto type =
+            cast<RankedTensorType>(m.padMask.getType())
+                .clone(cast<RankedTensorType>(m.q.getType()).getElementType());
+        auto splat = [&](double value) -> Value {
+          return arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(
+                  type, b.getFloatAttr(type.getElementType(), value)));
+        };
+        m.bias = SelectOp::create(b, loc, type, m.padMask, splat(m.padFill),
+                                  splat(0.0));
+      }
       if (m.kNeedsView) {
         auto kType = cast<RankedTensorType>(m.k.getType());
         m.k = ReshapeOp::create(
             b, loc, kType.clone({n, keys, kType.getShape().back()}), m.k);
       }
-      Value q = asRank4(b, loc, m.q), k = asRank4(b, loc, m.k),
-            v = asRank4(b, loc, m.v);
+      Value q, k, v;
+      if (batch == 1) {
+        q = asRank4(b, loc, m.q), k = asRank4(b, loc, m.k),
+        v = asRank4(b, loc, m.v);
+      } else {
+        q = viewAs(b, loc, m.q, batch, heads);
+        k = viewAs(b, loc, m.k, batch, heads);
+        v = viewAs(b, loc, m.v, batch, heads);
+      }
       Value bias;
       if (m.bias)
         bias = ReshapeOp::create(
@@ -344,6 +555,16 @@ struct EchoFuseAttentionPass
           b.getF64FloatAttr(m.ratio), b.getI64IntegerAttr(m.seed));
       Value out = ReshapeOp::create(b, loc, pv.getType(), attention.getOut());
       pv.getResult().replaceAllUsesWith(out);
+      // The new ops stay in the checkpoint region of the chain they
+      // replace.
+      if (Attribute region =
+              pv->getAttr(EchoDialect::getCheckpointRegionAttrName())) {
+        Operation *first =
+            before ? before->getNextNode() : &pv->getBlock()->front();
+        for (Operation *op = first; op != pv.getOperation();
+             op = op->getNextNode())
+          op->setAttr(EchoDialect::getCheckpointRegionAttrName(), region);
+      }
       // A view of the chain may have gone already with what read it.
       for (Operation *op : m.dead) {
         if (erased.contains(op))

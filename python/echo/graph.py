@@ -317,6 +317,28 @@ class GraphBuilder(object):
             result.name, flat, result.type))
         return result
 
+    def triangle(self, shape, dtype, diagonal, inside, outside,
+                 kind="lower"):
+        """``echo.triangle``: ``inside`` where ``j - i <= diagonal``
+        (``kind`` "lower", PyTorch's ``tril``) or ``>= diagonal``
+        ("upper", ``triu``) over the last two dims ``[i, j]`` of ``shape``,
+        ``outside`` elsewhere (``dtype`` a float type or ``i1``, whose
+        values are 0 or 1); shared between identical requests."""
+        _check(len(shape) >= 2, "echo.triangle: shape %s has rank < 2",
+               _shape_str(shape))
+        _check(kind in ("lower", "upper"),
+               "echo.triangle: kind %r is not lower or upper", kind)
+        key = ("triangle", tuple(shape), dtype, int(diagonal), float(inside),
+               float(outside), kind)
+        if key not in self._constants:
+            self._constants[key] = self._op1(
+                "triangle", [], tuple(shape), dtype,
+                {"kind": i64_attr(0 if kind == "lower" else 1),
+                 "diagonal": i64_attr(diagonal),
+                 "inside": f64_attr(float(inside)),
+                 "outside": f64_attr(float(outside))})
+        return self._constants[key]
+
     def mask_constant(self, values, shape):
         """An ``i1`` ``arith.constant`` of the row-major truth ``values``
         (a mask for :meth:`select`)."""

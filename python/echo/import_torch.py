@@ -15,7 +15,10 @@ own weights.  ``cross_entropy`` takes PyTorch's class dim 1 and its
 ``--ignore-index`` (default -100, ``none`` for none) and
 ``--label-smoothing`` (default 0).  Shapes are ``2x3x32x32`` (or ``2,3,32,32``); dtypes ``f32`` or
 ``i32`` (labels default to ``i32`` for ``cross_entropy`` and ``f32`` for
-``mse``).  Errors name the node, its target and its source line; the exit
+``mse``).  ``--attention=fused`` (the default) runs echo-fuse-attention on
+the imported model (attention written with materialized ops becomes
+``echo.attention`` where it matches exactly: no S×S value is held);
+``--attention=materialized`` keeps the ops as written.  Errors name the node, its target and its source line; the exit
 status is 1.
 """
 
@@ -49,6 +52,12 @@ def main(argv=None):
     parser.add_argument("-o", dest="output", metavar="model.mlir",
                         required=True)
     parser.add_argument("--weights", metavar="DIR", required=True)
+    parser.add_argument("--attention", choices=("fused", "materialized"),
+                        default="fused",
+                        help="fused (default): attention written with "
+                             "materialized ops becomes echo.attention where "
+                             "it matches exactly (echo-fuse-attention); "
+                             "materialized: the ops as written")
     parser.add_argument("--name", help="the model function's name "
                         "(default: FACTORY)")
     args = parser.parse_args(argv)
@@ -121,7 +130,8 @@ def _import(args, argv):
     module, factory_name = build_module(args.factory)
     start = time.perf_counter()
     imported = import_module(module, inputs, loss, labels,
-                             args.name or factory_name)
+                             args.name or factory_name,
+                             attention=args.attention)
     header = "// Imported from PyTorch by: python3 -m echo.import_torch %s\n" % (
         " ".join(sys.argv[1:] if argv is None else argv))
     try:

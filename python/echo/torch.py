@@ -449,7 +449,8 @@ class Step(object):
         try:
             imported = import_module(
                 self.module, [_spec(t) for t in inputs], self.loss,
-                _spec(labels), self.name)
+                _spec(labels), self.name,
+                attention=self.options.get("attention", "fused"))
         except Exception as e:  # the importer's located errors, and others
             raise CompileError("importing %s: %s" % (
                 type(self.module).__name__, e)) from None
@@ -801,7 +802,7 @@ def compile_step(module, example_inputs, example_labels,
                  betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
                  precision="f32", machine=None, ignore_index=-100,
                  label_smoothing=0.0, shard=None,
-                 bucket_bytes=25 << 20):
+                 bucket_bytes=25 << 20, attention="fused"):
     """Compiles ``module``'s training step (forward, ``loss`` against the
     labels, backward) with Echo and returns a :class:`Step`, called as
     ``step(*inputs, labels=y)``.
@@ -844,6 +845,10 @@ def compile_step(module, example_inputs, example_labels,
     in buckets of ``bucket_bytes`` (``echo.zero``; a collective: every rank
     calls compile_step); without a process group the step runs unsharded,
     with a warning.
+    ``attention``: "fused" (the default: attention the module writes with
+    materialized ops becomes ``echo.attention`` where it matches exactly,
+    so that no S×S value is held; a causal mask however built becomes its
+    causal flag) or "materialized" (the ops as written).
     The example tensors are only looked at for their shapes and types; the
     step is compiled now, so that errors surface here."""
     if shard is not None:
@@ -855,7 +860,7 @@ def compile_step(module, example_inputs, example_labels,
                 loss=loss, strategy=strategy, budget=budget, offload=offload,
                 target=target, name=name, precision=precision,
                 machine=machine, ignore_index=ignore_index,
-                label_smoothing=label_smoothing))
+                label_smoothing=label_smoothing, attention=attention))
     if loss is not None and not callable(loss) and loss not in _LOSSES:
         raise ValueError("loss must be one of %s, None (the module returns "
                          "its loss) or a function of (output, labels), not %r"
@@ -906,8 +911,12 @@ def compile_step(module, example_inputs, example_labels,
             jsonfile.load(machine)
         except (OSError, ValueError) as e:
             raise ValueError("machine: not a calibration: %s" % e) from None
+    if attention not in ("fused", "materialized"):
+        raise ValueError("attention must be 'fused' or 'materialized', not "
+                         "%r" % (attention,))
     options = {"strategy": strategy, "budget": budget, "offload": offload,
-               "precision": precision, "machine": machine or None}
+               "precision": precision, "machine": machine or None,
+               "attention": attention}
     state = None
     if optimizer is not None:
         if accumulate_grad:

@@ -719,9 +719,22 @@ def EchoFuseAttention : Pass<"echo-fuse-attention", "::mlir::ModuleOp"> {
     leading dims) holding exactly 0 on and below the diagonal and −inf
     above it, `select(keep, x, −inf)` with `keep` exactly true on and below
     the diagonal, or `select(drop, −inf, x)` (PyTorch's `masked_fill`) with
-    `drop` exactly its negation, becomes `causal = true`; any other
-    additive mask of shape [S, Sk] or of the scores' shape becomes the op's
-    `bias` (unbroadcast when it is a broadcast along leading dims). The
+    `drop` exactly its negation, becomes `causal = true`; so does an
+    `echo.triangle` mask (through broadcasts and views of the leading dims,
+    `echo.logical_not`, `echo.compare` with a splat) that is exactly such a
+    mask (with −inf, or any value <= −1e30 such as finfo(f32).min: a causal
+    row keeps its diagonal, so such a value vanishes in the softmax as −inf
+    does), while any other triangle stays materialized. Any other additive
+    mask of shape [S, Sk] or of the scores' shape becomes the op's `bias`
+    (unbroadcast when it is a broadcast along leading dims; one broadcast
+    along other dims of [B, H, S, Sk] scores, a key-padding mask, is passed
+    with 1 in those dims and q, k, v seen as [B, H, S, D]), unless it is
+    computed from an `echo.param` argument (echo.attention gives its bias
+    no gradient: that chain stays materialized). An additive
+    `select(padding, −inf, causal)` (nn.MultiheadAttention's merge of a
+    causal mask and a key-padding mask, `padding` broadcast along the
+    queries) becomes `causal = true` with `select(padding, −inf, 0)`, seen
+    with 1 in the broadcast dims, as the bias. The
     dropout keeps its seed, ratio and step seed: element [n, i, j] is
     dropped by the fused op exactly when the dropout dropped it. Runs on
     the model, before `echo-autodiff`.

@@ -109,4 +109,5 @@ void mlir::echo::populateEchoToLinalgPatterns(RewritePatternSet &patterns) {
   linalg_lowering::populateOptimizerPatterns(patterns);
   linalg_lowering::populateDataPatterns(patterns);
   linalg_lowering::populateMoreOpsPatterns(patterns);
+  linalg_lowering::populateMaskPatterns(patterns);
 }

@@ -62,6 +62,9 @@ void populateNormalizationPatterns(RewritePatternSet &patterns);
 /// Adds the lowerings of comparisons, logical ops, conversions, one_hot,
 /// gather, scatter, scatter_add and topk (Data.cpp).
 void populateDataPatterns(RewritePatternSet &patterns);
+/// Adds the lowering of triangle (Masks.cpp).
+void populateMaskPatterns(RewritePatternSet &patterns);
+
 /// Adds the lowerings of stop_gradient, sin, cos, conv_transpose2d and the
 /// upsampling ops and their gradients (MoreOps.cpp).
 void populateMoreOpsPatterns(RewritePatternSet &patterns);

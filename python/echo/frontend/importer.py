@@ -28,6 +28,7 @@ import re
 
 import torch
 
+from echo.frontend.attention import check_attention, fuse_attention
 from echo.frontend.errors import (ImporterError, InternalError, ModuleError,
                                   UnsupportedError, UsageError, at_node,
                                   describe, one_line, raise_site)
@@ -227,15 +228,19 @@ def _trace(module, inputs, labels=None, loss=None):
 
 
 def import_module(module, inputs, loss="cross_entropy", labels=None,
-                  name="model"):
+                  name="model", attention="fused"):
     """Imports ``module`` (an ``nn.Module``; traced in training mode).
 
     ``inputs``: a list of ``(shape, dtype)``; ``loss``: ``cross_entropy``
     or ``mse`` (PyTorch's defaults: ``ignore_index`` −100), None (the
     module returns its loss), a function ``loss(output, labels)``, or a
-    :class:`LossSpec`; ``labels``: ``(shape, dtype)``. Returns an
-    :class:`ImportedModel`.
+    :class:`LossSpec`; ``labels``: ``(shape, dtype)``; ``attention``:
+    "fused" (echo-fuse-attention on the imported function: attention
+    written with materialized ops becomes ``echo.attention`` where it
+    matches exactly, :mod:`echo.frontend.attention`) or "materialized"
+    (the ops as written). Returns an :class:`ImportedModel`.
     """
+    check_attention(attention)
     if not isinstance(loss, LossSpec):
         loss = LossSpec(loss)
     if labels is None:
@@ -274,6 +279,7 @@ def import_module(module, inputs, loss="cross_entropy", labels=None,
                              traced.dropped[:3] + (
                                  ["..."] if len(traced.dropped) > 3
                                  else []))))
+    text = fuse_attention(text, attention)
     constant = [names[0] for _, names in traced.buffers
                 if names[0] not in traced.dropped]
     return ImportedModel(text, weights, len(inputs) + 1, sanitize(name),

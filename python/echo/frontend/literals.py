@@ -15,12 +15,16 @@ type, following the subclass chain as torch-mlir's
 tensors as ``f32`` (non-finite values in MLIR's hexadecimal spelling),
 bool tensors as ``i1``, integer tensors as ``i32`` where ids are wanted
 (else, like bools in arithmetic, as ``f32``); a splat is one value, and the
-same tensor asked twice is one constant.
+same tensor asked twice is one constant. A tensor that is a triangle of
+two values over its last two dims, repeated along the others (a causal
+mask however it was built: ``tril``/``triu``, sliced, compared with 0,
+negated) is not written out: it becomes ``echo.triangle`` (broadcast along
+the leading dims), whatever its size.
 """
 
 import torch
 
-__all__ = ["Const", "Unusable", "convert", "materialize",
+__all__ = ["Const", "Unusable", "convert", "materialize", "triangle",
            "MAX_CONSTANT_ELEMENTS"]
 
 # Constants above this many elements are refused (the MLIR text would be
@@ -95,6 +99,61 @@ def _element_type(tensor, ids):
     return "f32"
 
 
+def triangle(tensor):
+    """``(diagonal, inside, outside)`` when ``tensor`` (rank >= 2, bool or
+    real) is ``inside`` where ``j - i <= diagonal`` and ``outside``
+    elsewhere over its last two dims ``[i, j]``, the same for every index
+    of the leading dims (``torch.where(ones(S, Sk).tril(diagonal), inside,
+    outside)`` broadcast); else None."""
+    if tensor.dim() < 2 or tensor.dtype.is_complex or tensor.numel() == 0:
+        return None
+    s, sk = tensor.shape[-2], tensor.shape[-1]
+    stacked = tensor.detach().reshape(-1, s, sk)
+    first = stacked[0]
+    if stacked.shape[0] > 1 and not torch.equal(
+            stacked, first.unsqueeze(0).expand_as(stacked)):
+        return None
+    inside, outside = first[-1, 0], first[0, -1]
+    if tensor.dtype.is_floating_point and (bool(torch.isnan(inside)) or
+                                           bool(torch.isnan(outside))):
+        return None
+    if bool(inside == outside):
+        return None
+    # Row i holds min(max(i + diagonal + 1, 0), Sk) inside values: one row
+    # strictly between none and all of them gives the diagonal.
+    counts = (first == inside).sum(dim=1)
+    rows = ((counts > 0) & (counts < sk)).nonzero()
+    if rows.numel() == 0:
+        return None
+    row = int(rows[0, 0])
+    diagonal = int(counts[row]) - 1 - row
+    keep = torch.ones(s, sk, dtype=torch.bool).tril(diagonal)
+    if not torch.equal(first, torch.where(keep, inside, outside)):
+        return None
+    return diagonal, inside.item(), outside.item()
+
+
+def _triangle_value(g, tensor, dtype):
+    """``tensor`` as ``echo.triangle`` (broadcast along the leading dims
+    unless they are all 1), or None when it is no triangle."""
+    if dtype not in ("f32", "i1"):
+        return None
+    found = triangle(tensor)
+    if found is None:
+        return None
+    diagonal, inside, outside = found
+    if dtype == "i1":
+        inside, outside = float(bool(inside)), float(bool(outside))
+    shape = list(tensor.shape)
+    leading = 1
+    for d in shape[:-2]:
+        leading *= d
+    if leading == 1:
+        return g.triangle(shape, dtype, diagonal, inside, outside)
+    base = g.triangle(shape[-2:], dtype, diagonal, inside, outside)
+    return g.broadcast(base, shape, list(range(len(shape) - 2)))
+
+
 def materialize(g, const, cache, dtype=None):
     """The ``arith.constant`` of ``const`` (a :class:`Const`) with element
     type ``dtype`` (default: ``i1`` for bool, ``f32`` otherwise; ``i32``
@@ -108,6 +167,10 @@ def materialize(g, const, cache, dtype=None):
         return cache[key][1]
     if tensor.dtype.is_complex:
         raise ValueError("a complex constant")
+    value = _triangle_value(g, tensor, dtype)
+    if value is not None:
+        cache[key] = (tensor, value)
+        return value
     if tensor.numel() > MAX_CONSTANT_ELEMENTS:
         raise ValueError("a constant of %d elements (Echo's importer writes "
                          "at most %d)" % (tensor.numel(),

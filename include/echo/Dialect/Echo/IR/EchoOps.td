@@ -831,5 +831,6 @@ include "echo/Dialect/Echo/IR/EchoMoreOps.td"
 include "echo/Dialect/Echo/IR/EchoOptimizerOps.td"
 include "echo/Dialect/Echo/IR/EchoAttentionOps.td"
 include "echo/Dialect/Echo/IR/EchoLossOps.td"
+include "echo/Dialect/Echo/IR/EchoMaskOps.td"
 
 #endif // ECHO_DIALECT_ECHO_IR_ECHOOPS_TD
