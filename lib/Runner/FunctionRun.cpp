@@ -47,6 +47,9 @@ private:
   LogicalResult checkSignature();
   LogicalResult prepareArguments();
   LogicalResult readInputs();
+  /// Integer argument `i` read from `path` against the range the ops it
+  /// indexes accept.
+  LogicalResult checkArgumentIndices(unsigned i, StringRef path);
   LogicalResult compile();
   LogicalResult call();
   LogicalResult writeResults();
@@ -191,10 +194,12 @@ LogicalResult FunctionRun::prepareArguments() {
     HostTensor t(getRunnableType(type));
     // Drawn as echo-run draws a model's arguments, each from its own stream
     // of the seed: `echo.param` ones as parameters, other floats in
-    // U(-1, 1), integers in [0, 2).
+    // U(-1, 1), integers in the range the ops they index accept
+    // (IndexOperandOpInterface), else [0, 2).
     bool isInteger = isa<IntegerType>(t.getType().getElementType());
     host::ArgumentDraw draw =
-        isInteger ? host::ArgumentDraw::forInteger(2)
+        isInteger ? host::ArgumentDraw::forInteger(
+                        getIntegerRange(func.getArgument(i)))
                   : host::ArgumentDraw::forFloat(isParamArgument(func, i),
                                                  t.getShape());
     std::vector<float> floats(isInteger ? 0 : t.getNumElements());
@@ -209,6 +214,13 @@ LogicalResult FunctionRun::prepareArguments() {
   for (Type type : func.getResultTypes())
     outs.emplace_back(getRunnableType(type));
   return readInputs();
+}
+
+LogicalResult FunctionRun::checkArgumentIndices(unsigned i, StringRef path) {
+  if (!isa<IntegerType>(args[i].getType().getElementType()))
+    return success();
+  auto func = module->lookupSymbol<func::FuncOp>(name);
+  return checkIndices(args[i], func.getArgument(i), path);
 }
 
 LogicalResult FunctionRun::readInputs() {
@@ -229,7 +241,8 @@ LogicalResult FunctionRun::readInputs() {
     for (auto [i, path] : llvm::enumerate(files)) {
       if (path.empty())
         continue;
-      if (failed(readNpy(path, args[i], i)))
+      if (failed(readNpy(path, args[i], i)) ||
+          failed(checkArgumentIndices(i, path)))
         return failure();
       sources[i] = path.str();
     }
@@ -260,7 +273,8 @@ LogicalResult FunctionRun::readInputs() {
     llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
     if (!llvm::sys::fs::exists(path))
       continue;
-    if (failed(readNpy(path, args[i], i)))
+    if (failed(readNpy(path, args[i], i)) ||
+        failed(checkArgumentIndices(i, path)))
       return failure();
     sources[i] = std::string(path);
   }

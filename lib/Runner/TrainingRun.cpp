@@ -172,19 +172,18 @@ LogicalResult TrainingRun::loadModel() {
   return success();
 }
 
-/// Checks the ids or labels `t` read from `path` against the bound their
-/// use accepts: an out-of-range id would read outside a table.
-static LogicalResult checkIndices(const HostTensor &t, BlockArgument arg,
-                                  StringRef path) {
+LogicalResult mlir::echo::detail::checkIndices(const HostTensor &t,
+                                               BlockArgument arg,
+                                               StringRef path) {
   std::optional<IndexUse> use = getIndexUse(arg);
   if (!use)
     return success();
   std::optional<int64_t> ignored = getIgnoredIndex(arg);
-  auto *values = static_cast<const int32_t *>(t.data());
   ArrayRef<int64_t> shape = t.getType().getShape();
   for (int64_t e = 0, n = t.getNumElements(); e < n; ++e) {
-    if ((values[e] >= 0 && values[e] < use->bound) ||
-        (ignored && values[e] == *ignored))
+    // i32 or i64 (echo-run --function): exact in a double below 2^53.
+    auto value = static_cast<int64_t>(t.get(e));
+    if ((value >= 0 && value < use->bound) || (ignored && value == *ignored))
       continue;
     // The element's position, as NumPy prints it.
     SmallVector<int64_t> index(shape.size());
@@ -198,7 +197,7 @@ static LogicalResult checkIndices(const HostTensor &t, BlockArgument arg,
     return error(llvm::formatv(
         "{0} (argument {1}): value {2} at [{3}] is outside [0, {4}), the "
         "range '{5}' accepts",
-        path, arg.getArgNumber(), values[e], position, use->bound,
+        path, arg.getArgNumber(), value, position, use->bound,
         use->op->getName()));
   }
   return success();

@@ -58,6 +58,12 @@ inline LogicalResult error(const Twine &msg) {
   return failure();
 }
 
+/// Checks the ids or labels `t` (i32 or i64) read from `path` against the
+/// bound their use in `arg`'s function accepts (IndexOperandOpInterface):
+/// an out-of-range id would read outside a table.
+LogicalResult checkIndices(const HostTensor &t, BlockArgument arg,
+                           StringRef path);
+
 /// Runs `pm` on `module` and verifies the result once, not after every
 /// pass unless `verifyEach` (echo-run --verify-each): the passes are tested
 /// with verification after each of them (lit), and the model was verified

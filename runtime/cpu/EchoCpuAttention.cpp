@@ -185,6 +185,11 @@ Problem problem(EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v,
 }
 
 } // namespace
+
+bool attentionReady() {
+  return chooseKernels() && backwardScheme() != Scheme::Invalid;
+}
+
 } // namespace echo_cpu_runtime
 
 using namespace echo_cpu_runtime;

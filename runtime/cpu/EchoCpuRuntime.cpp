@@ -48,7 +48,7 @@ namespace echo_cpu_runtime {
 // Errors
 //===----------------------------------------------------------------------===//
 
-bool hasError = false;
+std::atomic<bool> hasError{false};
 std::string firstError;
 
 void fail(const char *format, ...) {
@@ -59,8 +59,13 @@ void fail(const char *format, ...) {
   va_start(args, format);
   vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
-  hasError = true;
+  static std::mutex errorMutex;
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (hasError)
+    return;
+  // The message before the flag: whoever sees the flag reads it whole.
   firstError = buffer;
+  hasError = true;
   fprintf(stderr, "echo-cpu: %s\n", buffer);
 }
 
@@ -596,7 +601,10 @@ ECHO_EXPORT int echoCpuInit(void) {
     std::lock_guard<std::mutex> lock(rt.mutex);
     hostLimitOk = hostLimitReady();
   }
-  return hostLimitOk && blasReady() && dnnReady() && !hasError ? 0 : 1;
+  return hostLimitOk && blasReady() && dnnReady() && attentionReady() &&
+                 !hasError
+             ? 0
+             : 1;
 }
 
 ECHO_EXPORT const char *echoCpuGetError(void) {

@@ -22,18 +22,25 @@
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <atomic>
 #include <vector>
 
 #define ECHO_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace echo_cpu_runtime {
 
-/// The first error (hasError), in firstError.
-extern bool hasError;
+/// The first error (hasError), in firstError: set once, by whichever thread
+/// fails first (kernels fail inside echo_cpu_parallel_for's parts).
+extern std::atomic<bool> hasError;
 extern std::string firstError;
 
-/// Records (and prints, once) the first error.
+/// Records (and prints, once) the first error; safe from any thread.
 void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/// Whether the fused attention kernels' settings ($ECHO_CPU_ISA,
+/// $ECHO_CPU_ATTENTION_BACKWARD) are valid on this CPU; reports the first
+/// that is not. Checked by echoCpuInit, before any step runs.
+bool attentionReady();
 
 /// The threads echo_cpu_parallel_for splits a range of at least that many
 /// items across (OpenMP's, capped by $ECHO_CPU_KERNEL_THREADS; 1 without
