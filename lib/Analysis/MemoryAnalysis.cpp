@@ -169,6 +169,29 @@ int64_t mlir::echo::computePeakLiveBytes(func::FuncOp func) {
   return stepTimeline(OpOrder(func.getBody().front()), timeline);
 }
 
+MemoryStats mlir::echo::computeRecomputeEstimate(func::FuncOp func) {
+  MemoryStats stats;
+  if (func.isExternal())
+    return stats;
+  OpOrder order(func.getBody().front());
+  stats.peakLiveBytes = stepTimeline(order, stats.timeline);
+  RooflineModel model = getTimeModel(func);
+  // As computeMemoryStats counts them.
+  for (Operation *op : order.getOps()) {
+    auto rec = dyn_cast<RecomputeOp>(op);
+    if (!rec)
+      continue;
+    rec.getBody().walk([&](Operation *inner) {
+      if (isa<YieldOp, RecomputeOp>(inner))
+        return;
+      ++stats.recomputedOps;
+      stats.recomputeFlops += estimateFlops(inner);
+    });
+    stats.recomputeSeconds += model.estimateSeconds(rec);
+  }
+  return stats;
+}
+
 /// The offload statistics of the step in `order`, if it offloads anything.
 static std::optional<MemoryStats::Offload>
 computeOffloadStats(func::FuncOp func, const OpOrder &order) {

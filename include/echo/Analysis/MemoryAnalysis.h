@@ -101,6 +101,12 @@ MemoryStats computeMemoryStats(func::FuncOp func);
 /// `computeMemoryStats(func).peakLiveBytes`, without the rest.
 int64_t computePeakLiveBytes(func::FuncOp func);
 
+/// What a recompute plan's search reads of `computeMemoryStats(func)`, the
+/// same values computed without the rest (the forward and backward time,
+/// the categories, offload): `peakLiveBytes`, `timeline`, `recomputedOps`,
+/// `recomputeFlops` and `recomputeSeconds`. A candidate's estimate.
+MemoryStats computeRecomputeEstimate(func::FuncOp func);
+
 /// The statistics to report for `func`: those recorded on it as
 /// `echo.memory_stats` when present (its tensor-level form), else computed
 /// from its IR; with its `echo.buffer_plan` when it has one. Fails with a

@@ -37,7 +37,7 @@ namespace {
 /// Sets `c`'s estimate from `trial`, its plan applied to a detached clone of
 /// the step, and erases the clone.
 void estimateOn(func::FuncOp trial, Candidate &c) {
-  MemoryStats stats = computeMemoryStats(trial);
+  MemoryStats stats = computeRecomputeEstimate(trial);
   trial.erase();
   c.recomputeFlops = stats.recomputeFlops;
   c.recomputeSeconds = stats.recomputeSeconds;
@@ -162,7 +162,7 @@ UnitEstimate estimateUnits(func::FuncOp tagged, const RecomputePlan &plan,
   func::FuncOp trial = applyToClone(tagged, plan);
   llvm::scope_exit eraseTrial([&] { trial.erase(); });
   OpOrder order(trial.getBody().front());
-  MemoryStats stats = computeMemoryStats(trial);
+  MemoryStats stats = computeRecomputeEstimate(trial);
   UnitEstimate e{
       stats.peakLiveBytes, stats.recomputeFlops, {}, stats.recomputeSeconds};
   if (inPlan.empty())
