@@ -64,6 +64,20 @@ void fail(const char *format, ...) {
   fprintf(stderr, "echo-cpu: %s\n", buffer);
 }
 
+bool errorIsOutOfMemory = false;
+
+void failOutOfMemory(const char *format, ...) {
+  if (hasError)
+    return;
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  errorIsOutOfMemory = true;
+  fail("out of memory: %s", buffer);
+}
+
 //===----------------------------------------------------------------------===//
 // The libraries, opened at run time
 //===----------------------------------------------------------------------===//
@@ -601,6 +615,16 @@ ECHO_EXPORT int echoCpuInit(void) {
 
 ECHO_EXPORT const char *echoCpuGetError(void) {
   return hasError ? firstError.c_str() : nullptr;
+}
+
+ECHO_EXPORT int echoCpuErrorIsOutOfMemory(void) {
+  return hasError && errorIsOutOfMemory;
+}
+
+ECHO_EXPORT void echoCpuClearError(void) {
+  errorIsOutOfMemory = false;
+  firstError.clear();
+  hasError = false;
 }
 
 ECHO_EXPORT size_t echoCpuWorkspaceBytes(void) { return rt.scratchpadBytes; }

@@ -34,6 +34,10 @@ extern std::string firstError;
 
 /// Records (and prints, once) the first error.
 void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/// fail() for an allocation the runtime could not make: the error reads
+/// "out of memory: ..." and echoCpuErrorIsOutOfMemory() is then 1.
+void failOutOfMemory(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
 
 /// The threads echo_cpu_parallel_for splits a range of at least that many
 /// items across (OpenMP's, capped by $ECHO_CPU_KERNEL_THREADS; 1 without
