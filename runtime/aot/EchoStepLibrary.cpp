@@ -29,8 +29,9 @@
 //      (ids in [0, V), labels in [0, C) or the loss's ignore_index): every
 //      integer argument is checked, on its full 64-bit values, before the
 //      step reads anything;
-//   3  the step ran out of memory: it was abandoned, what it had allocated
-//      is freed, and the process goes on.
+//   3  the step ran out of memory (its own buffers, or the CPU runtime's
+//      workspace or attention tiles): it was abandoned, what it had
+//      allocated is freed, and the process goes on.
 // Calls are serialized: one step runs at a time. echo_step_release() gives
 // back the memory the library keeps between steps (its arena, kept to
 // spare the next step the page faults). Only target=cpu steps are built
@@ -57,6 +58,8 @@
 #pragma weak echoCpuGetError
 #pragma weak echoCpuWorkspaceBytes
 #pragma weak echoCpuSetAllocator
+#pragma weak echoCpuErrorIsOutOfMemory
+#pragma weak echoCpuClearError
 
 namespace {
 
@@ -275,8 +278,19 @@ ECHO_STEP_EXPORT int echo_step_run_wide(void *const *args,
                     " bytes already allocated); the step was abandoned and "
                     "its memory freed",
                 OutOfMemory);
-  if (echoCpuGetError && echoCpuGetError())
+  if (echoCpuGetError && echoCpuGetError()) {
+    // The runtime could not allocate its workspace or attention's tiles:
+    // the step's results are void, its memory is freed, and the next step
+    // may run (the runtime forgets the error).
+    if (echoCpuErrorIsOutOfMemory && echoCpuErrorIsOutOfMemory()) {
+      int status = fail(std::string("target=cpu: ") + echoCpuGetError() +
+                            "; the step was abandoned",
+                        OutOfMemory);
+      echoCpuClearError();
+      return status;
+    }
     return fail(std::string("target=cpu: ") + echoCpuGetError());
+  }
   return Ok;
 }
 

@@ -18,16 +18,18 @@
 //
 // Work is split across the runtime's threads (echo_cpu_parallel_for): the
 // forward by (batch, head, query block). The backward runs in one pass by
-// (batch, key head) where there are at least as many of those as threads:
-// for each key block in turn, every query block that sees it, dk and dv
-// summed in the thread's tiles, dq's partial sums accumulated in place in
-// the dq buffer (no scratch beyond thread-private tiles). Elsewhere it runs
-// in two passes that compute each tile's probabilities twice: dq by (batch,
-// head, query block), then dk and dv by (batch, key head, key block). Both
-// schemes sum every element in the same order, so they give the same bits
-// and no result depends on the thread count. Dropout draws echo.dropout's
-// keep decisions (EchoDropoutBits.h) for element [b, h, i, j] of a
-// [B,H,S,Sk] tensor, which the backward draws again.
+// (batch, key head) where there are at least as many of those as threads: for
+// each key block in turn, every query block that sees it, dk and dv summed in
+// the thread's tiles, dq's partial sums accumulated in place in the dq buffer
+// (no scratch beyond thread-private tiles, which every part takes from the
+// runtime's workspace allocator, echoCpuSetAllocator, and gives back: a driver
+// counts them in the measured peak; running out is the runtime's out-of-memory
+// error). Elsewhere it runs in two passes that compute each tile's
+// probabilities twice: dq by (batch, head, query block), then dk and dv by
+// (batch, key head, key block). Both schemes sum every element in the same
+// order, so they give the same bits and no result depends on the thread count.
+// Dropout draws echo.dropout's keep decisions (EchoDropoutBits.h) for element
+// [b, h, i, j] of a [B,H,S,Sk] tensor, which the backward draws again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -188,6 +190,27 @@ Problem problem(EchoMemRef4D *q, EchoMemRef4D *k, EchoMemRef4D *v,
 
 bool attentionReady() {
   return chooseKernels() && backwardScheme() != Scheme::Invalid;
+}
+
+float *attention::allocateTiles(size_t bytes) {
+  void *tiles = nullptr;
+  if (rt.allocate)
+    tiles = rt.allocate(64, bytes);
+  else if (posix_memalign(&tiles, 64, bytes) != 0)
+    tiles = nullptr;
+  if (!tiles)
+    failOutOfMemory("fused attention: cannot allocate %zu bytes of tiles",
+                    bytes);
+  return static_cast<float *>(tiles);
+}
+
+void attention::releaseTiles(float *tiles) {
+  if (!tiles)
+    return;
+  if (rt.release)
+    rt.release(tiles);
+  else
+    free(tiles);
 }
 
 } // namespace echo_cpu_runtime

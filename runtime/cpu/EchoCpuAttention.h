@@ -14,12 +14,15 @@
 #ifndef ECHO_RUNTIME_CPU_ECHOCPUATTENTION_H
 #define ECHO_RUNTIME_CPU_ECHOCPUATTENTION_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace echo_cpu_runtime {
 
 /// Records (and prints, once) the first error (EchoCpuRuntimeImpl.h).
 void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void failOutOfMemory(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
 
 namespace attention {
 
@@ -61,6 +64,13 @@ struct Kernels {
   /// sums them, so that both give the same bits.
   void (*backwardOnePass)(void *, int64_t, int64_t);
 };
+
+/// `bytes` (a multiple of 64), 64-byte aligned, from the runtime's
+/// workspace allocator (echoCpuSetAllocator), so that a driver counts the
+/// tiles with the step's other bytes; null (with the out-of-memory error
+/// recorded) when it has none left. Callable from any thread.
+float *allocateTiles(size_t bytes);
+void releaseTiles(float *tiles);
 
 /// Queries and keys per tile.
 constexpr int64_t kRows = 64;

@@ -99,7 +99,7 @@ bool reserveScratchpad(size_t bytes) {
   else if (posix_memalign(&grown, 64, bytes) != 0)
     grown = nullptr;
   if (!grown) {
-    fail("cannot allocate a %zu-byte oneDNN scratchpad", bytes);
+    failOutOfMemory("cannot allocate a %zu-byte oneDNN scratchpad", bytes);
     return false;
   }
   rt.scratchpad = grown;

@@ -50,6 +50,24 @@ namespace echo_cpu_runtime {
 
 std::atomic<bool> hasError{false};
 std::string firstError;
+bool errorIsOutOfMemory = false;
+
+namespace {
+std::mutex errorMutex;
+
+/// Records `message` as the first error (and whether it is out of memory)
+/// unless one is already recorded.
+void record(const char *message, bool outOfMemory) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (hasError)
+    return;
+  // The message before the flag: whoever sees the flag reads it whole.
+  firstError = message;
+  errorIsOutOfMemory = outOfMemory;
+  hasError = true;
+  fprintf(stderr, "echo-cpu: %s\n", message);
+}
+} // namespace
 
 void fail(const char *format, ...) {
   if (hasError)
@@ -59,14 +77,19 @@ void fail(const char *format, ...) {
   va_start(args, format);
   vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
-  static std::mutex errorMutex;
-  std::lock_guard<std::mutex> lock(errorMutex);
+  record(buffer, /*outOfMemory=*/false);
+}
+
+void failOutOfMemory(const char *format, ...) {
   if (hasError)
     return;
-  // The message before the flag: whoever sees the flag reads it whole.
-  firstError = buffer;
-  hasError = true;
-  fprintf(stderr, "echo-cpu: %s\n", buffer);
+  char buffer[1024] = "out of memory: ";
+  size_t prefix = strlen(buffer);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(buffer + prefix, sizeof(buffer) - prefix, format, args);
+  va_end(args);
+  record(buffer, /*outOfMemory=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -609,6 +632,17 @@ ECHO_EXPORT int echoCpuInit(void) {
 
 ECHO_EXPORT const char *echoCpuGetError(void) {
   return hasError ? firstError.c_str() : nullptr;
+}
+
+ECHO_EXPORT int echoCpuErrorIsOutOfMemory(void) {
+  return hasError && errorIsOutOfMemory;
+}
+
+ECHO_EXPORT void echoCpuClearError(void) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  errorIsOutOfMemory = false;
+  firstError.clear();
+  hasError = false;
 }
 
 ECHO_EXPORT size_t echoCpuWorkspaceBytes(void) { return rt.scratchpadBytes; }

@@ -32,6 +32,13 @@ extern "C" {
 int echoCpuInit(void);
 /// The first error, or NULL.
 const char *echoCpuGetError(void);
+/// 1 when the first error is an allocation the runtime could not make
+/// (its workspace, fused attention's tiles; the error reads "out of
+/// memory: ..."), else 0.
+int echoCpuErrorIsOutOfMemory(void);
+/// Forgets the recorded error, so that the next step can run: for a driver
+/// that abandons a step that ran out of memory and goes on.
+void echoCpuClearError(void);
 /// Bytes the libraries hold for the step now (oneDNN primitives' scratchpad
 /// memory is the library's; this counts what the runtime allocated itself).
 size_t echoCpuWorkspaceBytes(void);

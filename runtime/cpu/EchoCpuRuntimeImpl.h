@@ -36,6 +36,10 @@ extern std::string firstError;
 
 /// Records (and prints, once) the first error; safe from any thread.
 void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/// fail() for an allocation the runtime could not make: the error reads
+/// "out of memory: ..." and echoCpuErrorIsOutOfMemory() is then 1.
+void failOutOfMemory(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
 
 /// Whether the fused attention kernels' settings ($ECHO_CPU_ISA,
 /// $ECHO_CPU_ATTENTION_BACKWARD) are valid on this CPU; reports the first

@@ -21,7 +21,8 @@ import sys
 
 import numpy as np
 
-FUNCTIONS = ("causal_gqa_dropout", "cross_bias", "causal_long_queries")
+FUNCTIONS = ("causal_gqa_dropout", "cross_bias", "causal_long_queries",
+             "causal_d64_view", "cross_d72_view")
 ISAS = ("baseline", "avx2", "avx512")
 OUTPUTS = ("out0.npy", "out1.npy", "out2.npy", "out3.npy", "out4.npy")
 TOLERANCE = 1e-5

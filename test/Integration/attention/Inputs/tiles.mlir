@@ -47,3 +47,35 @@ func.func @causal_long_queries(%q: tensor<1x2x130x8xf32> {echo.param},
   %l = echo.reduce_sum %p dims = [0, 1, 2, 3] : (tensor<1x2x130x8xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// Head dim 64 (whole micro tiles on every ISA), causal: k the first half of
+// each row of a [1,2,130,128] buffer, a view whose rows are 128 apart, read
+// in place.
+func.func @causal_d64_view(%q: tensor<1x2x130x64xf32> {echo.param},
+                           %kk: tensor<1x2x130x128xf32> {echo.param},
+                           %v: tensor<1x2x130x64xf32> {echo.param},
+                           %w: tensor<1x2x130x64xf32> {echo.param}) -> tensor<f32> {
+  %k = echo.slice %kk {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 2, 130, 64>} : (tensor<1x2x130x128xf32>) -> tensor<1x2x130x64xf32>
+  %o, %lse = echo.attention %q, %k, %v {scale = 1.250000e-01 : f64, causal = true}
+      : (tensor<1x2x130x64xf32>, tensor<1x2x130x64xf32>, tensor<1x2x130x64xf32>)
+      -> (tensor<1x2x130x64xf32>, tensor<1x2x130xf32>)
+  %p = echo.mul %o, %w : tensor<1x2x130x64xf32>
+  %l = echo.reduce_sum %p dims = [0, 1, 2, 3] : (tensor<1x2x130x64xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Head dim 72 (not whole micro tiles of AVX2 or AVX-512: copied there),
+// cross attention: k the second half of each row of a [1,2,100,144]
+// buffer, rows 144 apart, at an offset.
+func.func @cross_d72_view(%q: tensor<1x2x70x72xf32> {echo.param},
+                          %kk: tensor<1x2x100x144xf32> {echo.param},
+                          %v: tensor<1x2x100x72xf32> {echo.param},
+                          %w: tensor<1x2x70x72xf32> {echo.param}) -> tensor<f32> {
+  %k = echo.slice %kk {offsets = array<i64: 0, 0, 0, 72>, sizes = array<i64: 1, 2, 100, 72>} : (tensor<1x2x100x144xf32>) -> tensor<1x2x100x72xf32>
+  %o, %lse = echo.attention %q, %k, %v {scale = 1.250000e-01 : f64}
+      : (tensor<1x2x70x72xf32>, tensor<1x2x100x72xf32>, tensor<1x2x100x72xf32>)
+      -> (tensor<1x2x70x72xf32>, tensor<1x2x70xf32>)
+  %p = echo.mul %o, %w : tensor<1x2x70x72xf32>
+  %l = echo.reduce_sum %p dims = [0, 1, 2, 3] : (tensor<1x2x70x72xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
