@@ -12,7 +12,10 @@
 // passed unbroadcast, q, k and v then seen as [B, H, ..]; a bias computed
 // from a parameter is left materialized (echo.attention gives it no
 // gradient). nn.MultiheadAttention's merge of a causal and a key-padding
-// mask is `causal` with the padding mask as the bias.
+// mask is `causal` with the padding mask as the bias; so is Hugging Face's
+// combined 4-D mask (a causal triangle plus a part that depends only on the
+// batch and the key, rebuilt without its query dim), and a floor at
+// finfo.min (torch.max) under a causal mask is dropped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +27,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -227,6 +232,133 @@ bool dependsOnParam(Value root) {
   return false;
 }
 
+/// Whether `x` is the scores: a product, a quotient or the GEMM itself (or
+/// a view of it), maybe under a causal select with a masking value (Hugging
+/// Face GPT-2's torch.where(causal, scores, finfo.min) before its padding
+/// mask is added).
+bool isScores(Value x) {
+  Operation *def = x.getDefiningOp();
+  if (isa_and_nonnull<MulOp, DivOp, BatchMatmulOp, ReshapeOp>(def))
+    return true;
+  auto select = dyn_cast_or_null<SelectOp>(def);
+  if (!select)
+    return false;
+  std::optional<double> a = splatValue(select.getA());
+  std::optional<double> b = splatValue(select.getB());
+  if (b && isMaskingValue(*b))
+    return isScores(select.getA());
+  if (a && isMaskingValue(*a))
+    return isScores(select.getB());
+  return false;
+}
+
+Value keyOnlyUncached(OpBuilder &b, Value v, IRMapping &built);
+
+/// `v` [.., S, Sk] with its query dim (-2) as 1, rebuilt where `v` depends
+/// only on the leading dims and the key: splat constants, broadcasts along
+/// the query dim (and leading dims) and elementwise ops of those. Null
+/// where `v` depends on the query otherwise (a triangle, a value broadcast
+/// along the keys). Ops are built at `b`; `built` maps what is built.
+Value keyOnly(OpBuilder &b, Value v, IRMapping &built) {
+  if (Value done = built.lookupOrNull(v))
+    return done;
+  Value result = keyOnlyUncached(b, v, built);
+  if (result)
+    built.map(v, result);
+  return result;
+}
+
+Value keyOnlyUncached(OpBuilder &b, Value v, IRMapping &built) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() < 2)
+    return {};
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  if (shape[rank - 2] == 1)
+    return v;
+  shape[rank - 2] = 1;
+  RankedTensorType reduced = type.clone(shape);
+  Location loc = v.getLoc();
+  DenseElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.isSplat()
+               ? arith::ConstantOp::create(b, loc, attr.resizeSplat(reduced))
+                     .getResult()
+               : Value();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return {};
+  if (auto bc = dyn_cast<BroadcastOp>(def)) {
+    ArrayRef<int64_t> dims = bc.getDimensions();
+    if (!llvm::is_contained(dims, rank - 2) ||
+        llvm::is_contained(dims, rank - 1))
+      return {};
+    // The operand lacks the query dim: broadcast it along the other added
+    // dims (the result without the query dim), then view it with a 1 there.
+    SmallVector<int64_t> rest, noQuery(type.getShape());
+    noQuery.erase(noQuery.begin() + rank - 2);
+    for (int64_t d : dims)
+      if (d != rank - 2)
+        rest.push_back(d < rank - 2 ? d : d - 1);
+    Value x = bc.getX();
+    if (!rest.empty())
+      x = BroadcastOp::create(b, loc, type.clone(noQuery), x,
+                              b.getDenseI64ArrayAttr(rest));
+    return ReshapeOp::create(
+        b, loc, cast<RankedTensorType>(x.getType()).clone(shape), x);
+  }
+  if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+      def->getNumRegions() != 0 || isa<DropoutOp>(def) ||
+      !isMemoryEffectFree(def))
+    return {};
+  IRMapping mapping;
+  for (Value operand : def->getOperands()) {
+    auto operandType = dyn_cast<RankedTensorType>(operand.getType());
+    if (!operandType || operandType.getShape() != type.getShape())
+      return {};
+    Value mapped = keyOnly(b, operand, built);
+    if (!mapped)
+      return {};
+    mapping.map(operand, mapped);
+  }
+  Operation *clone = b.clone(*def, mapping);
+  clone->getResult(0).setType(
+      cast<RankedTensorType>(def->getResult(0).getType()).clone(shape));
+  return clone->getResult(0);
+}
+
+/// Whether keyOnly(v) would succeed, building nothing.
+bool isKeyOnly(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() < 2)
+    return false;
+  int64_t rank = type.getRank();
+  if (type.getDimSize(rank - 2) == 1)
+    return true;
+  DenseElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.isSplat();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto bc = dyn_cast<BroadcastOp>(def)) {
+    ArrayRef<int64_t> dims = bc.getDimensions();
+    return llvm::is_contained(dims, rank - 2) &&
+           !llvm::is_contained(dims, rank - 1);
+  }
+  if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+      def->getNumRegions() != 0 || isa<DropoutOp>(def) ||
+      !isMemoryEffectFree(def))
+    return false;
+  for (Value operand : def->getOperands()) {
+    auto operandType = dyn_cast<RankedTensorType>(operand.getType());
+    if (!operandType || operandType.getShape() != type.getShape() ||
+        !isKeyOnly(operand))
+      return false;
+  }
+  return true;
+}
+
 /// Everything a match found.
 struct Match {
   Value q, k, v, bias, stepSeed;
@@ -238,6 +370,11 @@ struct Match {
   /// select(padMask, padFill, 0), built when the match is replaced.
   Value padMask;
   double padFill = 0.0;
+  /// A combined 4-D mask `padding + causal` (Hugging Face's
+  /// _prepare_4d_causal_attention_mask): the padding part [.., S, Sk], a
+  /// function of the leading dims and the key only, rebuilt with the query
+  /// dim 1 as the bias [B, 1, 1, Sk] when the match is replaced.
+  Value keyMask;
   double scale = 1.0;
   bool causal = false;
   double ratio = 0.0;
@@ -248,6 +385,55 @@ struct Match {
 };
 
 bool singleUse(Value v) { return v.hasOneUse(); }
+
+/// The padding part of a combined additive mask `other` = views and
+/// broadcasts along the leading dims of `padding + causal`, causal an
+/// additive triangle (0 on and below the diagonal, a masking value above)
+/// and padding a function of the leading dims and the key only: on and
+/// below the diagonal the sum is the padding, above it a masking value plus
+/// a padding no larger than ~1e30 still masks. Records the scores' shape in
+/// `m`; null when `other` is not such a mask.
+Value combinedKeyMask(Value other, Match &m) {
+  auto scores = cast<RankedTensorType>(other.getType());
+  if (scores.getRank() != 4)
+    return {};
+  Value v = other;
+  while (true) {
+    if (auto bc = v.getDefiningOp<BroadcastOp>()) {
+      int64_t rank = cast<RankedTensorType>(bc.getType()).getRank();
+      ArrayRef<int64_t> dims = bc.getDimensions();
+      // The batch (dim 0 of the scores) must come from the mask.
+      if (llvm::any_of(dims, [&](int64_t d) { return d >= rank - 2; }) ||
+          (llvm::is_contained(dims, 0) && scores.getDimSize(0) != 1))
+        return {};
+      v = bc.getX();
+    } else if (auto r = v.getDefiningOp<ReshapeOp>();
+               r && isLeadingReshape(r)) {
+      v = r.getX();
+    } else {
+      break;
+    }
+  }
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  auto type = cast<RankedTensorType>(add.getType());
+  // The mask's leading dims: the batch and ones.
+  int64_t lead = 1;
+  for (int64_t d : type.getShape().drop_back(2))
+    lead *= d;
+  if (lead != scores.getDimSize(0))
+    return {};
+  for (int side = 0; side < 2; ++side) {
+    Value causal = add->getOperand(side), padding = add->getOperand(1 - side);
+    if (isCausalAdditive(triangleOf(causal)) && isKeyOnly(padding) &&
+        !dependsOnParam(padding)) {
+      llvm::append_range(m.scoresShape, scores.getShape());
+      return padding;
+    }
+  }
+  return {};
+}
 
 /// Matches batch_matmul(P', v) upwards; fills `m` and returns true on an
 /// exact match.
@@ -289,6 +475,21 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
   Value x = softmax.getX();
   if (!singleUse(x))
     return false;
+  // torch.max(scores, finfo.min) (older Hugging Face LLaMA, after its
+  // mask): with a causal mask every row keeps a score above the floor, and a
+  // masked score, floored or not, counts for nothing.
+  bool clamped = false;
+  if (auto clamp = x.getDefiningOp<ClampOp>()) {
+    if (!isMaskingValue(clamp.getMin().convertToDouble()) ||
+        clamp.getMax().convertToDouble() !=
+            std::numeric_limits<double>::infinity())
+      return false;
+    clamped = true;
+    m.dead.push_back(clamp);
+    x = clamp.getX();
+    if (!singleUse(x))
+      return false;
+  }
   // The mask: an additive constant or bias, or a select against −inf.
   if (auto add = x.getDefiningOp<AddOp>()) {
     Value other;
@@ -296,8 +497,7 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
       Value candidate = add->getOperand(side);
       Value rest = add->getOperand(1 - side);
       // The scores side is a product, a quotient or the GEMM itself.
-      if (isa_and_nonnull<MulOp, DivOp, BatchMatmulOp, ReshapeOp>(
-              rest.getDefiningOp())) {
+      if (isScores(rest) && !isScores(candidate)) {
         other = candidate;
         x = rest;
       }
@@ -329,6 +529,9 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     } else if (DenseElementsAttr mask = maskConstant(other);
                mask && isCausalAdditive(mask)) {
       m.causal = true;
+    } else if (Value key = combinedKeyMask(other, m)) {
+      m.causal = true;
+      m.keyMask = key;
     } else {
       // A bias shared by the batch is passed unbroadcast; one broadcast
       // along other dims (a key-padding mask) too, with 1 in those dims.
@@ -344,7 +547,9 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     }
     if (!singleUse(x))
       return false;
-  } else if (auto select = x.getDefiningOp<SelectOp>()) {
+  }
+  if (auto select = x.getDefiningOp<SelectOp>();
+      select && !m.causal && isScores(select)) {
     // select(keep, x, −inf) with keep true on and below the diagonal, or
     // select(drop, −inf, x) (PyTorch's masked_fill) with drop its negation
     // (−inf or a masking value: Hugging Face's torch.where(causal, x,
@@ -393,6 +598,8 @@ bool matchAttention(BatchMatmulOp pv, Match &m) {
     m.dead.push_back(div);
     x = div.getLhs();
   }
+  if (clamped && !m.causal)
+    return false;
   if (!singleUse(x))
     return false;
   throughView(x);
@@ -447,17 +654,21 @@ Value viewAs(OpBuilder &b, Location loc, Value x, int64_t d0, int64_t d1) {
 
 /// Erases what computed `v` (the scale, the mask and its broadcast, a
 /// transpose of k, a view in the chain) once nothing reads it, recording
-/// each erased op in `erased`.
-void eraseIfDead(Value v, llvm::SmallPtrSetImpl<Operation *> &erased) {
-  Operation *def = v.getDefiningOp();
-  if (!def || !def->use_empty() ||
-      !isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp, TriangleOp,
-           LogicalNotOp, CompareOp>(def))
+/// each erased op in `erased`. Takes the defining op (not the value): an
+/// op reading one value twice, or through two paths, may see it erased.
+void eraseIfDead(Operation *def, llvm::SmallPtrSetImpl<Operation *> &erased) {
+  if (!def || erased.contains(def) || !def->use_empty() ||
+      !(isa<arith::ConstantOp, BroadcastOp, TransposeOp, ReshapeOp, TriangleOp,
+            LogicalNotOp, CompareOp>(def) ||
+        (def->hasTrait<OpTrait::Elementwise>() && def->getNumRegions() == 0 &&
+         !isa<DropoutOp>(def) && isMemoryEffectFree(def))))
     return;
-  SmallVector<Value> operands(def->getOperands());
+  SmallVector<Operation *> operands;
+  for (Value operand : def->getOperands())
+    operands.push_back(operand.getDefiningOp());
   erased.insert(def);
   def->erase();
-  for (Value operand : operands)
+  for (Operation *operand : operands)
     eraseIfDead(operand, erased);
 }
 
@@ -482,7 +693,15 @@ struct EchoFuseAttentionPass
       // [B, H] of the attention: [1, N] unless a bias broadcast along
       // non-leading dims of [B, H, S, Sk] scores needs them apart.
       int64_t batch = 1, heads = n;
-      if (!m.biasAdded.empty()) {
+      if (m.keyMask) {
+        if (m.scoresShape.size() != 4 ||
+            m.scoresShape[0] * m.scoresShape[1] != n ||
+            ArrayRef(m.scoresShape).take_back(2) != ArrayRef{len, keys})
+          continue;
+        batch = m.scoresShape[0];
+        heads = m.scoresShape[1];
+        biasShape = {batch, 1, 1, keys};
+      } else if (!m.biasAdded.empty()) {
         ArrayRef<int64_t> full = m.scoresShape;
         if (full.size() != 3 && full.size() != 4)
           continue;
@@ -510,6 +729,10 @@ struct EchoFuseAttentionPass
       OpBuilder b(pv);
       Location loc = pv.getLoc();
       Operation *before = pv->getPrevNode();
+      if (m.keyMask) {
+        IRMapping built;
+        m.bias = keyOnly(b, m.keyMask, built);
+      }
       if (m.padMask) {
         auto type =
             cast<RankedTensorType>(m.padMask.getType())
@@ -569,10 +792,12 @@ struct EchoFuseAttentionPass
       for (Operation *op : m.dead) {
         if (erased.contains(op))
           continue;
-        SmallVector<Value> operands(op->getOperands());
+        SmallVector<Operation *> operands;
+        for (Value operand : op->getOperands())
+          operands.push_back(operand.getDefiningOp());
         erased.insert(op);
         op->erase();
-        for (Value operand : operands)
+        for (Operation *operand : operands)
           eraseIfDead(operand, erased);
       }
       ++numFused;

@@ -313,17 +313,27 @@ def _prelu(ctx, self, weight):
 
 @aten(overload("maximum"))
 def _maximum(ctx, self, other):
-    """other + relu(self - other)."""
+    """other + relu(self - other); a clamp when one side is a one-element
+    constant (torch.max(scores, torch.tensor(finfo.min)), older Hugging
+    Face LLaMA): exact where other + (self - other) rounds, as it does
+    for finfo.min."""
     _f32(ctx)
     shape = ctx.out_shape()
+    for x, c in ((self, _number(other)), (other, _number(self))):
+        if c is not None and _number(x) is None:
+            return clamp(ctx, ctx.operand(x, shape), float(c), None)
     a, b = ctx.operand(self, shape), ctx.operand(other, shape)
     return ctx.g.add(b, unary(ctx, "relu", ctx.g.sub(a, b)))
 
 
 @aten(overload("minimum"))
 def _minimum(ctx, self, other):
-    """self - relu(self - other)."""
+    """self - relu(self - other); a clamp when one side is a one-element
+    constant."""
     _f32(ctx)
     shape = ctx.out_shape()
+    for x, c in ((self, _number(other)), (other, _number(self))):
+        if c is not None and _number(x) is None:
+            return clamp(ctx, ctx.operand(x, shape), None, float(c))
     a, b = ctx.operand(self, shape), ctx.operand(other, shape)
     return ctx.g.sub(a, unary(ctx, "relu", ctx.g.sub(a, b)))
