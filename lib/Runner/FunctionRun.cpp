@@ -95,18 +95,8 @@ static RankedTensorType getRunnableType(Type type) {
 }
 
 LogicalResult FunctionRun::load() {
-  std::string message;
-  auto file = openInputFile(training.input, &message);
-  if (!file)
-    return error(message);
-  if (failed(checkMLIRNesting(*file, message))) {
-    llvm::errs() << message << "\n";
-    return failure();
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  diagnostics.emplace(sourceMgr, &context);
-  module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (failed(parseInput(training.input, context, sourceMgr, diagnostics,
+                        module)))
     return failure();
   name = training.function;
   auto func = module->lookupSymbol<func::FuncOp>(name);
@@ -402,18 +392,7 @@ LogicalResult FunctionRun::writeReport() {
   entry["seed"] = static_cast<int64_t>(training.seed);
   entry["compile_ms"] = mlirMs + llvmMs;
   entry["run_ms"] = runMs;
-  llvm::json::Array report;
-  report.push_back(std::move(entry));
-  llvm::raw_fd_ostream &os = reportFile->os();
-  os << llvm::formatv("{0:2}\n", llvm::json::Value(std::move(report)));
-  os.flush();
-  if (std::error_code ec = os.error()) {
-    os.clear_error();
-    return error("cannot write the report '" + training.report +
-                 "': " + ec.message());
-  }
-  reportFile->keep();
-  return success();
+  return writeReportEntry(std::move(entry), *reportFile, training.report);
 }
 
 LogicalResult FunctionRun::openReport() {

@@ -163,16 +163,5 @@ LogicalResult TrainingRun::writeReport() {
         static_cast<int64_t>(measuredHostPeakBytes);
   }
   addMeasuredCategories(entry);
-  llvm::json::Array report;
-  report.push_back(std::move(entry));
-  llvm::raw_fd_ostream &os = reportFile->os();
-  os << llvm::formatv("{0:2}\n", llvm::json::Value(std::move(report)));
-  os.flush();
-  if (std::error_code ec = os.error()) {
-    os.clear_error();
-    return error("cannot write the report '" + options.report +
-                 "': " + ec.message());
-  }
-  reportFile->keep();
-  return success();
+  return writeReportEntry(std::move(entry), *reportFile, options.report);
 }

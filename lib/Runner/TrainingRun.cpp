@@ -149,20 +149,8 @@ LogicalResult TrainingRun::checkOptions() {
 }
 
 LogicalResult TrainingRun::loadModel() {
-  std::string message;
-  auto file = openInputFile(options.input, &message);
-  if (!file)
-    return error(message);
-  // The parser recurses once per level of nesting: bounded first, with a
-  // located line as the parser's own errors are.
-  if (failed(checkMLIRNesting(*file, message))) {
-    llvm::errs() << message << "\n";
-    return failure();
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  diagnostics.emplace(sourceMgr, &context);
-  module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (failed(parseInput(options.input, context, sourceMgr, diagnostics,
+                        module)))
     return failure();
   func::FuncOp model = findModel(*module, options.function, options.input);
   if (!model || failed(verifyModelConvention(model)))

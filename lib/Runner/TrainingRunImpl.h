@@ -40,6 +40,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -63,6 +64,45 @@ inline LogicalResult error(const Twine &msg) {
 /// an out-of-range id would read outside a table.
 LogicalResult checkIndices(const HostTensor &t, BlockArgument arg,
                            StringRef path);
+
+/// Parses the MLIR file `path` into `module`, its nesting bounded first
+/// (the parser recurses once per level: a located line, as the parser's own
+/// errors are), diagnostics located through `sourceMgr`.
+inline LogicalResult
+parseInput(StringRef path, MLIRContext &context, llvm::SourceMgr &sourceMgr,
+           std::optional<SourceMgrDiagnosticHandler> &diagnostics,
+           OwningOpRef<ModuleOp> &module) {
+  std::string message;
+  auto file = openInputFile(path, &message);
+  if (!file)
+    return error(message);
+  if (failed(checkMLIRNesting(*file, message))) {
+    llvm::errs() << message << "\n";
+    return failure();
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  diagnostics.emplace(sourceMgr, &context);
+  module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  return success(static_cast<bool>(module));
+}
+
+/// Writes the one-entry report `entry` to `file` (--report=`path`) and
+/// keeps it; a write error names the path.
+inline LogicalResult writeReportEntry(llvm::json::Object entry,
+                                      llvm::ToolOutputFile &file,
+                                      StringRef path) {
+  llvm::json::Array report;
+  report.push_back(std::move(entry));
+  llvm::raw_fd_ostream &os = file.os();
+  os << llvm::formatv("{0:2}\n", llvm::json::Value(std::move(report)));
+  os.flush();
+  if (std::error_code ec = os.error()) {
+    os.clear_error();
+    return error("cannot write the report '" + path + "': " + ec.message());
+  }
+  file.keep();
+  return success();
+}
 
 /// Runs `pm` on `module` and verifies the result once, not after every
 /// pass unless `verifyEach` (echo-run --verify-each): the passes are tested
