@@ -95,8 +95,8 @@ static RankedTensorType getRunnableType(Type type) {
 }
 
 LogicalResult FunctionRun::load() {
-  if (failed(parseInput(training.input, context, sourceMgr, diagnostics,
-                        module)))
+  if (failed(
+          parseInput(training.input, context, sourceMgr, diagnostics, module)))
     return failure();
   name = training.function;
   auto func = module->lookupSymbol<func::FuncOp>(name);

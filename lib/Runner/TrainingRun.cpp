@@ -149,8 +149,8 @@ LogicalResult TrainingRun::checkOptions() {
 }
 
 LogicalResult TrainingRun::loadModel() {
-  if (failed(parseInput(options.input, context, sourceMgr, diagnostics,
-                        module)))
+  if (failed(
+          parseInput(options.input, context, sourceMgr, diagnostics, module)))
     return failure();
   func::FuncOp model = findModel(*module, options.function, options.input);
   if (!model || failed(verifyModelConvention(model)))
@@ -298,8 +298,8 @@ LogicalResult TrainingRun::prepareArguments() {
 
 void TrainingRun::setHyperparameters(unsigned index) {
   if (seedArg)
-    args[*seedArg].set(0, static_cast<double>(host::stepSeed(options.seed,
-                                                             index)));
+    args[*seedArg].set(
+        0, static_cast<double>(host::stepSeed(options.seed, index)));
   for (auto &[arg, name] : hyperArgs) {
     double value = name == "lr"             ? options.lr
                    : name == "momentum"     ? options.momentum

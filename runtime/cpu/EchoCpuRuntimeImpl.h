@@ -19,10 +19,10 @@
 #include <dnnl.h>
 #include <dnnl_debug.h>
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <string>
-#include <atomic>
 #include <vector>
 
 #define ECHO_EXPORT extern "C" __attribute__((visibility("default")))

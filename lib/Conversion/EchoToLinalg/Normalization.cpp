@@ -312,7 +312,8 @@ Value isLabel(OpBuilder &b, Location loc, Value label) {
 /// `label != ignore` for an i32 `label`.
 Value isCounted(OpBuilder &b, Location loc, Value label, int64_t ignore) {
   Value wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), label);
-  Value ignored = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(ignore));
+  Value ignored =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(ignore));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, wide, ignored);
 }
 
@@ -344,21 +345,22 @@ Value countLabels(OpBuilder &b, Location loc, Value labels, int64_t ignore,
       rows < (int64_t(1) << 31) ? b.getI32Type() : b.getI64Type();
   auto scalarType = RankedTensorType::get({}, countType);
   Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(scalarType, b.getIntegerAttr(countType, 0)));
-  Value count = buildGeneric(
-      b, loc, ValueRange{labels}, {id, toScalar}, zero,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value counted = isCounted(nb, l, a[0], ignore);
-        Value one = arith::ExtUIOp::create(nb, l, countType, counted);
-        return arith::AddIOp::create(nb, l, a[1], one);
-      });
+      b, loc,
+      DenseElementsAttr::get(scalarType, b.getIntegerAttr(countType, 0)));
+  Value count =
+      buildGeneric(b, loc, ValueRange{labels}, {id, toScalar}, zero,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     Value counted = isCounted(nb, l, a[0], ignore);
+                     Value one =
+                         arith::ExtUIOp::create(nb, l, countType, counted);
+                     return arith::AddIOp::create(nb, l, a[1], one);
+                   });
   AffineMap scalar = AffineMap::get(0, 0, ctx);
-  return buildGeneric(b, loc, ValueRange{count}, {scalar, scalar},
-                      emptyTensor(b, loc, type),
-                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                        return arith::SIToFPOp::create(
-                            nb, l, type.getElementType(), a[0]);
-                      });
+  return buildGeneric(
+      b, loc, ValueRange{count}, {scalar, scalar}, emptyTensor(b, loc, type),
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::SIToFPOp::create(nb, l, type.getElementType(), a[0]);
+      });
 }
 
 struct LabelCountLowering : OpRewritePattern<LabelCountOp> {
@@ -491,9 +493,8 @@ struct CrossEntropyGradLowering : OpRewritePattern<OpTy> {
   /// is already divided). One op per statement (argument evaluation order
   /// is unspecified).
   static Value gradient(OpBuilder &b, Location l, Type ct, Value p,
-                        Value isTarget, Value dloss, Value scale,
-                        Value counted, const LossOptions &options,
-                        int64_t classes) {
+                        Value isTarget, Value dloss, Value scale, Value counted,
+                        const LossOptions &options, int64_t classes) {
     double keep = 1.0 - options.smoothing;
     Value oneConst = floatConst(b, l, ct, keep);
     Value zeroConst = floatConst(b, l, ct, 0.0);
@@ -593,9 +594,9 @@ struct CrossEntropyGradLowering : OpRewritePattern<OpTy> {
             p = arith::DivFOp::create(b, l, e, a[2]);
           }
           Value label = isLabel(b, l, a[labelsAt]);
-          Value counted = options.ignore ? isCounted(b, l, a[labelsAt],
-                                                     *options.ignore)
-                                         : Value();
+          Value counted = options.ignore
+                              ? isCounted(b, l, a[labelsAt], *options.ignore)
+                              : Value();
           Value scale = inv != 0.0 ? floatConst(b, l, ct, inv) : Value();
           Value v = gradient(b, l, ct, p, label, a[labelsAt + 1], scale,
                              counted, options, classes);
@@ -666,7 +667,6 @@ void linalg_lowering::populateNormalizationPatterns(
            CrossEntropyLowering<CrossEntropyTermsOp>,
            CrossEntropyLowering<CrossEntropyRowsOp>,
            CrossEntropyGradLowering<CrossEntropyGradOp>,
-           CrossEntropyGradLowering<CrossEntropyRowsGradOp>,
-           LabelCountLowering,
+           CrossEntropyGradLowering<CrossEntropyRowsGradOp>, LabelCountLowering,
            MseLossLowering, MseLossGradLowering>(patterns.getContext());
 }

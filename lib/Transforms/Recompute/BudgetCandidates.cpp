@@ -490,9 +490,9 @@ Candidates makeCandidates(func::FuncOp func, const EchoPlanOptions &options) {
   // recomputes them, and without their compute-heavy ops.
   for (bool heavy : {true, false})
     if (std::optional<RecomputePlan> plan = planCheckpointRegions(step, heavy))
-      out.push_back({heavy ? "checkpoint regions"
-                           : "checkpoint regions, light ops",
-                     std::move(*plan), 0, 0});
+      out.push_back(
+          {heavy ? "checkpoint regions" : "checkpoint regions, light ops",
+           std::move(*plan), 0, 0});
   out.push_back({"sublinear", planSublinear(step), 0, 0});
   // Chen et al.'s segments at other sizes: from many small segments (more
   // checkpoints stashed, less recomputed) to few large ones.
