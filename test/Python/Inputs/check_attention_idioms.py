@@ -19,7 +19,6 @@ And each model at T = 2048 (small widths) imports (no refusal of a
 
 Prints one line per property; exits 1 when one fails."""
 import copy
-import re
 import sys
 
 import numpy as np
@@ -29,29 +28,11 @@ import torch.nn.functional as F
 import attention_idioms
 import echo.torch
 from echo.frontend import import_module
+import attention_checks
+from attention_checks import check, rel, square
 
 B, T = 2, 12
 V = attention_idioms.VOCAB
-failures = 0
-
-
-def check(ok, line):
-    global failures
-    failures += not ok
-    print(line + ("" if ok else "  FAILED"))
-
-
-def rel(a, b):
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
-
-
-def square(text, t):
-    """Whether a tensor type of ``text`` has the trailing dims t, t."""
-    return re.search(r"[<x]%dx%dx[fib]" % (t, t), text) is not None
-
-
 def data(seed):
     g = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, V, (B, T), generator=g)
@@ -203,6 +184,7 @@ for name, make, causal in (
         not square(long_text, 2048)
     check(ok, "%s T=2048: imported, attention fused, no 2048x2048 value: %s"
           % (name, ok))
-print("attention idioms: %s" % ("all properties hold" if not failures
-                                 else "%d FAILED" % failures))
-sys.exit(1 if failures else 0)
+failed = attention_checks.failures
+print("attention idioms: %s" % ("all properties hold" if not failed
+                   else "%d FAILED" % failed))
+sys.exit(1 if failed else 0)

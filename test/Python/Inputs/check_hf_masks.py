@@ -19,7 +19,6 @@ The near miss (padding queries masked too) is not read as causal: its
 [B, 1, T, T] mask stays. Prints
 one line per property; exits 1 when one fails."""
 import copy
-import re
 import sys
 
 import numpy as np
@@ -29,29 +28,12 @@ import torch.nn.functional as F
 import hf_masks
 import echo.torch
 from echo.frontend import import_module
+import attention_checks
+from attention_checks import check, rel, square
 
 B, T = 2, 12
 V = hf_masks.VOCAB
 LAYERS = 2
-failures = 0
-
-
-def check(ok, line):
-    global failures
-    failures += not ok
-    print(line + ("" if ok else "  FAILED"))
-
-
-def rel(a, b):
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
-
-
-def square(text, t):
-    return re.search(r"[<x]%dx%dx[fib]" % (t, t), text) is not None
-
-
 def data(seed, left):
     g = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, V, (B, T), generator=g)
@@ -141,6 +123,7 @@ text = import_module(model("query_padded"), spec, "cross_entropy",
 kept = "causal = true" not in text and square(text, T)
 check(kept, "query_padded: the mask depends on the query: not causal, the "
             "[B, 1, T, T] mask kept: %s" % kept)
-print("hf masks: %s" % ("all properties hold" if not failures
-                        else "%d FAILED" % failures))
-sys.exit(1 if failures else 0)
+failed = attention_checks.failures
+print("hf masks: %s" % ("all properties hold" if not failed
+                   else "%d FAILED" % failed))
+sys.exit(1 if failed else 0)
