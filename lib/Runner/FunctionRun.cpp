@@ -250,8 +250,16 @@ LogicalResult FunctionRun::readInputs() {
     StringRef file = llvm::sys::path::filename(it->path());
     SmallVector<StringRef> match;
     unsigned index;
-    if (argFile.match(file, &match) && !match[1].getAsInteger(10, index) &&
-        index >= count)
+    if (!argFile.match(file, &match))
+      continue;
+    // arg01.npy would never be read (argument 1 is arg1.npy): refused, not
+    // silently drawn instead.
+    if (match[1].getAsInteger(10, index) ||
+        file != "arg" + std::to_string(index) + ".npy")
+      return error(llvm::formatv("{0}: not an argument's file (argument N is "
+                                 "argN.npy, N without leading zeros)",
+                                 it->path()));
+    if (index >= count)
       return error(llvm::formatv("{0}: @{1} takes {2} argument(s); there is "
                                  "no argument {3}",
                                  it->path(), name, count, match[1]));
